@@ -1,0 +1,73 @@
+package loader
+
+import "fmt"
+
+// DType is a sample type.
+type DType uint8
+
+// The sample types, named as in NumPy.
+const (
+	Invalid DType = iota
+	Uint8
+	Int8
+	Uint16
+	Int16
+	Uint32
+	Int32
+	Float32
+	Float64
+)
+
+var dtypeNames = [...]string{"invalid", "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "float64"}
+var dtypeSizes = [...]int{0, 1, 1, 2, 2, 4, 4, 4, 8}
+
+// Size is the number of bytes of one sample (0 for Invalid).
+func (d DType) Size() int {
+	if int(d) < len(dtypeSizes) {
+		return dtypeSizes[d]
+	}
+	return 0
+}
+
+func (d DType) String() string {
+	if int(d) < len(dtypeNames) {
+		return dtypeNames[d]
+	}
+	return fmt.Sprintf("DType(%d)", d)
+}
+
+// Signed reports whether d is a signed integer type.
+func (d DType) Signed() bool { return d == Int8 || d == Int16 || d == Int32 }
+
+// Float reports whether d is a floating-point type.
+func (d DType) Float() bool { return d == Float32 || d == Float64 }
+
+// ParseDType returns the DType named s ("uint16", ...).
+func ParseDType(s string) (DType, error) {
+	for i, n := range dtypeNames[1:] {
+		if n == s {
+			return DType(i + 1), nil
+		}
+	}
+	return Invalid, fmt.Errorf("unknown sample type %q", s)
+}
+
+// IntDType returns the integer type of the given bit width and signedness,
+// or Invalid.
+func IntDType(bits int, signed bool) DType {
+	switch {
+	case bits == 8 && !signed:
+		return Uint8
+	case bits == 8:
+		return Int8
+	case bits == 16 && !signed:
+		return Uint16
+	case bits == 16:
+		return Int16
+	case bits == 32 && !signed:
+		return Uint32
+	case bits == 32:
+		return Int32
+	}
+	return Invalid
+}

@@ -1,0 +1,251 @@
+// Package loader opens image volumes and movies lazily behind one Source
+// interface. Formats register themselves (see Register) and are found by
+// their magic bytes; a file name's extension is only a hint.
+//
+// A Source describes an N-dimensional array whose axes are letters from
+// "TCZYX" in storage order, always ending in "YX", and reads it one chunk
+// (the format's natural read unit: a TIFF page or tile, a Zarr chunk, a
+// video frame) at a time into a buffer the caller provides.
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Source is an opened image: metadata, and chunks read on demand.
+// Implementations are safe for concurrent use by multiple goroutines.
+type Source interface {
+	// Meta describes the array. The returned value must not be modified.
+	Meta() *Meta
+	// ReadChunk fills dst with the chunk at grid index idx (one entry per
+	// axis, in Meta().Axes order) of the given stored level. dst holds
+	// Level.ChunkBytes() bytes: the full chunk shape in C order over the
+	// axes, samples little-endian; samples beyond the array's edge are zero.
+	// It returns ctx.Err() if ctx ends before the data is available.
+	ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error
+	// Close releases the source's files and mappings.
+	Close() error
+}
+
+// Meta is what a Source knows about its array.
+type Meta struct {
+	Format  string    // short format name, e.g. "tiff", "ome-tiff", "nifti"
+	Axes    string    // letters from "TCZYX" in storage order, ending in "YX"
+	Shape   []int     // samples per axis, in Axes order
+	DType   DType     // sample type
+	Spacing []float64 // physical size of one step per axis (1 when unknown)
+	Units   []string  // unit per axis ("" when unknown), NGFF names such as "micrometer"
+	Levels  []Level   // levels the source stores, level 0 (full resolution) first
+
+	// ValueScale, when non-nil, maps stored values to physical ones
+	// (value = Slope*stored + Intercept), as NIfTI's scl_slope/scl_inter.
+	ValueScale *ValueScale
+	// Label is true when the data is a label image (mode, not mean, when
+	// downsampling).
+	Label bool
+	// Palette, for palette-colour images, maps a stored index to RGB.
+	Palette [][3]uint16
+}
+
+// ValueScale is a linear map from stored sample values to physical values.
+type ValueScale struct{ Slope, Intercept float64 }
+
+// Level is one stored resolution level.
+type Level struct {
+	Shape       []int     // samples per axis
+	Chunk       []int     // chunk (natural read unit) shape per axis
+	Scale       []float64 // physical size of one step per axis
+	Translation []float64 // physical position of the first sample's centre per axis
+}
+
+// AxisIndex returns the position of axis letter a in m.Axes, or -1.
+func (m *Meta) AxisIndex(a byte) int { return strings.IndexByte(m.Axes, a) }
+
+// Size returns the length of axis a, or 1 if the array has no such axis.
+func (m *Meta) Size(a byte) int {
+	if i := m.AxisIndex(a); i >= 0 {
+		return m.Shape[i]
+	}
+	return 1
+}
+
+// Grid returns the number of chunks along each axis.
+func (l *Level) Grid() []int {
+	g := make([]int, len(l.Shape))
+	for i := range l.Shape {
+		g[i] = (l.Shape[i] + l.Chunk[i] - 1) / l.Chunk[i]
+	}
+	return g
+}
+
+// ChunkSamples is the number of samples in one (full) chunk.
+func (l *Level) ChunkSamples() int {
+	n := 1
+	for _, c := range l.Chunk {
+		n *= c
+	}
+	return n
+}
+
+// ChunkBytes is the size in bytes of one chunk of dtype d.
+func (l *Level) ChunkBytes(d DType) int { return l.ChunkSamples() * d.Size() }
+
+// NewMeta fills in the defaults of a single-level Meta: unit spacing where
+// spacing is nil, empty units, zero translation, and Levels[0] from shape and
+// chunk.
+func NewMeta(format, axes string, shape []int, dt DType, chunk []int, spacing []float64, units []string) *Meta {
+	n := len(axes)
+	if spacing == nil {
+		spacing = make([]float64, n)
+		for i := range spacing {
+			spacing[i] = 1
+		}
+	}
+	if units == nil {
+		units = make([]string, n)
+	}
+	return &Meta{
+		Format: format, Axes: axes, Shape: shape, DType: dt,
+		Spacing: spacing, Units: units,
+		Levels: []Level{{
+			Shape: shape, Chunk: chunk,
+			Scale:       append([]float64(nil), spacing...),
+			Translation: make([]float64, n),
+		}},
+	}
+}
+
+// Validate checks that m is self-consistent: axes well formed, every length
+// positive, chunks within shapes, per-axis slices of the right length, and
+// the total byte size representable.
+func (m *Meta) Validate() error {
+	n := len(m.Axes)
+	if n < 2 || !strings.HasSuffix(m.Axes, "YX") {
+		return fmt.Errorf("axes %q must end in YX", m.Axes)
+	}
+	for i := 0; i < n; i++ {
+		if !strings.ContainsRune("TCZYX", rune(m.Axes[i])) || strings.IndexByte(m.Axes, m.Axes[i]) != i {
+			return fmt.Errorf("axes %q: bad or repeated axis %q", m.Axes, m.Axes[i])
+		}
+	}
+	if m.DType.Size() == 0 {
+		return fmt.Errorf("no sample type")
+	}
+	if len(m.Shape) != n || len(m.Spacing) != n || len(m.Units) != n || len(m.Levels) == 0 {
+		return fmt.Errorf("metadata lengths do not match axes %q", m.Axes)
+	}
+	for li, l := range m.Levels {
+		if len(l.Shape) != n || len(l.Chunk) != n || len(l.Scale) != n || len(l.Translation) != n {
+			return fmt.Errorf("level %d: lengths do not match axes %q", li, m.Axes)
+		}
+		total := uint64(m.DType.Size())
+		for i := 0; i < n; i++ {
+			if l.Shape[i] <= 0 || l.Chunk[i] <= 0 {
+				return fmt.Errorf("level %d: non-positive size on axis %c", li, m.Axes[i])
+			}
+			total *= uint64(l.Shape[i])
+			if total > 1<<50 {
+				return fmt.Errorf("level %d: array too large", li)
+			}
+		}
+		if uint64(l.ChunkBytes(m.DType)) > 1<<31 {
+			return fmt.Errorf("level %d: chunk of %v is too large", li, l.Chunk)
+		}
+	}
+	return nil
+}
+
+// Format describes a registered image format.
+type Format struct {
+	// Name is the short name reported in Meta.Format.
+	Name string
+	// Match reports whether the file at path, whose first bytes are head
+	// (up to 4 KiB; nil for a directory or a glob pattern), is in this
+	// format. It must not do I/O beyond cheap checks.
+	Match func(path string, head []byte) bool
+	// Open opens the file. Errors do not repeat the path.
+	Open func(path string) (Source, error)
+}
+
+var (
+	formatsMu sync.Mutex
+	formats   []Format
+)
+
+// Register makes a format known to Open. Formats registered earlier are
+// tried first. It is safe for concurrent use, and usually called from init.
+func Register(f Format) {
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	formats = append(formats, f)
+}
+
+// IsPattern reports whether path is a glob pattern rather than a file name.
+func IsPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
+
+// Open opens the file, folder or glob pattern at path with the first
+// registered format that matches it. Errors name the path once.
+func Open(path string) (Source, error) {
+	var head []byte
+	if !IsPattern(path) {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, cleanPathError(err)
+		}
+		if !st.IsDir() {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, cleanPathError(err)
+			}
+			head = make([]byte, 4096)
+			n, _ := f.ReadAt(head, 0)
+			head = head[:n]
+			f.Close()
+		}
+	}
+	formatsMu.Lock()
+	fs := append([]Format(nil), formats...)
+	formatsMu.Unlock()
+	for _, f := range fs {
+		if f.Match(path, head) {
+			src, err := f.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			if err := src.Meta().Validate(); err != nil {
+				src.Close()
+				return nil, &FormatError{Format: f.Name, Msg: err.Error()}
+			}
+			return src, nil
+		}
+	}
+	if head == nil {
+		return nil, fmt.Errorf("no readable image frames found: %w", ErrFormat)
+	}
+	return nil, ErrFormat
+}
+
+func cleanPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s", pe.Err.Error())
+	}
+	return err
+}
+
+// HasExt reports whether path ends in one of exts, ignoring case.
+func HasExt(path string, exts ...string) bool {
+	p := strings.ToLower(filepath.Base(path))
+	for _, e := range exts {
+		if strings.HasSuffix(p, e) {
+			return true
+		}
+	}
+	return false
+}

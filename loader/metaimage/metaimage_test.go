@@ -1,0 +1,318 @@
+package metaimage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vastview/internal/testtool"
+	"vastview/loader"
+)
+
+// dataScript makes a random array with numpy of the JSON spec's dtype and
+// shape (the presented axes, slowest first), transposes it by "perm" into
+// the file's storage order, and writes its bytes in the spec's byte order
+// and encoding to argv[2]/data.bin, and the array in presented C order,
+// little-endian, to argv[2]/expected.bin.
+const dataScript = `
+import sys, json, zlib, numpy as np
+spec = json.loads(sys.argv[1]); out = sys.argv[2]
+dt = np.dtype(spec["dtype"])
+rng = np.random.default_rng(5)
+shape = spec["shape"]
+if dt.kind == "f":
+    arr = (rng.standard_normal(shape) * 100).astype(dt)
+else:
+    info = np.iinfo(dt)
+    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
+open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
+stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
+raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
+enc = spec.get("encoding", "raw")
+if enc == "zlib":
+    data = zlib.compress(raw)
+elif enc == "ascii":
+    data = " ".join(str(v) for v in stored.ravel()).encode() + b"\n"
+else:
+    data = raw
+open(out + "/data.bin", "wb").write(data)
+`
+
+type mhaCase struct {
+	name string
+	spec string // for dataScript
+	// header lines; {size} is replaced by the encoded data's size.
+	header string
+	// layout: "local" (data after the header), "file" (data in data.raw
+	// after prefix), "list" / "pattern" (one file per slowest-axis step).
+	layout  string
+	prefix  string
+	axes    string
+	shape   []int
+	dtype   loader.DType
+	spacing []float64
+	trans   []float64
+}
+
+var mhaCases = []mhaCase{
+	{
+		name: "uint8-local", spec: `{"dtype": "uint8", "shape": [3, 4, 5]}`,
+		header: "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n" +
+			"CompressedData = False\nTransformMatrix = 1 0 0 0 1 0 0 0 1\nOffset = 10 -20 30.5\n" +
+			"CenterOfRotation = 0 0 0\nAnatomicalOrientation = RAI\nElementSpacing = 0.5 0.7 2\n" +
+			"DimSize = 5 4 3\nElementType = MET_UCHAR\nElementDataFile = LOCAL\n",
+		layout: "local", axes: "ZYX", shape: []int{3, 4, 5}, dtype: loader.Uint8,
+		spacing: []float64{2, 0.7, 0.5}, trans: []float64{30.5, -20, 10},
+	},
+	{
+		name: "int16-local-msb", spec: `{"dtype": "int16", "shape": [3, 4, 5], "endian": ">"}`,
+		header: "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = True\n" +
+			"DimSize = 5 4 3\nElementType = MET_SHORT\nElementDataFile = LOCAL\n",
+		layout: "local", axes: "ZYX", shape: []int{3, 4, 5}, dtype: loader.Int16,
+	},
+	{
+		name: "float32-zlib-local", spec: `{"dtype": "float32", "shape": [4, 5, 6], "encoding": "zlib"}`,
+		header: "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n" +
+			"CompressedData = True\nCompressedDataSize = {size}\nElementSize = 1 1 3\n" +
+			"DimSize = 6 5 4\nElementType = MET_FLOAT\nElementDataFile = LOCAL\n",
+		layout: "local", axes: "ZYX", shape: []int{4, 5, 6}, dtype: loader.Float32,
+		spacing: []float64{3, 1, 1},
+	},
+	{
+		name: "uint16-zlib-file-msb", spec: `{"dtype": "uint16", "shape": [4, 5, 6], "encoding": "zlib", "endian": ">"}`,
+		header: "ObjectType = Image\nNDims = 3\nElementByteOrderMSB = True\nCompressedData = True\n" +
+			"DimSize = 6 5 4\nElementType = MET_USHORT\nElementDataFile = data.raw\n",
+		layout: "file", axes: "ZYX", shape: []int{4, 5, 6}, dtype: loader.Uint16,
+	},
+	{
+		name: "uint16-file-headersize", spec: `{"dtype": "uint16", "shape": [3, 4, 5]}`,
+		header: "ObjectType = Image\nNDims = 3\nDimSize = 5 4 3\nHeaderSize = 7\nPosition = 1 2 3\n" +
+			"ElementType = MET_USHORT\nElementDataFile = data.raw\n",
+		layout: "file", prefix: "skip me", axes: "ZYX", shape: []int{3, 4, 5}, dtype: loader.Uint16,
+		trans: []float64{3, 2, 1},
+	},
+	{
+		name: "uint32-headersize-end", spec: `{"dtype": "uint32", "shape": [3, 4, 5]}`,
+		header: "ObjectType = Image\nNDims = 3\nDimSize = 5 4 3\nHeaderSize = -1\n" +
+			"ElementType = MET_UINT\nElementDataFile = data.raw\n",
+		layout: "file", prefix: "an unknown header of some length", axes: "ZYX", shape: []int{3, 4, 5}, dtype: loader.Uint32,
+	},
+	{
+		name: "float64-list", spec: `{"dtype": "float64", "shape": [3, 4, 5]}`,
+		header: "ObjectType = Image\nNDims = 3\nDimSize = 5 4 3\nElementType = MET_DOUBLE\n" +
+			"ElementDataFile = LIST\nslice0.raw\nslice1.raw\nslice2.raw\n",
+		layout: "list", axes: "ZYX", shape: []int{3, 4, 5}, dtype: loader.Float64,
+	},
+	{
+		name: "int32-pattern", spec: `{"dtype": "int32", "shape": [3, 4, 5]}`,
+		header: "ObjectType = Image\nNDims = 3\nDimSize = 5 4 3\nElementType = MET_INT\n" +
+			"ElementDataFile = slice%d.raw 0 2 1 2\n",
+		layout: "pattern", axes: "ZYX", shape: []int{3, 4, 5}, dtype: loader.Int32,
+	},
+	{
+		name: "rgb-2d", spec: `{"dtype": "uint8", "shape": [3, 4, 5], "perm": [1, 2, 0]}`,
+		header: "ObjectType = Image\nNDims = 2\nDimSize = 5 4\nElementNumberOfChannels = 3\n" +
+			"ElementSpacing = 0.25 0.5\nElementType = MET_UCHAR_ARRAY\nElementDataFile = LOCAL\n",
+		layout: "local", axes: "CYX", shape: []int{3, 4, 5}, dtype: loader.Uint8,
+		spacing: []float64{1, 0.5, 0.25},
+	},
+	{
+		name: "two-channel-3d-msb", spec: `{"dtype": "int16", "shape": [3, 2, 4, 5], "perm": [0, 2, 3, 1], "endian": ">"}`,
+		header: "ObjectType = Image\nNDims = 3\nDimSize = 5 4 3\nElementNumberOfChannels = 2\n" +
+			"BinaryDataByteOrderMSB = True\nElementType = MET_SHORT\nElementDataFile = LOCAL\n",
+		layout: "local", axes: "ZCYX", shape: []int{3, 2, 4, 5}, dtype: loader.Int16,
+	},
+	{
+		name: "time-4d", spec: `{"dtype": "int8", "shape": [2, 3, 4, 5]}`,
+		header: "ObjectType = Image\nNDims = 4\nDimSize = 5 4 3 2\nElementSpacing = 1 1 2 0.5\n" +
+			"ElementType = MET_CHAR\nElementDataFile = LOCAL\n",
+		layout: "local", axes: "TZYX", shape: []int{2, 3, 4, 5}, dtype: loader.Int8,
+		spacing: []float64{0.5, 2, 1, 1},
+	},
+	{
+		name: "text-local", spec: `{"dtype": "float32", "shape": [3, 4, 5], "encoding": "ascii"}`,
+		header: "ObjectType = Image\nNDims = 3\nBinaryData = False\nDimSize = 5 4 3\n" +
+			"ElementType = MET_FLOAT\nElementDataFile = LOCAL\n",
+		layout: "local", axes: "ZYX", shape: []int{3, 4, 5}, dtype: loader.Float32,
+	},
+}
+
+func TestNumpyFixtures(t *testing.T) {
+	testtool.RequirePython(t, "numpy")
+	for _, c := range mhaCases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testtool.RunPython(t, dataScript, c.spec, dir)
+			data := readFile(t, filepath.Join(dir, "data.bin"))
+			want := readFile(t, filepath.Join(dir, "expected.bin"))
+			path := writeFixture(t, dir, c, data)
+			checkCase(t, c, path, want)
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeFixture writes the MetaImage file(s) of case c around the data
+// bytes and returns the path to open.
+func writeFixture(t *testing.T, dir string, c mhaCase, data []byte) string {
+	header := strings.ReplaceAll(c.header, "{size}", fmt.Sprint(len(data)))
+	switch c.layout {
+	case "local":
+		path := filepath.Join(dir, "a.mha")
+		writeFile(t, path, append([]byte(header), data...))
+		return path
+	case "file":
+		writeFile(t, filepath.Join(dir, "data.raw"), append([]byte(c.prefix), data...))
+	default:
+		n := c.shape[0]
+		size := len(data) / n
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("slice%d.raw", i)
+			writeFile(t, filepath.Join(dir, name), data[i*size:(i+1)*size])
+		}
+	}
+	path := filepath.Join(dir, "h.mhd")
+	writeFile(t, path, []byte(header))
+	return path
+}
+
+func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
+	src, err := loader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	if m.Format != "metaimage" || m.Axes != c.axes || !equal(m.Shape, c.shape) || m.DType != c.dtype {
+		t.Fatalf("meta %s %q %v %v, want metaimage %q %v %v", m.Format, m.Axes, m.Shape, m.DType, c.axes, c.shape, c.dtype)
+	}
+	n := len(c.axes)
+	spacing, trans := c.spacing, c.trans
+	if spacing == nil {
+		spacing = fill(n, 1.0)
+	}
+	if trans == nil {
+		trans = fill(n, 0.0)
+	}
+	if !equal(m.Spacing, spacing) || !equal(m.Units, fill(n, "")) || !equal(m.Levels[0].Translation, trans) {
+		t.Errorf("spacing %v units %q translation %v, want %v, no units, %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, trans)
+	}
+	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("samples differ from numpy's (%d vs %d bytes)", len(got), len(want))
+	}
+}
+
+func equal[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func fill[T any](n int, v T) []T {
+	s := make([]T, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func TestBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	base := "ObjectType = Image\nNDims = 3\nDimSize = 4 3 2\nElementType = MET_USHORT\nElementDataFile = LOCAL\n"
+	data := strings.Repeat("\x01\x02", 24)
+	cases := []struct {
+		name, file string
+		unsupp     bool
+		want       string
+	}{
+		{"truncated", base + data[:40], false, "truncated"},
+		{"huge dims", strings.Replace(base, "4 3 2", "30000 30000 1000", 1) + data, false, "truncated"},
+		{"absurd dims", strings.Replace(base, "4 3 2", "1000000000000 1000000000000 1000000000000", 1) + data, false, "too large"},
+		{"zero dim", strings.Replace(base, "4 3 2", "4 0 2", 1) + data, false, "DimSize"},
+		{"negative dim", strings.Replace(base, "4 3 2", "4 -3 2", 1) + data, false, "DimSize"},
+		{"dim count", strings.Replace(base, "4 3 2", "4 3", 1) + data, false, "DimSize"},
+		{"no element type", strings.Replace(base, "ElementType = MET_USHORT\n", "", 1) + data, false, "ElementType"},
+		{"64-bit", strings.Replace(base, "MET_USHORT", "MET_LONG_LONG", 1) + data, true, "64-bit"},
+		{"bad element type", strings.Replace(base, "MET_USHORT", "MET_QUUX", 1) + data, true, "MET_QUUX"},
+		{"mesh", strings.Replace(base, "Image", "Mesh", 1) + data, true, "Mesh"},
+		{"5-D", strings.Replace(strings.Replace(base, "NDims = 3", "NDims = 5", 1), "4 3 2", "4 3 2 1 1", 1) + data, true, "5-dimensional"},
+		{"no data file", strings.Replace(base, "ElementDataFile = LOCAL\n", "", 1), false, "ElementDataFile"},
+		{"missing data file", strings.Replace(base, "LOCAL", "nothere.raw", 1), false, "nothere.raw"},
+		{"zlib garbage", strings.Replace(base, "NDims", "CompressedData = True\nNDims", 1) + data, false, "zlib"},
+		{"zlib too small", strings.Replace(strings.Replace(base, "NDims", "CompressedData = True\nNDims", 1), "4 3 2", "4000 3000 2000", 1) + "x\x9c", false, "cannot hold"},
+		{"list count", strings.Replace(base, "LOCAL", "LIST\na.raw", 1), false, "data files"},
+		{"bad header size", strings.Replace(base, "NDims", "HeaderSize = -5\nNDims", 1) + data, false, "HeaderSize"},
+		{"not a field", strings.Replace(base, "NDims", "garbage\nNDims", 1) + data, false, "not Key = Value"},
+		{"long line", "ObjectType = Image\nComment = " + strings.Repeat("x", maxHeader) + "\n" + base + data, false, "longer"},
+		{"text garbage", strings.Replace(base, "NDims", "BinaryData = False\nNDims", 1) + "1 2 3 x", false, "text sample 3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".mha")
+			writeFile(t, path, []byte(c.file))
+			src, err := Open(path)
+			if err == nil {
+				// Encoded data is checked as it is decoded: reading fails.
+				_, err = loader.ReadAll(context.Background(), src, 0, 1<<30)
+				src.Close()
+				if err == nil {
+					t.Fatal("read a damaged file")
+				}
+			}
+			var fe *loader.FormatError
+			var ue *loader.UnsupportedError
+			if c.unsupp && !errors.As(err, &ue) || !c.unsupp && !errors.As(err, &fe) {
+				t.Fatalf("error %T %v", err, err)
+			}
+			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q should mention %q in one line without the path", err, c.want)
+			}
+		})
+	}
+}
+
+func TestMatch(t *testing.T) {
+	for head, want := range map[string]bool{
+		"ObjectType = Image\nNDims = 3\n":            true,
+		"NDims = 2\nDimSize = 3 4\n":                 true,
+		"Comment = made by hand\nObjectType=Image\n": true,
+		"ObjectType = Mesh\nElementDataFile = x\n":   false,
+		"NRRD0004\ntype: float\n":                    false,
+		"ENVI\nsamples = 100\n":                      false,
+		"\x00\x01binary = data\n":                    false,
+		"":                                           false,
+	} {
+		if got := Match("x.bin", []byte(head)); got != want {
+			t.Errorf("Match(%q) = %v", head, got)
+		}
+	}
+}

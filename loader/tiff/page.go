@@ -1,0 +1,468 @@
+package tiff
+
+import (
+	"vastview/loader"
+)
+
+// Tags used by the reader.
+const (
+	tagNewSubfileType  = 254
+	tagImageWidth      = 256
+	tagImageLength     = 257
+	tagBitsPerSample   = 258
+	tagCompression     = 259
+	tagPhotometric     = 262
+	tagFillOrder       = 266
+	tagDescription     = 270
+	tagStripOffsets    = 273
+	tagSamplesPerPixel = 277
+	tagRowsPerStrip    = 278
+	tagStripByteCounts = 279
+	tagXResolution     = 282
+	tagYResolution     = 283
+	tagPlanarConfig    = 284
+	tagResolutionUnit  = 296
+	tagPredictor       = 317
+	tagColorMap        = 320
+	tagTileWidth       = 322
+	tagTileLength      = 323
+	tagTileOffsets     = 324
+	tagTileByteCounts  = 325
+	tagSubIFDs         = 330
+	tagSampleFormat    = 339
+	tagImageDepth      = 32997
+)
+
+// Compression schemes that can be decoded.
+const (
+	cNone     = 1
+	cLZW      = 5
+	cDeflate  = 8
+	cPackBits = 32773
+	cDeflOld  = 32946
+	cZSTD     = 50000
+)
+
+var compressionNames = map[int]string{
+	2: "CCITT RLE", 3: "CCITT Group 3", 4: "CCITT Group 4", 6: "old-style JPEG",
+	7: "JPEG", 9: "JBIG", 10: "JBIG", 32766: "NeXT", 32771: "CCITT RLEW",
+	32809: "ThunderScan", 32895: "IT8", 32908: "PixarFilm", 32909: "PixarLog",
+	33003: "JPEG 2000", 33005: "JPEG 2000", 34661: "JBIG", 34676: "SGILog",
+	34677: "SGILog24", 34712: "JPEG 2000", 34887: "LERC", 34925: "LZMA",
+	34926: "ZSTD (old code)", 34927: "WebP", 34933: "PNG", 34934: "JPEG XR",
+	50001: "WebP", 50002: "JPEG XL", 52546: "JPEG XL",
+}
+
+// page is one parsed IFD. Block offsets and byte counts stay in the file
+// and are read on demand. A page is immutable once parsed.
+type page struct {
+	ifd, next   int64
+	subfile     uint64
+	width       int
+	height      int
+	spp         int // samples per pixel
+	dtype       loader.DType
+	compression int
+	predictor   int
+	planar      bool // PlanarConfiguration 2 with several samples
+	photometric int
+	tiled       bool
+	bw, bh      int // block (tile, or strip: full width x RowsPerStrip) size
+	across      int // blocks across one plane
+	down        int // blocks down one plane
+	nblocks     int // blocks in the page (all planes)
+	offsets     entry
+	counts      entry
+	hasCounts   bool
+	shift       int64 // added to every block offset (pages without an IFD)
+
+	desc, colormap, xres, yres entry
+	resUnit                    int
+}
+
+// fields collects the raw entries of an IFD that parsePage interprets.
+type fields map[uint16]entry
+
+// readFields reads the entries of the IFD at off that the reader uses.
+func (f *file) readFields(off int64) (fields, int64, error) {
+	n, next, err := f.ifdHead(off)
+	if err != nil {
+		return nil, 0, err
+	}
+	fs := make(fields, 24)
+	for i := int64(0); i < n; i++ {
+		e := f.entryAt(off, i)
+		switch e.tag {
+		case tagNewSubfileType, tagImageWidth, tagImageLength, tagBitsPerSample,
+			tagCompression, tagPhotometric, tagFillOrder, tagDescription,
+			tagStripOffsets, tagSamplesPerPixel, tagRowsPerStrip,
+			tagStripByteCounts, tagXResolution, tagYResolution, tagPlanarConfig,
+			tagResolutionUnit, tagPredictor, tagColorMap, tagTileWidth,
+			tagTileLength, tagTileOffsets, tagTileByteCounts, tagSampleFormat,
+			tagImageDepth, tagSubIFDs:
+			if _, dup := fs[e.tag]; !dup {
+				fs[e.tag] = e
+			}
+		}
+	}
+	return fs, next, nil
+}
+
+// scalar returns the first value of an unsigned integer tag, def if absent.
+func (f *file) scalar(fs fields, tag uint16, def uint64) (uint64, error) {
+	e, ok := fs[tag]
+	if !ok {
+		return def, nil
+	}
+	if !isUint(e) || e.count < 1 || !f.check(e) {
+		return 0, formatErr("bad tag %d", tag)
+	}
+	return f.uintAt(e, 0), nil
+}
+
+// perSample reads a tag that holds one value per sample, requiring them all
+// equal (as the reader needs).
+func (f *file) perSample(fs fields, tag uint16, spp int, def uint64, what string) (uint64, error) {
+	e, ok := fs[tag]
+	if !ok {
+		return def, nil
+	}
+	if !isUint(e) || e.count < 1 || !f.check(e) {
+		return 0, formatErr("bad %s tag", what)
+	}
+	v := f.uintAt(e, 0)
+	for i := uint64(1); i < e.count && i < uint64(spp); i++ {
+		if f.uintAt(e, i) != v {
+			return 0, unsupported("samples of different %s", what)
+		}
+	}
+	return v, nil
+}
+
+// parsePage reads and checks the IFD at off.
+func (f *file) parsePage(off int64) (*page, error) {
+	fs, next, err := f.readFields(off)
+	if err != nil {
+		return nil, err
+	}
+	p := &page{ifd: off, next: next}
+	if err := f.parseGeometry(p, fs); err != nil {
+		return nil, err
+	}
+	if err := f.parseSamples(p, fs); err != nil {
+		return nil, err
+	}
+	if err := f.parseCoding(p, fs); err != nil {
+		return nil, err
+	}
+	if err := f.parseBlocks(p, fs); err != nil {
+		return nil, err
+	}
+	p.desc, p.colormap = fs[tagDescription], fs[tagColorMap]
+	p.xres, p.yres = fs[tagXResolution], fs[tagYResolution]
+	ru, _ := f.scalar(fs, tagResolutionUnit, 2)
+	p.resUnit = int(ru)
+	if p.photometric == 3 {
+		if err := f.checkPalette(p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// maxSide bounds the width and height of a page.
+const maxSide = 1 << 30
+
+func (f *file) parseGeometry(p *page, fs fields) error {
+	var err error
+	if p.subfile, err = f.scalar(fs, tagNewSubfileType, 0); err != nil {
+		return err
+	}
+	if _, ok := fs[tagImageWidth]; !ok {
+		return formatErr("IFD at offset %d has no ImageWidth", p.ifd)
+	}
+	if _, ok := fs[tagImageLength]; !ok {
+		return formatErr("IFD at offset %d has no ImageLength", p.ifd)
+	}
+	w, err := f.scalar(fs, tagImageWidth, 0)
+	if err != nil {
+		return err
+	}
+	h, err := f.scalar(fs, tagImageLength, 0)
+	if err != nil {
+		return err
+	}
+	if w == 0 || h == 0 || w > maxSide || h > maxSide {
+		return formatErr("bad image size %dx%d", w, h)
+	}
+	p.width, p.height = int(w), int(h)
+	if d, err := f.scalar(fs, tagImageDepth, 1); err != nil || d != 1 {
+		return unsupported("ImageDepth (volume tiles)")
+	}
+	return nil
+}
+
+func (f *file) parseSamples(p *page, fs fields) error {
+	spp, err := f.scalar(fs, tagSamplesPerPixel, 1)
+	if err != nil {
+		return err
+	}
+	if spp == 0 || spp > 1<<12 {
+		return formatErr("bad SamplesPerPixel %d", spp)
+	}
+	p.spp = int(spp)
+	bps, err := f.perSample(fs, tagBitsPerSample, p.spp, 1, "BitsPerSample")
+	if err != nil {
+		return err
+	}
+	sf, err := f.perSample(fs, tagSampleFormat, p.spp, 1, "SampleFormat")
+	if err != nil {
+		return err
+	}
+	switch {
+	case sf == 1 || sf == 4:
+		p.dtype = loader.IntDType(int(bps), false)
+	case sf == 2:
+		p.dtype = loader.IntDType(int(bps), true)
+	case sf == 3 && bps == 32:
+		p.dtype = loader.Float32
+	case sf == 3 && bps == 64:
+		p.dtype = loader.Float64
+	}
+	if p.dtype == loader.Invalid {
+		kinds := map[uint64]string{1: "unsigned", 2: "signed", 3: "float", 4: "unsigned", 5: "complex int", 6: "complex float"}
+		k, ok := kinds[sf]
+		if !ok {
+			return unsupported("SampleFormat %d", sf)
+		}
+		return unsupported("%d-bit %s samples", bps, k)
+	}
+	pc, err := f.scalar(fs, tagPlanarConfig, 1)
+	if err != nil {
+		return err
+	}
+	if pc != 1 && pc != 2 {
+		return formatErr("bad PlanarConfiguration %d", pc)
+	}
+	p.planar = pc == 2 && p.spp > 1
+	ph, err := f.scalar(fs, tagPhotometric, 1)
+	if err != nil {
+		return err
+	}
+	p.photometric = int(ph)
+	switch ph {
+	case 6:
+		return unsupported("YCbCr colour")
+	case 32844, 32845:
+		return unsupported("LogLuv colour")
+	case 3:
+		if p.spp != 1 {
+			return formatErr("palette image with %d samples", p.spp)
+		}
+	}
+	return nil
+}
+
+func (f *file) parseCoding(p *page, fs fields) error {
+	c, err := f.scalar(fs, tagCompression, 1)
+	if err != nil {
+		return err
+	}
+	switch c {
+	case 0:
+		c = cNone
+	case cNone, cLZW, cDeflate, cDeflOld, cPackBits, cZSTD:
+	default:
+		if name, ok := compressionNames[int(c)]; ok {
+			return unsupported("%s compression", name)
+		}
+		return unsupported("compression %d", c)
+	}
+	p.compression = int(c)
+	pr, err := f.scalar(fs, tagPredictor, 1)
+	if err != nil {
+		return err
+	}
+	if c == cNone || c == cPackBits {
+		pr = 1 // these codecs have no predictor stage
+	}
+	switch pr {
+	case 1:
+	case 2:
+		if p.dtype.Size() > 4 && !p.dtype.Float() {
+			return unsupported("horizontal predictor on %s", p.dtype)
+		}
+	case 3:
+		if !p.dtype.Float() {
+			return formatErr("floating-point predictor on %s samples", p.dtype)
+		}
+	default:
+		return unsupported("predictor %d", pr)
+	}
+	p.predictor = int(pr)
+	fo, err := f.scalar(fs, tagFillOrder, 1)
+	if err != nil {
+		return err
+	}
+	if fo == 2 {
+		return unsupported("FillOrder 2 (reversed bits)")
+	}
+	return nil
+}
+
+// maxBlockBytes bounds the decoded size of one strip or tile.
+const maxBlockBytes = 1 << 31
+
+func (f *file) parseBlocks(p *page, fs fields) error {
+	ppb := p.spp // samples per pixel in one block
+	if p.planar {
+		ppb = 1
+	}
+	planes := 1
+	if p.planar {
+		planes = p.spp
+	}
+	es := p.dtype.Size()
+	var offTag, cntTag uint16
+	if _, ok := fs[tagTileWidth]; ok {
+		p.tiled = true
+		tw, err := f.scalar(fs, tagTileWidth, 0)
+		if err != nil {
+			return err
+		}
+		th, err := f.scalar(fs, tagTileLength, 0)
+		if err != nil {
+			return err
+		}
+		if tw == 0 || th == 0 || tw > maxSide || th > maxSide {
+			return formatErr("bad tile size %dx%d", tw, th)
+		}
+		p.bw, p.bh = int(tw), int(th)
+		offTag, cntTag = tagTileOffsets, tagTileByteCounts
+	} else {
+		rps, err := f.scalar(fs, tagRowsPerStrip, 1<<32-1)
+		if err != nil {
+			return err
+		}
+		if rps == 0 {
+			return formatErr("RowsPerStrip is 0")
+		}
+		p.bw, p.bh = p.width, int(min(rps, uint64(p.height)))
+		offTag, cntTag = tagStripOffsets, tagStripByteCounts
+	}
+	bb := uint64(p.bw) * uint64(p.bh) * uint64(ppb) * uint64(es)
+	if p.compression == cNone && bb > uint64(f.size()) {
+		return formatErr("%dx%d pixel blocks of %d bytes exceed the file", p.bw, p.bh, bb)
+	}
+	if bb > maxBlockBytes {
+		return formatErr("%dx%d pixel blocks of %d bytes are too large", p.bw, p.bh, bb)
+	}
+	p.across = (p.width + p.bw - 1) / p.bw
+	p.down = (p.height + p.bh - 1) / p.bh
+	nb := uint64(p.across) * uint64(p.down) * uint64(planes)
+	if nb > uint64(f.size()) {
+		return formatErr("page needs %d blocks, more than the file can hold", nb)
+	}
+	p.nblocks = int(nb)
+	e, ok := fs[offTag]
+	if !ok {
+		return formatErr("IFD at offset %d has no strip or tile offsets", p.ifd)
+	}
+	if !isUint(e) || e.count < nb || !f.check(e) {
+		return formatErr("bad strip or tile offsets: %d for %d blocks", e.count, nb)
+	}
+	p.offsets = e
+	if e, ok := fs[cntTag]; ok {
+		if !isUint(e) || e.count < nb || !f.check(e) {
+			return formatErr("bad strip or tile byte counts: %d for %d blocks", e.count, nb)
+		}
+		p.counts, p.hasCounts = e, true
+	} else if p.compression != cNone {
+		return formatErr("compressed page without byte counts")
+	}
+	return nil
+}
+
+func (f *file) checkPalette(p *page) error {
+	bits := p.dtype.Size() * 8
+	if p.dtype.Signed() || p.dtype.Float() || bits > 16 {
+		return unsupported("%s palette indices", p.dtype)
+	}
+	e := p.colormap
+	if e.tag == 0 {
+		return formatErr("palette image without ColorMap")
+	}
+	if e.typ != tShort || e.count != 3<<bits || !f.check(e) {
+		return formatErr("bad ColorMap")
+	}
+	return nil
+}
+
+// palette returns the page's colour map as RGB triples.
+func (f *file) palette(p *page) [][3]uint16 {
+	n := uint64(1) << (p.dtype.Size() * 8)
+	pal := make([][3]uint16, n)
+	for i := uint64(0); i < n; i++ {
+		for c := uint64(0); c < 3; c++ {
+			pal[i][c] = uint16(f.uintAt(p.colormap, c*n+i))
+		}
+	}
+	return pal
+}
+
+// blockSamples is the number of samples per pixel stored in one block.
+func (p *page) blockSamples() int {
+	if p.planar {
+		return 1
+	}
+	return p.spp
+}
+
+// blockRows is the number of rows block b holds (the last strip of a plane
+// is short; tiles are always full).
+func (p *page) blockRows(b int) int {
+	if p.tiled {
+		return p.bh
+	}
+	r := b % p.down
+	return min(p.bh, p.height-r*p.bh)
+}
+
+// rowBytes is the stored size of one row of a block.
+func (p *page) rowBytes() int { return p.bw * p.blockSamples() * p.dtype.Size() }
+
+// blockExtent returns block b's file offset and stored byte count (0 for an
+// empty block) after checking them against the file.
+func (f *file) blockExtent(p *page, b int) (int64, int64, error) {
+	want := int64(p.blockRows(b)) * int64(p.rowBytes())
+	off := f.uintAt(p.offsets, uint64(b))
+	n := uint64(want)
+	if p.hasCounts {
+		n = f.uintAt(p.counts, uint64(b))
+		if n == 0 {
+			return 0, 0, nil
+		}
+	}
+	o := int64(off) + p.shift
+	if off > uint64(f.size()) || n > uint64(f.size()) || !f.has(o, int64(n)) {
+		return 0, 0, formatErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, o)
+	}
+	if p.compression == cNone {
+		if int64(n) < want {
+			return 0, 0, formatErr("block %d of IFD at offset %d holds %d bytes, %d expected", b, p.ifd, n, want)
+		}
+		n = uint64(want)
+	}
+	return o, int64(n), nil
+}
+
+// sameLayout reports whether q can be read with the chunk geometry of p.
+func (p *page) sameLayout(q *page) bool {
+	return p.width == q.width && p.height == q.height && p.spp == q.spp &&
+		p.dtype == q.dtype && p.planar == q.planar && p.tiled == q.tiled &&
+		(!p.tiled || (p.bw == q.bw && p.bh == q.bh))
+}
+
+// reduced reports whether the page is a reduced-resolution copy or a mask
+// rather than a page of the stack.
+func (p *page) reduced() bool { return p.subfile&5 != 0 }

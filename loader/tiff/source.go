@@ -1,0 +1,211 @@
+package tiff
+
+import (
+	"errors"
+	"context"
+	"fmt"
+	"sync"
+
+	"vastview/loader"
+)
+
+// source is an opened TIFF stack. Pages other than page 0 are parsed when
+// read. It is safe for concurrent use.
+type source struct {
+	mu     sync.RWMutex // held for reading while the mapping is used
+	closed bool
+	lf     *loader.File
+	f      *file
+	p0     *page
+	idx    *pageIndex
+	meta   *loader.Meta
+
+	pageAxes  []int // meta axes that step through pages, slowest first
+	pageDims  []int
+	cAxis     int // meta axis of the samples, -1 if none
+	closeOnce sync.Once
+}
+
+func newSource(lf *loader.File) (*source, error) {
+	if lf.Size() < 8 {
+		return nil, formatErr("file is too short for a TIFF header")
+	}
+	b, err := lf.Bytes(0, lf.Size())
+	if err != nil {
+		return nil, err
+	}
+	f, first, err := parseHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	p0, err := f.parsePage(first)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < p0.nblocks; i++ {
+		if _, _, err := f.blockExtent(p0, i); err != nil {
+			return nil, err
+		}
+	}
+	s := &source{lf: lf, f: f, p0: p0, idx: &pageIndex{}}
+	l, err := s.index()
+	if err != nil {
+		return nil, err
+	}
+	m, pageAxes, cAxis := buildMeta(p0, l)
+	if p0.photometric == 3 {
+		m.Palette = f.palette(p0)
+	}
+	if err := m.Validate(); err != nil {
+		s.idx.close()
+		return nil, formatErr("%v", err)
+	}
+	s.meta, s.pageAxes, s.cAxis = m, pageAxes, cAxis
+	for _, a := range pageAxes {
+		s.pageDims = append(s.pageDims, m.Shape[a])
+	}
+	return s, nil
+}
+
+// index finds the pages of the stack and returns their layout: by the
+// metadata when the pages it promises are there (or are being indexed in
+// the background), else as a plain Z stack of the pages found.
+func (s *source) index() (*layout, error) {
+	f, p0, x := s.f, s.p0, s.idx
+	l := f.metaLayout(p0)
+	if p0.next == 0 {
+		if l != nil && l.format == "imagej-tiff" && l.pages > 1 {
+			if ok, err := x.tryContiguous(f, p0, l.pages); ok || err != nil {
+				return l, err
+			}
+		}
+		x.mode, x.n, x.offs = modeList, 1, []int64{p0.ifd}
+		x.done = true
+		return s.fit(l, 1), nil
+	}
+	if l != nil && l.pages > 1 && x.tryStride(f, p0, l.pages) {
+		return l, nil
+	}
+	if x.tryStride(f, p0, 0) {
+		return s.fit(l, x.n), nil
+	}
+	if l != nil && l.pages > 1 {
+		x.n = l.pages
+		return l, x.walkList(f, p0.ifd, l.pages, true)
+	}
+	if err := x.walkList(f, p0.ifd, 0, false); err != nil {
+		return nil, err
+	}
+	x.n = len(x.offs)
+	return s.fit(l, x.n), nil
+}
+
+// fit returns l if it describes n pages, else a plain stack of n pages.
+func (s *source) fit(l *layout, n int) *layout {
+	if l != nil && l.pages == n {
+		return l
+	}
+	return plainLayout(n)
+}
+
+// Meta implements loader.Source.
+func (s *source) Meta() *loader.Meta { return s.meta }
+
+// Close stops background indexing and unmaps the file.
+func (s *source) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.idx.close()
+		s.mu.Lock()
+		s.closed = true
+		err = s.lf.Close()
+		s.mu.Unlock()
+	})
+	return err
+}
+
+// ReadChunk implements loader.Source.
+func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+	m := s.meta
+	if level != 0 {
+		return fmt.Errorf("tiff: no level %d", level)
+	}
+	l := &m.Levels[0]
+	grid := l.Grid()
+	if len(idx) != len(grid) {
+		return fmt.Errorf("tiff: chunk index %v has %d axes, want %d", idx, len(idx), len(grid))
+	}
+	for i, v := range idx {
+		if v < 0 || v >= grid[i] {
+			return fmt.Errorf("tiff: chunk index %v outside grid %v", idx, grid)
+		}
+	}
+	if len(dst) != l.ChunkBytes(m.DType) {
+		return fmt.Errorf("tiff: chunk buffer of %d bytes, want %d", len(dst), l.ChunkBytes(m.DType))
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	k := 0
+	for i, a := range s.pageAxes {
+		k = k*s.pageDims[i] + idx[a]
+	}
+	ifd, shift, err := s.idx.locate(ctx, k)
+	if err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return errClosed
+	}
+	p, err := s.page(k, ifd, shift)
+	if err != nil {
+		return err
+	}
+
+	plane := 0
+	if s.cAxis >= 0 && p.planar {
+		plane = idx[s.cAxis]
+	}
+	n := len(idx)
+	if p.tiled {
+		err = s.readTile(ctx, p, plane, idx[n-2], idx[n-1], dst)
+	} else {
+		y0 := idx[n-2] * l.Chunk[n-2]
+		err = s.readRows(ctx, p, plane, y0, l.Chunk[n-2], dst)
+	}
+	return inPage(k, err)
+}
+
+// inPage prefixes a format error with the page it concerns.
+func inPage(k int, err error) error {
+	var fe *loader.FormatError
+	if errors.As(err, &fe) {
+		return &loader.FormatError{Format: fe.Format, Msg: fmt.Sprintf("page %d: %s", k, fe.Msg)}
+	}
+	return err
+}
+
+// page returns page k, parsed from its IFD and checked against page 0.
+func (s *source) page(k int, ifd, shift int64) (*page, error) {
+	if k == 0 {
+		return s.p0, nil
+	}
+	if s.idx.mode == modeContiguous {
+		p := *s.p0
+		p.shift = shift
+		return &p, nil
+	}
+	p, err := s.f.parsePage(ifd)
+	if err != nil {
+		return nil, inPage(k, err)
+	}
+	if !s.p0.sameLayout(p) {
+		return nil, inPage(k, formatErr("%dx%d %s with %d samples per pixel differs from page 0", p.width, p.height, p.dtype, p.spp))
+	}
+	if want := s.idx.nextOf(k); want >= 0 && p.next != want {
+		return nil, inPage(k+1, formatErr("not where the uniform page layout puts it"))
+	}
+	return p, nil
+}

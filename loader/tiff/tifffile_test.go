@@ -1,0 +1,252 @@
+package tiff
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"vastview/loader"
+)
+
+// tifffileFixtures writes one file per case into d.
+const tifffileFixtures = `
+rng = np.random.default_rng(7)
+def ints(dt, shape):
+    i = np.iinfo(dt)
+    return rng.integers(i.min, i.max, shape, dtype=dt, endpoint=True)
+def w(name, data, **kw):
+    tifffile.imwrite(d + '/' + name + '.tif', data, **kw)
+mb = dict(photometric='minisblack')
+w('u8', ints(np.uint8, (5, 33, 47)), **mb)
+w('bigtiff_u16', ints(np.uint16, (6, 40, 30)), bigtiff=True, **mb)
+w('f32', rng.normal(size=(3, 20, 25)).astype(np.float32), **mb)
+w('f64', rng.normal(size=(20, 25)), **mb)
+w('i8', ints(np.int8, (2, 9, 11)), **mb)
+w('i16', ints(np.int16, (5, 21, 13)), **mb)
+w('u32', ints(np.uint32, (2, 9, 11)), **mb)
+w('i32', ints(np.int32, (2, 9, 11)), **mb)
+w('tiled', ints(np.uint16, (3, 100, 70)), tile=(32, 48), **mb)
+w('tiled_zlib_pred', ints(np.uint16, (2, 100, 70)) // 7, tile=(32, 16), compression='zlib', predictor=2, **mb)
+w('be_u16', ints(np.uint16, (3, 17, 19)), byteorder='>', **mb)
+w('be_f64', rng.normal(size=(2, 17, 19)), byteorder='>', **mb)
+w('be_i32_zlib_pred', ints(np.int32, (3, 30, 19)) // 1000, byteorder='>', compression='zlib', predictor=2, rowsperstrip=7, **mb)
+w('be_tiled_f32', rng.normal(size=(2, 40, 50)).astype(np.float32), byteorder='>', tile=(16, 32), **mb)
+w('zlib_u8_rps', ints(np.uint8, (4, 50, 31)) // 3, compression='zlib', rowsperstrip=6, **mb)
+w('zlib_i16_pred', ints(np.int16, (4, 50, 31)) // 5, compression='zlib', predictor=2, rowsperstrip=9, **mb)
+w('zlib_u32', ints(np.uint32, (2, 20, 30)) // 9, compression=('zlib', 9), predictor=2, **mb)
+w('lzma', ints(np.uint16, (2, 20, 30)) // 9, compression='lzma', **mb)
+w('rgb', ints(np.uint8, (2, 30, 40, 3)), photometric='rgb')
+w('rgb_be16', ints(np.uint16, (30, 40, 3)), photometric='rgb', byteorder='>', rowsperstrip=4)
+w('rgb_planar16', ints(np.uint16, (3, 30, 40)), photometric='rgb', planarconfig='separate', rowsperstrip=7)
+w('rgba', ints(np.uint8, (30, 40, 4)), photometric='rgb', extrasamples=['unassalpha'])
+w('rgb_tiled_zlib_pred', ints(np.uint16, (70, 80, 3)) // 3, photometric='rgb', tile=(32, 32), compression='zlib', predictor=2)
+w('rgb_planar_tiled', ints(np.uint8, (2, 3, 40, 50)), photometric='rgb', planarconfig='separate', tile=(16, 16))
+w('rgb_zlib_strips', ints(np.uint8, (2, 30, 40, 3)) // 4, photometric='rgb', compression='zlib', predictor=2, rowsperstrip=8)
+w('miniswhite', ints(np.uint16, (2, 10, 12)), photometric='miniswhite')
+`
+
+func TestTifffile(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, tifffileFixtures)
+	axes := map[string]string{
+		"u8": "ZYX", "bigtiff_u16": "ZYX", "f32": "ZYX", "f64": "YX", "i8": "ZYX",
+		"i16": "ZYX", "u32": "ZYX", "i32": "ZYX", "tiled": "ZYX", "tiled_zlib_pred": "ZYX",
+		"be_u16": "ZYX", "be_f64": "ZYX", "be_i32_zlib_pred": "ZYX", "be_tiled_f32": "ZYX",
+		"zlib_u8_rps": "ZYX", "zlib_i16_pred": "ZYX", "zlib_u32": "ZYX",
+		"rgb": "ZCYX", "rgb_be16": "CYX", "rgb_planar16": "CYX", "rgba": "CYX",
+		"rgb_tiled_zlib_pred": "CYX", "rgb_planar_tiled": "ZCYX", "rgb_zlib_strips": "ZCYX",
+		"miniswhite": "ZYX",
+	}
+	var names, paths []string
+	for n := range axes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		paths = append(paths, filepath.Join(dir, n+".tif"))
+	}
+	refs := tifffileRead(t, paths...)
+	for i, n := range names {
+		t.Run(n, func(t *testing.T) {
+			src := expectRef(t, paths[i], axes[n], refs[paths[i]])
+			if f := src.Meta().Format; f != "tiff" {
+				t.Errorf("format %q", f)
+			}
+		})
+	}
+	t.Run("lzma", func(t *testing.T) {
+		_, err := loader.Open(filepath.Join(dir, "lzma.tif"))
+		var ue *loader.UnsupportedError
+		if !errors.As(err, &ue) || ue.Feature != "LZMA compression" {
+			t.Fatalf("error %v, want unsupported LZMA compression", err)
+		}
+	})
+}
+
+const paletteFixture = `
+rng = np.random.default_rng(3)
+cmap = rng.integers(0, 65535, (3, 256), dtype=np.uint16, endpoint=True)
+idx = rng.integers(0, 255, (2, 20, 30), dtype=np.uint8, endpoint=True)
+tifffile.imwrite(d + '/palette.tif', idx, photometric='palette', colormap=cmap)
+cmap.T.astype('<u2').tofile(d + '/palette.cmap')
+`
+
+func TestPalette(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, paletteFixture)
+	path := filepath.Join(dir, "palette.tif")
+	src := expectTifffile(t, path, "ZYX")
+	pal := src.Meta().Palette
+	raw := readFile(t, filepath.Join(dir, "palette.cmap"))
+	if len(pal) != 256 {
+		t.Fatalf("palette of %d entries", len(pal))
+	}
+	for i, e := range pal {
+		for c := 0; c < 3; c++ {
+			if want := uint16(raw[(i*3+c)*2]) | uint16(raw[(i*3+c)*2+1])<<8; e[c] != want {
+				t.Fatalf("palette[%d] = %v, want channel %d = %d", i, e, c, want)
+			}
+		}
+	}
+}
+
+const imagejFixtures = `
+rng = np.random.default_rng(5)
+hyper = rng.integers(0, 4000, (2, 3, 4, 16, 24), dtype=np.uint16)
+tifffile.imwrite(d + '/hyper.tif', hyper, imagej=True, resolution=(1 / 0.25, 1 / 0.5),
+    metadata={'spacing': 1.5, 'unit': 'um', 'finterval': 0.5, 'axes': 'TZCYX'})
+tifffile.imwrite(d + '/stack.tif', rng.integers(0, 255, (7, 16, 24), dtype=np.uint8), imagej=True,
+    resolution=(2.0, 2.0), metadata={'unit': 'micron', 'spacing': 3, 'axes': 'ZYX'})
+tifffile.imwrite(d + '/tc.tif', rng.normal(size=(5, 2, 16, 24)).astype(np.float32), imagej=True,
+    metadata={'finterval': 2, 'axes': 'TCYX'})
+tifffile.imwrite(d + '/rgb.tif', rng.integers(0, 255, (3, 16, 24, 3), dtype=np.uint8), imagej=True,
+    photometric='rgb', metadata={'axes': 'ZYXS'})
+# One IFD with the images stored back to back, as ImageJ writes stacks
+# larger than 4 GB: cut the chain after the first page.
+tifffile.imwrite(d + '/contig.tif', rng.integers(0, 65535, (6, 16, 24), dtype=np.uint16), imagej=True,
+    metadata={'axes': 'ZYX'})
+with tifffile.TiffFile(d + '/contig.tif') as tf:
+    p = tf.pages[0]
+    nextpos = p.offset + 2 + 12 * len(p.tags)
+with open(d + '/contig.tif', 'r+b') as f:
+    f.seek(nextpos)
+    f.write(b'\0\0\0\0')
+`
+
+func TestImageJ(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, imagejFixtures)
+	cases := []struct {
+		name, axes string
+		spacing    []float64
+		units      []string
+	}{
+		{"hyper", "TZCYX", []float64{0.5, 1.5, 1, 0.5, 0.25}, []string{"second", "micrometer", "", "micrometer", "micrometer"}},
+		{"stack", "ZYX", []float64{3, 0.5, 0.5}, []string{"micrometer", "micrometer", "micrometer"}},
+		{"tc", "TCYX", []float64{2, 1, 1, 1}, []string{"second", "", "", ""}},
+		{"rgb", "ZCYX", []float64{1, 1, 1, 1}, []string{"", "", "", ""}},
+		{"contig", "ZYX", []float64{1, 1, 1}, []string{"", "", ""}},
+	}
+	var paths []string
+	for _, c := range cases {
+		paths = append(paths, filepath.Join(dir, c.name+".tif"))
+	}
+	refs := tifffileRead(t, paths...)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := expectRef(t, paths[i], c.axes, refs[paths[i]])
+			m := src.Meta()
+			if m.Format != "imagej-tiff" {
+				t.Errorf("format %q", m.Format)
+			}
+			expectSpacing(t, m, c.spacing, c.units)
+		})
+	}
+	if m := openTIFF(t, paths[4]).(*source); m.idx.mode != modeContiguous {
+		t.Errorf("contiguous ImageJ stack indexed in mode %d", m.idx.mode)
+	}
+}
+
+const omeFixtures = `
+rng = np.random.default_rng(9)
+tifffile.imwrite(d + '/tczyx.ome.tif', rng.integers(0, 4000, (2, 3, 4, 16, 24), dtype=np.uint16), ome=True,
+    metadata={'axes': 'TCZYX', 'PhysicalSizeX': 0.3, 'PhysicalSizeXUnit': 'µm', 'PhysicalSizeY': 0.4,
+              'PhysicalSizeZ': 2.0, 'PhysicalSizeZUnit': 'nm', 'TimeIncrement': 5, 'TimeIncrementUnit': 'ms'})
+tifffile.imwrite(d + '/tzcyx.ome.tif', rng.integers(0, 255, (3, 2, 2, 16, 24), dtype=np.uint8), ome=True,
+    compression='zlib', metadata={'axes': 'TZCYX', 'PhysicalSizeX': 0.7, 'PhysicalSizeY': 0.7, 'TimeIncrement': 1.5})
+tifffile.imwrite(d + '/czyx.ome.tif', rng.normal(size=(2, 5, 16, 24)).astype(np.float32), ome=True,
+    metadata={'axes': 'CZYX', 'PhysicalSizeZ': 0.25})
+tifffile.imwrite(d + '/rgb.ome.tif', rng.integers(0, 255, (4, 16, 24, 3), dtype=np.uint8), ome=True,
+    photometric='rgb', metadata={'axes': 'ZYXS'})
+`
+
+func TestOME(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, omeFixtures)
+	cases := []struct {
+		name, axes string
+		spacing    []float64
+		units      []string
+	}{
+		{"tczyx", "TCZYX", []float64{5, 1, 2, 0.4, 0.3}, []string{"millisecond", "", "nanometer", "micrometer", "micrometer"}},
+		{"tzcyx", "TZCYX", []float64{1.5, 1, 1, 0.7, 0.7}, []string{"second", "", "", "micrometer", "micrometer"}},
+		{"czyx", "CZYX", []float64{1, 0.25, 1, 1}, []string{"", "micrometer", "", ""}},
+		{"rgb", "ZCYX", []float64{1, 1, 1, 1}, []string{"", "", "", ""}},
+	}
+	var paths []string
+	for _, c := range cases {
+		paths = append(paths, filepath.Join(dir, c.name+".ome.tif"))
+	}
+	refs := tifffileRead(t, paths...)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := refs[paths[i]]
+			if r.Axes != c.axes {
+				t.Fatalf("tifffile reads axes %q, want %q", r.Axes, c.axes)
+			}
+			src := expectRef(t, paths[i], c.axes, r)
+			m := src.Meta()
+			if m.Format != "ome-tiff" {
+				t.Errorf("format %q", m.Format)
+			}
+			expectSpacing(t, m, c.spacing, c.units)
+		})
+	}
+}
+
+// Reduced-resolution pages are not part of the stack, whether they sit in
+// the main chain or in SubIFDs.
+const reducedFixture = `
+rng = np.random.default_rng(11)
+full = rng.integers(0, 65535, (3, 64, 48), dtype=np.uint16)
+with tifffile.TiffWriter(d + '/chain.tif') as tw:
+    for k in range(3):
+        tw.write(full[k], photometric='minisblack')
+        tw.write(full[k, ::2, ::2], photometric='minisblack', subfiletype=1)
+with tifffile.TiffWriter(d + '/subifds.tif', bigtiff=True) as tw:
+    for k in range(3):
+        tw.write(full[k], photometric='minisblack', subifds=2, tile=(16, 16))
+        tw.write(full[k, ::2, ::2], photometric='minisblack', subfiletype=1, tile=(16, 16))
+        tw.write(full[k, ::4, ::4], photometric='minisblack', subfiletype=1, tile=(16, 16))
+full.astype('<u2').tofile(d + '/full.raw')
+`
+
+func TestReducedPagesSkipped(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, reducedFixture)
+	want := readFile(t, filepath.Join(dir, "full.raw"))
+	for _, n := range []string{"chain.tif", "subifds.tif"} {
+		t.Run(n, func(t *testing.T) {
+			src := openTIFF(t, filepath.Join(dir, n))
+			m := src.Meta()
+			if m.Axes != "ZYX" || !reflect.DeepEqual(m.Shape, []int{3, 64, 48}) || m.DType != loader.Uint16 {
+				t.Fatalf("meta %s %v %s, want ZYX [3 64 48] uint16", m.Axes, m.Shape, m.DType)
+			}
+			if got := readAll(t, src); string(got) != string(want) {
+				t.Fatalf("samples differ from the full-resolution pages at byte %d", firstDiff(got, want))
+			}
+		})
+	}
+}
