@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"vastview/downsample"
 )
 
 // A benchmark prints figures through report; names are dotted, e.g.
@@ -38,6 +40,7 @@ func (e *benchEnv) progress(format string, a ...any) {
 
 var benchmarks = []benchmark{
 	{"open", benchOpen},
+	{"downsample", func(_ context.Context, env *benchEnv) error { return downsample.RunBench(env.report) }},
 }
 
 func cmdBench(args []string, out, log io.Writer) error {

@@ -60,3 +60,16 @@ func fillRandom(b []byte) {
 		b[i] = byte(x)
 	}
 }
+
+// BenchmarkRunBench runs the figures of `vastview bench downsample` once:
+// go test -run '^$' -bench RunBench -benchtime 1x ./downsample
+func BenchmarkRunBench(b *testing.B) {
+	for b.Loop() {
+		err := RunBench(func(name string, value float64, unit string) {
+			b.Logf("%s %.4g %s", name, value, unit)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -120,13 +120,13 @@ func MeanOf[T Number](dst, src []T, shape []int, reduce []bool) error {
 	}
 	switch d := any(dst).(type) {
 	case []uint8:
-		meanU8(&p, d, any(src).([]uint8))
-	case []uint16:
-		meanU16(&p, d, any(src).([]uint16))
+		mean8(&p, d, any(src).([]uint8))
 	case []int8:
-		meanInts(&p, d, any(src).([]int8))
+		mean8(&p, d, any(src).([]int8))
+	case []uint16:
+		mean16(&p, d, any(src).([]uint16))
 	case []int16:
-		meanInts(&p, d, any(src).([]int16))
+		mean16(&p, d, any(src).([]int16))
 	case []uint32:
 		meanInts(&p, d, any(src).([]uint32))
 	case []int32:

@@ -141,8 +141,12 @@ func meanFloats[T float](p *plan, dst, src []T) {
 // rounds exactly as dividing by it does.
 
 func meanFH[T float](d []T, rows [][]T) {
-	if len(rows) == 2 {
+	switch len(rows) {
+	case 2:
 		meanFH2(d, rows[0], rows[1])
+		return
+	case 4:
+		meanFH4(d, rows[0], rows[1], rows[2], rows[3])
 		return
 	}
 	inv := 1 / float64(2*len(rows))
@@ -171,6 +175,18 @@ func meanFH2[T float](d, a, b []T) {
 	}
 	if len(d) > 0 && len(a) > 0 && len(b) > 0 {
 		d[0] = T((float64(a[0]) + float64(b[0])) * 0.5)
+	}
+}
+
+func meanFH4[T float](d, a, b, c, e []T) {
+	for len(d) > 0 && len(a) >= 2 && len(b) >= 2 && len(c) >= 2 && len(e) >= 2 {
+		s := float64(a[0]) + float64(a[1]) + float64(b[0]) + float64(b[1]) +
+			float64(c[0]) + float64(c[1]) + float64(e[0]) + float64(e[1])
+		d[0] = T(s * 0.125)
+		d, a, b, c, e = d[1:], a[2:], b[2:], c[2:], e[2:]
+	}
+	if len(d) > 0 && len(a) > 0 && len(b) > 0 && len(c) > 0 && len(e) > 0 {
+		d[0] = T((float64(a[0]) + float64(b[0]) + float64(c[0]) + float64(e[0])) * 0.25)
 	}
 }
 

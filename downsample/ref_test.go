@@ -3,10 +3,7 @@ package downsample
 // A plain reference: for every output sample, list the source samples of
 // its block in C order and reduce them in the most direct way.
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // blocks calls fn for every output sample, in C order, with the linear
 // source indices of its block in C order.
@@ -23,17 +20,19 @@ func blocks(shape []int, reduce []bool, fn func(out int, idx []int)) {
 		}
 	}
 	o := make([]int, rank)
+	lo := make([]int, rank)
+	hi := make([]int, rank)
+	s := make([]int, rank)
+	var idx []int
 	for k := 0; ; k++ {
-		lo := make([]int, rank)
-		hi := make([]int, rank)
 		for a := range rank {
 			lo[a], hi[a] = o[a], o[a]+1
 			if reduce[a] {
 				lo[a], hi[a] = 2*o[a], min(2*o[a]+2, shape[a])
 			}
 		}
-		var idx []int
-		s := slices.Clone(lo)
+		idx = idx[:0]
+		copy(s, lo)
 		for {
 			lin := 0
 			for a := range rank {

@@ -6,10 +6,10 @@ package downsample
 
 func simdOK() bool { return false }
 
-func simd2x2U8(d, a, b []uint8) (_, _, _ []uint8) { return d, a, b }
+func simd2x2U8(d, a, b []uint8, flip uint64) int { return 0 }
 
-func simd2x2x2U8(d, a, b, c, e []uint8) (_, _, _, _, _ []uint8) { return d, a, b, c, e }
+func simd2x2x2U8(d, a, b, c, e []uint8, flip uint64) int { return 0 }
 
-func simd2x2U16(d, a, b []uint16) (_, _, _ []uint16) { return d, a, b }
+func simd2x2U16(d, a, b []uint16, flip uint64) int { return 0 }
 
-func simd2x2x2U16(d, a, b, c, e []uint16) (_, _, _, _, _ []uint16) { return d, a, b, c, e }
+func simd2x2x2U16(d, a, b, c, e []uint16, flip uint64) int { return 0 }

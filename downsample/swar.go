@@ -32,57 +32,82 @@ func pairs16(w uint64) uint64 { return w&lanes16 + w>>16&lanes16 }
 // pack16 packs two 32-bit lanes holding 16-bit values into the low 32 bits.
 func pack16(r uint64) uint64 { return (r | r>>16) & 0xffffffff }
 
-func swar2x2U8(d, a, b []uint8) {
-	for len(d) >= 8 && len(a) >= 16 && len(b) >= 16 {
-		s0 := pairs8(le64(a[0:8])) + pairs8(le64(b[0:8]))
-		s1 := pairs8(le64(a[8:16])) + pairs8(le64(b[8:16]))
-		r0 := (s0 + 2*ones16) >> 2 & lanes8
-		r1 := (s1 + 2*ones16) >> 2 & lanes8
-		binary.LittleEndian.PutUint64(d, pack8(r0)|pack8(r1)<<32)
-		d, a, b = d[8:], a[16:], b[16:]
+// Each kernel reads its rows as unsigned samples (signed ones flipped, see
+// fast.go), writes whole words, and returns the number of output samples
+// written.
+
+// signFlip returns flip for a signed T and 0 for an unsigned one; it
+// folds to a constant in each instantiation.
+func signFlip[T integer](flip uint64) uint64 {
+	if T(0)-1 < 0 {
+		return flip
 	}
-	meanH2(d, a, b)
+	return 0
 }
 
-func swar2x2x2U8(d, a, b, c, e []uint8) {
-	for len(d) >= 8 && len(a) >= 16 && len(b) >= 16 && len(c) >= 16 && len(e) >= 16 {
-		s0 := pairs8(le64(a[0:8])) + pairs8(le64(b[0:8])) + pairs8(le64(c[0:8])) + pairs8(le64(e[0:8]))
-		s1 := pairs8(le64(a[8:16])) + pairs8(le64(b[8:16])) + pairs8(le64(c[8:16])) + pairs8(le64(e[8:16]))
+func swar2x2U8[T uint8 | int8](d, a, b []uint8) int {
+	flip := signFlip[T](flip8)
+	n := min(len(d)/8, len(a)/16, len(b)/16)
+	d, a = d[:8*n], a[:16*n]
+	for i, j := 0, 0; j+16 <= len(a) && i+8 <= len(d); i, j = i+8, j+16 {
+		pb := (*[16]byte)(b[j:])
+		s0 := pairs8(le64(a[j:j+8])^flip) + pairs8(le64(pb[0:8])^flip)
+		s1 := pairs8(le64(a[j+8:j+16])^flip) + pairs8(le64(pb[8:16])^flip)
+		r0 := (s0 + 2*ones16) >> 2 & lanes8
+		r1 := (s1 + 2*ones16) >> 2 & lanes8
+		binary.LittleEndian.PutUint64(d[i:i+8], (pack8(r0)|pack8(r1)<<32)^flip)
+	}
+	return 8 * n
+}
+
+func swar2x2x2U8[T uint8 | int8](d, a, b, c, e []uint8) int {
+	flip := signFlip[T](flip8)
+	n := min(len(d)/8, len(a)/16, len(b)/16, len(c)/16, len(e)/16)
+	d, a = d[:8*n], a[:16*n]
+	b, c, e = b[:len(a)], c[:len(a)], e[:len(a)]
+	for i, j := 0, 0; j+16 <= len(a) && i+8 <= len(d); i, j = i+8, j+16 {
+		s0 := pairs8(le64(a[j:j+8])^flip) + pairs8(le64(b[j:j+8])^flip) +
+			pairs8(le64(c[j:j+8])^flip) + pairs8(le64(e[j:j+8])^flip)
+		s1 := pairs8(le64(a[j+8:j+16])^flip) + pairs8(le64(b[j+8:j+16])^flip) +
+			pairs8(le64(c[j+8:j+16])^flip) + pairs8(le64(e[j+8:j+16])^flip)
 		r0 := (s0 + 4*ones16) >> 3 & lanes8
 		r1 := (s1 + 4*ones16) >> 3 & lanes8
-		binary.LittleEndian.PutUint64(d, pack8(r0)|pack8(r1)<<32)
-		d, a, b, c, e = d[8:], a[16:], b[16:], c[16:], e[16:]
+		binary.LittleEndian.PutUint64(d[i:i+8], (pack8(r0)|pack8(r1)<<32)^flip)
 	}
-	meanH4(d, a, b, c, e)
+	return 8 * n
 }
 
 // The 16-bit kernels need a little-endian machine: they read the samples'
 // memory as bytes.
 
-func swar2x2U16(d, a, b []uint16) {
-	db, ab, bb := asBytes(d), asBytes(a), asBytes(b)
-	for len(db) >= 8 && len(ab) >= 16 && len(bb) >= 16 {
-		s0 := pairs16(le64(ab[0:8])) + pairs16(le64(bb[0:8]))
-		s1 := pairs16(le64(ab[8:16])) + pairs16(le64(bb[8:16]))
+func swar2x2U16[T uint16 | int16](d, a, b []uint16) int {
+	flip := signFlip[T](flip16)
+	n := min(len(d)/4, len(a)/8, len(b)/8)
+	db, ab, bb := asBytes(d[:4*n]), asBytes(a[:8*n]), asBytes(b)
+	for i, j := 0, 0; j+16 <= len(ab) && i+8 <= len(db); i, j = i+8, j+16 {
+		pb := (*[16]byte)(bb[j:])
+		s0 := pairs16(le64(ab[j:j+8])^flip) + pairs16(le64(pb[0:8])^flip)
+		s1 := pairs16(le64(ab[j+8:j+16])^flip) + pairs16(le64(pb[8:16])^flip)
 		r0 := (s0 + 2*ones32) >> 2 & lanes16
 		r1 := (s1 + 2*ones32) >> 2 & lanes16
-		binary.LittleEndian.PutUint64(db, pack16(r0)|pack16(r1)<<32)
-		db, ab, bb = db[8:], ab[16:], bb[16:]
+		binary.LittleEndian.PutUint64(db[i:i+8], (pack16(r0)|pack16(r1)<<32)^flip)
 	}
-	i := len(d) - len(db)/2
-	meanH2(d[i:], a[2*i:], b[2*i:])
+	return 4 * n
 }
 
-func swar2x2x2U16(d, a, b, c, e []uint16) {
-	db, ab, bb, cb, eb := asBytes(d), asBytes(a), asBytes(b), asBytes(c), asBytes(e)
-	for len(db) >= 8 && len(ab) >= 16 && len(bb) >= 16 && len(cb) >= 16 && len(eb) >= 16 {
-		s0 := pairs16(le64(ab[0:8])) + pairs16(le64(bb[0:8])) + pairs16(le64(cb[0:8])) + pairs16(le64(eb[0:8]))
-		s1 := pairs16(le64(ab[8:16])) + pairs16(le64(bb[8:16])) + pairs16(le64(cb[8:16])) + pairs16(le64(eb[8:16]))
+func swar2x2x2U16[T uint16 | int16](d, a, b, c, e []uint16) int {
+	flip := signFlip[T](flip16)
+	n := min(len(d)/4, len(a)/8, len(b)/8, len(c)/8, len(e)/8)
+	db, ab := asBytes(d[:4*n]), asBytes(a[:8*n])
+	bb, cb, eb := asBytes(b[:8*n]), asBytes(c[:8*n]), asBytes(e[:8*n])
+	for i, j := 0, 0; j+16 <= len(ab) && i+8 <= len(db); i, j = i+8, j+16 {
+		s0 := pairs16(le64(ab[j:j+8])^flip) + pairs16(le64(bb[j:j+8])^flip) +
+			pairs16(le64(cb[j:j+8])^flip) + pairs16(le64(eb[j:j+8])^flip)
+		s1 := pairs16(le64(ab[j+8:j+16])^flip) + pairs16(le64(bb[j+8:j+16])^flip) +
+			pairs16(le64(cb[j+8:j+16])^flip) + pairs16(le64(eb[j+8:j+16])^flip)
 		r0 := (s0 + 4*ones32) >> 3 & lanes16
 		r1 := (s1 + 4*ones32) >> 3 & lanes16
-		binary.LittleEndian.PutUint64(db, pack16(r0)|pack16(r1)<<32)
-		db, ab, bb, cb, eb = db[8:], ab[16:], bb[16:], cb[16:], eb[16:]
+		binary.LittleEndian.PutUint64(db[i:i+8], (pack16(r0)|pack16(r1)<<32)^flip)
 	}
-	i := len(d) - len(db)/2
-	meanH4(d[i:], a[2*i:], b[2*i:], c[2*i:], e[2*i:])
+	return 4 * n
 }

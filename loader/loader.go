@@ -144,22 +144,30 @@ func (m *Meta) Validate() error {
 		if len(l.Shape) != n || len(l.Chunk) != n || len(l.Scale) != n || len(l.Translation) != n {
 			return fmt.Errorf("level %d: lengths do not match axes %q", li, m.Axes)
 		}
-		total := uint64(m.DType.Size())
+		total, chunk := uint64(m.DType.Size()), uint64(m.DType.Size())
 		for i := 0; i < n; i++ {
 			if l.Shape[i] <= 0 || l.Chunk[i] <= 0 {
 				return fmt.Errorf("level %d: non-positive size on axis %c", li, m.Axes[i])
 			}
-			total *= uint64(l.Shape[i])
-			if total > 1<<50 {
-				return fmt.Errorf("level %d: array too large", li)
+			// Checked before multiplying, so that nothing overflows.
+			if uint64(l.Shape[i]) > maxArrayBytes/total {
+				return fmt.Errorf("level %d: array of %v samples is too large", li, l.Shape)
 			}
-		}
-		if uint64(l.ChunkBytes(m.DType)) > 1<<31 {
-			return fmt.Errorf("level %d: chunk of %v is too large", li, l.Chunk)
+			if uint64(l.Chunk[i]) > maxChunkBytes/chunk {
+				return fmt.Errorf("level %d: chunk of %v is too large", li, l.Chunk)
+			}
+			total *= uint64(l.Shape[i])
+			chunk *= uint64(l.Chunk[i])
 		}
 	}
 	return nil
 }
+
+// Limits on what a Source may describe: 1 PiB in all, 2 GiB per chunk.
+const (
+	maxArrayBytes = 1 << 50
+	maxChunkBytes = 1 << 31
+)
 
 // Format describes a registered image format.
 type Format struct {

@@ -153,6 +153,9 @@ func TestValidateRejects(t *testing.T) {
 		NewMeta("x", "ZYX", []int{0, 3, 4}, Uint8, []int{1, 3, 4}, nil, nil),
 		NewMeta("x", "ZYX", []int{2, 3, 4}, Invalid, []int{1, 3, 4}, nil, nil),
 		NewMeta("x", "ZYX", []int{1 << 20, 1 << 20, 1 << 20}, Uint8, []int{1, 3, 4}, nil, nil),
+		NewMeta("x", "YX", []int{1 << 40, 1 << 40}, Uint8, []int{1, 1}, nil, nil),
+		NewMeta("x", "YX", []int{1 << 40, 1 << 40}, Uint8, []int{1 << 40, 1 << 40}, nil, nil),
+		NewMeta("x", "YX", []int{1 << 20, 1 << 20}, Uint16, []int{1 << 20, 1 << 20}, nil, nil),
 	} {
 		if m.Validate() == nil {
 			t.Errorf("%+v: no error", m)

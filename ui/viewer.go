@@ -34,11 +34,11 @@ type Options struct {
 
 // frame is one finished picture and the view it shows.
 type frame struct {
-	img     *image.RGBA
-	pos     position
-	asked   time.Time // when the input that asked for it came
-	bytes   int
-	label   string
+	img   *image.RGBA
+	pos   position
+	asked time.Time // when the input that asked for it came
+	bytes int
+	label string
 }
 
 // request asks the drawing goroutine for a view.

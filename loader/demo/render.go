@@ -54,7 +54,7 @@ func (s *scene) finish(out []byte, row *[chunkXY]int32, w, z, y, x0 int) {
 	base := s.bgZ[z] + s.bgY[y]
 	bg := s.bgX[x0:]
 	off := (hash3(0, y, z) + uint32(x0)) % noiseLen
-	noise := (*[chunkXY]uint16)(noiseTable()[off : off+chunkXY])
+	noise := (*[chunkXY]int32)(noiseTable()[off : off+chunkXY])
 	if w == chunkXY && len(out) >= 2*chunkXY && len(bg) >= chunkXY {
 		o := (*[2 * chunkXY]byte)(out)
 		b := (*[chunkXY]int32)(bg)
@@ -72,10 +72,10 @@ func (s *scene) finish(out []byte, row *[chunkXY]int32, w, z, y, x0 int) {
 	}
 }
 
-// texel adds noise value n to sample v (which is positive), clamped to
-// uint16.
-func texel(v int32, n uint16) int32 {
-	v += int32(n&1023) + v*(int32(n>>10)-32)>>8
+// texel adds noise value n (see noiseTable) to sample v (which is
+// positive), clamped to uint16.
+func texel(v int32, n int32) int32 {
+	v += n&0xffff + v*(n>>16)>>8
 	return min(v, 65535)
 }
 

@@ -111,16 +111,17 @@ func (c *cell) at(t int) (z, y, x float64) {
 
 // noiseLen is the period of the noise table; the table repeats its first
 // chunkXY entries at the end so that a chunk row never wraps.
-const noiseLen = 1 << 16
+const noiseLen = 1 << 14
 
-// noiseTable holds random 16-bit texture values: bits 0-9 an offset, bits
-// 10-15 a gain. It is built on first use and read-only afterwards.
-var noiseTable = sync.OnceValue(func() []uint16 {
-	t := make([]uint16, noiseLen+chunkXY)
+// noiseTable holds random texture values: an offset 0..1023 in the low 16
+// bits and a signed gain -32..31 (in 256ths) in the high 16 bits. It is
+// built on first use and read-only afterwards.
+var noiseTable = sync.OnceValue(func() []int32 {
+	t := make([]int32, noiseLen+chunkXY)
 	r := rng(7)
-	for i := 0; i < noiseLen; i += 4 {
+	for i := range noiseLen {
 		v := r.next()
-		t[i], t[i+1], t[i+2], t[i+3] = uint16(v), uint16(v>>16), uint16(v>>32), uint16(v>>48)
+		t[i] = int32(v&1023) | (int32(v>>10&63)-32)<<16
 	}
 	copy(t[noiseLen:], t)
 	return t

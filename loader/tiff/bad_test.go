@@ -46,7 +46,7 @@ func TestBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	python(t, dir, badFixtures)
 	cases := []struct {
-		file, want string
+		file, want  string
 		unsupported bool
 	}{
 		{"truncated.tif", "outside the file", false},

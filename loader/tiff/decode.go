@@ -10,6 +10,8 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/image/tiff/lzw"
+
+	"vastview/loader"
 )
 
 // decodeBlock decompresses the stored block b of p from raw into out, whose
@@ -25,9 +27,13 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 	case cPackBits:
 		err = unPackBits(raw, out)
 	case cZSTD:
-		err = unZSTD(raw, out)
+		err = unZSTD(raw, out, p.bh*p.rowBytes())
 	default:
 		copy(out, raw)
+	}
+	var ue *loader.UnsupportedError
+	if errors.As(err, &ue) {
+		return err
 	}
 	if err != nil {
 		return blockErr(p, b, "%v", err)
@@ -60,7 +66,7 @@ func readFull(r io.Reader, out []byte) error {
 
 func unLZW(raw, out []byte) error {
 	if len(raw) >= 2 && raw[0] == 0 && raw[1]&1 != 0 {
-		return errors.New("unsupported old-style (LSB-first) LZW data")
+		return unsupported("old-style (LSB-first) LZW compression")
 	}
 	r := lzw.NewReader(bytes.NewReader(raw), lzw.MSB, 8)
 	defer r.Close()
@@ -143,12 +149,22 @@ func zstdDecoder() (*zstd.Decoder, error) {
 	return zstdDec, zstdErr
 }
 
-func unZSTD(raw, out []byte) error {
+// unZSTD decodes raw into out. A short last strip that was stored at the
+// full strip size (up to full bytes) is decoded into scratch space and cut.
+func unZSTD(raw, out []byte, full int) error {
 	d, err := zstdDecoder()
 	if err != nil {
 		return err
 	}
 	res, err := d.DecodeAll(raw, out[:0:len(out)])
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) && full > len(out) {
+		buf := getScratch(full)
+		defer scratch.Put(buf)
+		res, err = d.DecodeAll(raw, (*buf)[:0:full])
+		if len(res) > len(out) {
+			res = res[:len(out)]
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package tiff
 
 import (
 	"context"
+	"io"
 	"sync"
 )
 
@@ -85,26 +86,26 @@ func (x *pageIndex) nextOf(k int) int64 {
 // publishBatch is how many pages a background walk finds between wake-ups.
 const publishBatch = 256
 
-// walkList walks the chain from first, listing up to limit stack pages
-// (all when limit <= 0). With bg it runs in a goroutine stopped by close.
-func (x *pageIndex) walkList(f *file, first int64, limit int, bg bool) error {
+// walkList walks the chain from first, reading r (the same file), listing
+// up to limit stack pages (all when limit <= 0). With bg it runs in a
+// goroutine stopped by close.
+func (x *pageIndex) walkList(f *file, r io.ReaderAt, first int64, limit int, bg bool) error {
 	x.mode = modeList
 	x.progress = make(chan struct{})
 	x.stop = make(chan struct{})
 	if !bg {
-		x.walk(f, first, limit)
+		x.walk(&walker{f: f, r: r}, first, limit)
 		return x.err
 	}
 	x.wg.Add(1)
 	go func() {
 		defer x.wg.Done()
-		x.walk(f, first, limit)
+		x.walk(&walker{f: f, r: r}, first, limit)
 	}()
 	return nil
 }
 
-func (x *pageIndex) walk(f *file, off int64, limit int) {
-	w := &walker{f: f}
+func (x *pageIndex) walk(w *walker, off int64, limit int) {
 	var batch []int64
 	var err error
 	for off != 0 && (limit <= 0 || len(x.offs)+len(batch) < limit) {

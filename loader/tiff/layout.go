@@ -26,7 +26,8 @@ func plainLayout(n int) *layout {
 	return l
 }
 
-// metaLayout reads ImageJ or OME metadata from page 0, or returns nil.
+// metaLayout reads ImageJ, OME or tifffile metadata from page 0, or
+// returns nil.
 func (f *file) metaLayout(p0 *page) *layout {
 	desc := f.ascii(p0.desc, maxOMEBytes)
 	if desc == "" {
@@ -41,7 +42,7 @@ func (f *file) metaLayout(p0 *page) *layout {
 	if o, ok := parseOME(desc, p0.width, p0.height, p0.spp); ok {
 		return omeLayout(o, p0.spp)
 	}
-	return nil
+	return shapedLayout(desc, p0)
 }
 
 func (f *file) imagejLayout(p0 *page, ij imagejInfo) *layout {
@@ -108,10 +109,10 @@ func omeLayout(o omeInfo, spp int) *layout {
 
 // Strip-organised pages are read one page plane per chunk unless the plane
 // is larger than maxPlaneChunk; then a chunk is a band of about bandBytes
-// (whole strips when the strips are compressed).
-const (
-	maxPlaneChunk = 64 << 20
-	bandBytes     = 16 << 20
+// (whole strips when the strips are compressed). Variables for tests.
+var (
+	maxPlaneChunk int64 = 64 << 20
+	bandBytes     int64 = 16 << 20
 )
 
 // chunkRows is the number of rows in one chunk of a strip-organised page.

@@ -4,55 +4,6 @@ import (
 	"vastview/loader"
 )
 
-// Tags used by the reader.
-const (
-	tagNewSubfileType  = 254
-	tagImageWidth      = 256
-	tagImageLength     = 257
-	tagBitsPerSample   = 258
-	tagCompression     = 259
-	tagPhotometric     = 262
-	tagFillOrder       = 266
-	tagDescription     = 270
-	tagStripOffsets    = 273
-	tagSamplesPerPixel = 277
-	tagRowsPerStrip    = 278
-	tagStripByteCounts = 279
-	tagXResolution     = 282
-	tagYResolution     = 283
-	tagPlanarConfig    = 284
-	tagResolutionUnit  = 296
-	tagPredictor       = 317
-	tagColorMap        = 320
-	tagTileWidth       = 322
-	tagTileLength      = 323
-	tagTileOffsets     = 324
-	tagTileByteCounts  = 325
-	tagSubIFDs         = 330
-	tagSampleFormat    = 339
-	tagImageDepth      = 32997
-)
-
-// Compression schemes that can be decoded.
-const (
-	cNone     = 1
-	cLZW      = 5
-	cDeflate  = 8
-	cPackBits = 32773
-	cDeflOld  = 32946
-	cZSTD     = 50000
-)
-
-var compressionNames = map[int]string{
-	2: "CCITT RLE", 3: "CCITT Group 3", 4: "CCITT Group 4", 6: "old-style JPEG",
-	7: "JPEG", 9: "JBIG", 10: "JBIG", 32766: "NeXT", 32771: "CCITT RLEW",
-	32809: "ThunderScan", 32895: "IT8", 32908: "PixarFilm", 32909: "PixarLog",
-	33003: "JPEG 2000", 33005: "JPEG 2000", 34661: "JBIG", 34676: "SGILog",
-	34677: "SGILog24", 34712: "JPEG 2000", 34887: "LERC", 34925: "LZMA",
-	34926: "ZSTD (old code)", 34927: "WebP", 34933: "PNG", 34934: "JPEG XR",
-	50001: "WebP", 50002: "JPEG XL", 52546: "JPEG XL",
-}
-
 // page is one parsed IFD. Block offsets and byte counts stay in the file
 // and are read on demand. A page is immutable once parsed.
 type page struct {
@@ -77,6 +28,7 @@ type page struct {
 	shift       int64 // added to every block offset (pages without an IFD)
 
 	desc, colormap, xres, yres entry
+	subifds                    entry // reduced-resolution copies of the page
 	resUnit                    int
 }
 
@@ -160,6 +112,7 @@ func (f *file) parsePage(off int64) (*page, error) {
 	}
 	p.desc, p.colormap = fs[tagDescription], fs[tagColorMap]
 	p.xres, p.yres = fs[tagXResolution], fs[tagYResolution]
+	p.subifds = fs[tagSubIFDs]
 	ru, _ := f.scalar(fs, tagResolutionUnit, 2)
 	p.resUnit = int(ru)
 	if p.photometric == 3 {
@@ -310,79 +263,6 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	return nil
 }
 
-// maxBlockBytes bounds the decoded size of one strip or tile.
-const maxBlockBytes = 1 << 31
-
-func (f *file) parseBlocks(p *page, fs fields) error {
-	ppb := p.spp // samples per pixel in one block
-	if p.planar {
-		ppb = 1
-	}
-	planes := 1
-	if p.planar {
-		planes = p.spp
-	}
-	es := p.dtype.Size()
-	var offTag, cntTag uint16
-	if _, ok := fs[tagTileWidth]; ok {
-		p.tiled = true
-		tw, err := f.scalar(fs, tagTileWidth, 0)
-		if err != nil {
-			return err
-		}
-		th, err := f.scalar(fs, tagTileLength, 0)
-		if err != nil {
-			return err
-		}
-		if tw == 0 || th == 0 || tw > maxSide || th > maxSide {
-			return formatErr("bad tile size %dx%d", tw, th)
-		}
-		p.bw, p.bh = int(tw), int(th)
-		offTag, cntTag = tagTileOffsets, tagTileByteCounts
-	} else {
-		rps, err := f.scalar(fs, tagRowsPerStrip, 1<<32-1)
-		if err != nil {
-			return err
-		}
-		if rps == 0 {
-			return formatErr("RowsPerStrip is 0")
-		}
-		p.bw, p.bh = p.width, int(min(rps, uint64(p.height)))
-		offTag, cntTag = tagStripOffsets, tagStripByteCounts
-	}
-	bb := uint64(p.bw) * uint64(p.bh) * uint64(ppb) * uint64(es)
-	if p.compression == cNone && bb > uint64(f.size()) {
-		return formatErr("%dx%d pixel blocks of %d bytes exceed the file", p.bw, p.bh, bb)
-	}
-	if bb > maxBlockBytes {
-		return formatErr("%dx%d pixel blocks of %d bytes are too large", p.bw, p.bh, bb)
-	}
-	p.across = (p.width + p.bw - 1) / p.bw
-	p.down = (p.height + p.bh - 1) / p.bh
-	nb := uint64(p.across) * uint64(p.down) * uint64(planes)
-	if nb > uint64(f.size()) {
-		return formatErr("page needs %d blocks, more than the file can hold", nb)
-	}
-	p.nblocks = int(nb)
-	e, ok := fs[offTag]
-	if !ok {
-		return formatErr("IFD at offset %d has no strip or tile offsets", p.ifd)
-	}
-	if !isUint(e) || e.count < nb || !f.check(e) {
-		return formatErr("bad strip or tile offsets: %d for %d blocks", e.count, nb)
-	}
-	p.offsets = e
-	if e, ok := fs[cntTag]; ok {
-		if !isUint(e) || e.count < nb || !f.check(e) {
-			return formatErr("bad strip or tile byte counts: %d for %d blocks", e.count, nb)
-		}
-		p.counts, p.hasCounts = e, true
-	} else if p.compression != cNone {
-		return formatErr("compressed page without byte counts")
-	}
-	return nil
-}
-
 func (f *file) checkPalette(p *page) error {
 	bits := p.dtype.Size() * 8
 	if p.dtype.Signed() || p.dtype.Float() || bits > 16 {
@@ -408,52 +288,6 @@ func (f *file) palette(p *page) [][3]uint16 {
 		}
 	}
 	return pal
-}
-
-// blockSamples is the number of samples per pixel stored in one block.
-func (p *page) blockSamples() int {
-	if p.planar {
-		return 1
-	}
-	return p.spp
-}
-
-// blockRows is the number of rows block b holds (the last strip of a plane
-// is short; tiles are always full).
-func (p *page) blockRows(b int) int {
-	if p.tiled {
-		return p.bh
-	}
-	r := b % p.down
-	return min(p.bh, p.height-r*p.bh)
-}
-
-// rowBytes is the stored size of one row of a block.
-func (p *page) rowBytes() int { return p.bw * p.blockSamples() * p.dtype.Size() }
-
-// blockExtent returns block b's file offset and stored byte count (0 for an
-// empty block) after checking them against the file.
-func (f *file) blockExtent(p *page, b int) (int64, int64, error) {
-	want := int64(p.blockRows(b)) * int64(p.rowBytes())
-	off := f.uintAt(p.offsets, uint64(b))
-	n := uint64(want)
-	if p.hasCounts {
-		n = f.uintAt(p.counts, uint64(b))
-		if n == 0 {
-			return 0, 0, nil
-		}
-	}
-	o := int64(off) + p.shift
-	if off > uint64(f.size()) || n > uint64(f.size()) || !f.has(o, int64(n)) {
-		return 0, 0, formatErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, o)
-	}
-	if p.compression == cNone {
-		if int64(n) < want {
-			return 0, 0, formatErr("block %d of IFD at offset %d holds %d bytes, %d expected", b, p.ifd, n, want)
-		}
-		n = uint64(want)
-	}
-	return o, int64(n), nil
 }
 
 // sameLayout reports whether q can be read with the chunk geometry of p.

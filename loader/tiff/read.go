@@ -38,7 +38,9 @@ func (s *source) readTile(ctx context.Context, p *page, plane, ty, tx int, dst [
 	case n == 0:
 		clear(dst)
 	case p.compression == cNone && ppb == 1:
-		copy(dst, s.f.b[off:off+n])
+		if err := s.readRaw(dst, off); err != nil {
+			return err
+		}
 		if s.swapped(p) {
 			swapBytes(dst, es)
 		}
@@ -60,6 +62,20 @@ func (s *source) readTile(ctx context.Context, p *page, plane, ty, tx int, dst [
 	vc := min(p.bw, p.width-tx*p.bw)
 	zeroEdges(dst, ppb, p.bh, p.bw*es, vr, vc*es)
 	return ctx.Err()
+}
+
+// readRaw copies the len(dst) stored bytes at off (checked to lie in the
+// file) into dst. It uses a positioned read where the file is open: on
+// first touch that is several times faster than faulting the mapping in.
+func (s *source) readRaw(dst []byte, off int64) error {
+	if s.fh == nil {
+		copy(dst, s.f.b[off:])
+		return nil
+	}
+	if _, err := s.fh.ReadAt(dst, off); err != nil {
+		return formatErr("reading %d bytes at offset %d: %v", len(dst), off, err)
+	}
+	return nil
 }
 
 // zeroEdges clears the part of each of the planes of dst (rows x rowBytes)
@@ -124,6 +140,15 @@ func (s *source) readStrip(p *page, b, y0, y1 int, dst []byte, ps int) error {
 	var src []byte
 	swap := false
 	switch {
+	case p.compression == cNone && ppb == 1:
+		d := dst[at : at+(ry1-ry0)*rb]
+		if err := s.readRaw(d, off+int64((ry0-sy0)*rb)); err != nil {
+			return err
+		}
+		if s.swapped(p) {
+			swapBytes(d, es)
+		}
+		return nil
 	case p.compression == cNone:
 		src = raw[(ry0-sy0)*rb : (ry1-sy0)*rb]
 		swap = s.swapped(p)
@@ -139,9 +164,6 @@ func (s *source) readStrip(p *page, b, y0, y1 int, dst []byte, ps int) error {
 	}
 	if ppb == 1 {
 		copy(dst[at:], src)
-		if swap {
-			swapBytes(dst[at:at+len(src)], es)
-		}
 		return nil
 	}
 	deinterleave(dst[at:], ps, src, (ry1-ry0)*p.width, ppb, es, swap)

@@ -1,9 +1,11 @@
 package tiff
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 
 	"vastview/loader"
@@ -15,18 +17,20 @@ type source struct {
 	mu     sync.RWMutex // held for reading while the mapping is used
 	closed bool
 	lf     *loader.File
+	fh     *os.File // the same file for positioned reads, or nil
 	f      *file
 	p0     *page
 	idx    *pageIndex
 	meta   *loader.Meta
 
-	pageAxes  []int // meta axes that step through pages, slowest first
+	levels    []*page // page 0's SubIFD of each level above 0
+	pageAxes  []int   // meta axes that step through pages, slowest first
 	pageDims  []int
 	cAxis     int // meta axis of the samples, -1 if none
 	closeOnce sync.Once
 }
 
-func newSource(lf *loader.File) (*source, error) {
+func newSource(lf *loader.File, path string) (*source, error) {
 	if lf.Size() < 8 {
 		return nil, formatErr("file is too short for a TIFF header")
 	}
@@ -48,16 +52,22 @@ func newSource(lf *loader.File) (*source, error) {
 		}
 	}
 	s := &source{lf: lf, f: f, p0: p0, idx: &pageIndex{}}
+	if fh, err := os.Open(path); err == nil {
+		s.fh = fh
+	}
 	l, err := s.index()
 	if err != nil {
+		s.closeFile()
 		return nil, err
 	}
 	m, pageAxes, cAxis := buildMeta(p0, l)
 	if p0.photometric == 3 {
 		m.Palette = f.palette(p0)
 	}
+	s.levels = s.subLevels(m)
 	if err := m.Validate(); err != nil {
 		s.idx.close()
+		s.closeFile()
 		return nil, formatErr("%v", err)
 	}
 	s.meta, s.pageAxes, s.cAxis = m, pageAxes, cAxis
@@ -89,15 +99,25 @@ func (s *source) index() (*layout, error) {
 	if x.tryStride(f, p0, 0) {
 		return s.fit(l, x.n), nil
 	}
+	r := s.chainReader()
 	if l != nil && l.pages > 1 {
 		x.n = l.pages
-		return l, x.walkList(f, p0.ifd, l.pages, true)
+		return l, x.walkList(f, r, p0.ifd, l.pages, true)
 	}
-	if err := x.walkList(f, p0.ifd, 0, false); err != nil {
+	if err := x.walkList(f, r, p0.ifd, 0, false); err != nil {
 		return nil, err
 	}
 	x.n = len(x.offs)
 	return s.fit(l, x.n), nil
+}
+
+// chainReader returns what the IFD chain is walked with: positioned reads
+// of the file where it could be opened again (see walker), else the mapping.
+func (s *source) chainReader() io.ReaderAt {
+	if s.fh != nil {
+		return s.fh
+	}
+	return s.lf
 }
 
 // fit returns l if it describes n pages, else a plain stack of n pages.
@@ -106,6 +126,12 @@ func (s *source) fit(l *layout, n int) *layout {
 		return l
 	}
 	return plainLayout(n)
+}
+
+func (s *source) closeFile() {
+	if s.fh != nil {
+		s.fh.Close()
+	}
 }
 
 // Meta implements loader.Source.
@@ -118,6 +144,7 @@ func (s *source) Close() error {
 		s.idx.close()
 		s.mu.Lock()
 		s.closed = true
+		s.closeFile()
 		err = s.lf.Close()
 		s.mu.Unlock()
 	})
@@ -127,10 +154,10 @@ func (s *source) Close() error {
 // ReadChunk implements loader.Source.
 func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	m := s.meta
-	if level != 0 {
+	if level < 0 || level >= len(m.Levels) {
 		return fmt.Errorf("tiff: no level %d", level)
 	}
-	l := &m.Levels[0]
+	l := &m.Levels[level]
 	grid := l.Grid()
 	if len(idx) != len(grid) {
 		return fmt.Errorf("tiff: chunk index %v has %d axes, want %d", idx, len(idx), len(grid))
@@ -160,6 +187,9 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 		return errClosed
 	}
 	p, err := s.page(k, ifd, shift)
+	if err == nil && level > 0 {
+		p, err = s.levelPage(k, p, level)
+	}
 	if err != nil {
 		return err
 	}
@@ -176,6 +206,18 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 		err = s.readRows(ctx, p, plane, y0, l.Chunk[n-2], dst)
 	}
 	return inPage(k, err)
+}
+
+// levelPage returns the SubIFD of page p (page k) that holds level.
+func (s *source) levelPage(k int, p *page, level int) (*page, error) {
+	sp, err := s.f.subPage(p, level-1)
+	if err != nil {
+		return nil, inPage(k, err)
+	}
+	if !s.levels[level-1].sameLayout(sp) {
+		return nil, inPage(k, formatErr("level %d differs from page 0's", level))
+	}
+	return sp, nil
 }
 
 // inPage prefixes a format error with the page it concerns.

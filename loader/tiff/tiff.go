@@ -41,7 +41,7 @@ func Open(path string) (loader.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSource(lf)
+	s, err := newSource(lf, path)
 	if err != nil {
 		lf.Close()
 		return nil, err

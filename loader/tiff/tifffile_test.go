@@ -1,6 +1,7 @@
 package tiff
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -45,6 +46,9 @@ w('rgb_tiled_zlib_pred', ints(np.uint16, (70, 80, 3)) // 3, photometric='rgb', t
 w('rgb_planar_tiled', ints(np.uint8, (2, 3, 40, 50)), photometric='rgb', planarconfig='separate', tile=(16, 16))
 w('rgb_zlib_strips', ints(np.uint8, (2, 30, 40, 3)) // 4, photometric='rgb', compression='zlib', predictor=2, rowsperstrip=8)
 w('miniswhite', ints(np.uint16, (2, 10, 12)), photometric='miniswhite')
+w('shaped_tzyx', ints(np.uint8, (2, 3, 16, 24)), metadata={'axes': 'TZYX'}, **mb)
+w('shaped_tyxs', ints(np.uint8, (2, 16, 24, 3)), photometric='rgb', metadata={'axes': 'TYXS'})
+w('shaped_tcyx_zlib', ints(np.uint16, (3, 2, 16, 24)) // 9, compression='zlib', metadata={'axes': 'TCYX'}, **mb)
 `
 
 func TestTifffile(t *testing.T) {
@@ -57,7 +61,7 @@ func TestTifffile(t *testing.T) {
 		"zlib_u8_rps": "ZYX", "zlib_i16_pred": "ZYX", "zlib_u32": "ZYX",
 		"rgb": "ZCYX", "rgb_be16": "CYX", "rgb_planar16": "CYX", "rgba": "CYX",
 		"rgb_tiled_zlib_pred": "CYX", "rgb_planar_tiled": "ZCYX", "rgb_zlib_strips": "ZCYX",
-		"miniswhite": "ZYX",
+		"miniswhite": "ZYX", "shaped_tzyx": "TZYX", "shaped_tyxs": "TCYX", "shaped_tcyx_zlib": "TCYX",
 	}
 	var names, paths []string
 	for n := range axes {
@@ -231,6 +235,8 @@ with tifffile.TiffWriter(d + '/subifds.tif', bigtiff=True) as tw:
         tw.write(full[k, ::2, ::2], photometric='minisblack', subfiletype=1, tile=(16, 16))
         tw.write(full[k, ::4, ::4], photometric='minisblack', subfiletype=1, tile=(16, 16))
 full.astype('<u2').tofile(d + '/full.raw')
+np.ascontiguousarray(full[:, ::2, ::2]).astype('<u2').tofile(d + '/half.raw')
+np.ascontiguousarray(full[:, ::4, ::4]).astype('<u2').tofile(d + '/quarter.raw')
 `
 
 func TestReducedPagesSkipped(t *testing.T) {
@@ -246,6 +252,77 @@ func TestReducedPagesSkipped(t *testing.T) {
 			}
 			if got := readAll(t, src); string(got) != string(want) {
 				t.Fatalf("samples differ from the full-resolution pages at byte %d", firstDiff(got, want))
+			}
+			if n == "chain.tif" {
+				if len(m.Levels) != 1 {
+					t.Fatalf("%d levels, want 1", len(m.Levels))
+				}
+				return
+			}
+			// tifffile's SubIFDs become levels 1 and 2.
+			if len(m.Levels) != 3 {
+				t.Fatalf("%d levels, want 3", len(m.Levels))
+			}
+			for lv, c := range []struct {
+				file  string
+				shape []int
+				scale float64
+			}{{"half.raw", []int{3, 32, 24}, 2}, {"quarter.raw", []int{3, 16, 12}, 4}} {
+				l := m.Levels[lv+1]
+				if !reflect.DeepEqual(l.Shape, c.shape) || !reflect.DeepEqual(l.Chunk, []int{1, 16, 16}) {
+					t.Errorf("level %d: shape %v chunk %v, want %v in 16x16 tiles", lv+1, l.Shape, l.Chunk, c.shape)
+				}
+				tr := (c.scale - 1) / 2
+				if !reflect.DeepEqual(l.Scale, []float64{1, c.scale, c.scale}) || !reflect.DeepEqual(l.Translation, []float64{0, tr, tr}) {
+					t.Errorf("level %d: scale %v translation %v", lv+1, l.Scale, l.Translation)
+				}
+				got, err := loader.ReadAll(context.Background(), src, lv+1, 1<<20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := readFile(t, filepath.Join(dir, c.file)); string(got) != string(want) {
+					t.Fatalf("level %d differs from tifffile's SubIFD at byte %d", lv+1, firstDiff(got, want))
+				}
+			}
+		})
+	}
+}
+
+// Pages larger than the plane chunk limit are read in bands of rows: whole
+// strips when compressed, any rows when not.
+func TestBands(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, `
+rng = np.random.default_rng(8)
+mb = dict(photometric='minisblack')
+tifffile.imwrite(d + '/zlib.tif', rng.integers(0, 9, (2, 61, 40), dtype=np.uint16), compression='zlib', predictor=2, rowsperstrip=5, **mb)
+tifffile.imwrite(d + '/plain.tif', rng.integers(0, 65535, (2, 61, 40), dtype=np.uint16), rowsperstrip=7, **mb)
+tifffile.imwrite(d + '/rgb.tif', rng.integers(0, 255, (61, 40, 3), dtype=np.uint8), rowsperstrip=3, photometric='rgb')
+tifffile.imwrite(d + '/planar.tif', rng.integers(0, 255, (3, 61, 40), dtype=np.uint8), rowsperstrip=8, compression='zlib', photometric='rgb', planarconfig='separate')
+`)
+	oldPlane, oldBand := maxPlaneChunk, bandBytes
+	maxPlaneChunk, bandBytes = 1000, 320
+	defer func() { maxPlaneChunk, bandBytes = oldPlane, oldBand }()
+	cases := []struct {
+		file, axes string
+		rows       int
+	}{
+		{"zlib.tif", "ZYX", 5},
+		{"plain.tif", "ZYX", 4},
+		{"rgb.tif", "CYX", 2},
+		{"planar.tif", "CYX", 8},
+	}
+	var paths []string
+	for _, c := range cases {
+		paths = append(paths, filepath.Join(dir, c.file))
+	}
+	refs := tifffileRead(t, paths...)
+	for i, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			src := expectRef(t, paths[i], c.axes, refs[paths[i]])
+			ch := src.Meta().Levels[0].Chunk
+			if got := ch[len(ch)-2]; got != c.rows {
+				t.Errorf("chunks of %d rows, want %d", got, c.rows)
 			}
 		})
 	}

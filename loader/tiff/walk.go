@@ -1,12 +1,21 @@
 package tiff
 
-import "sort"
+import (
+	"io"
+	"math"
+	"sort"
+)
 
 // walker follows an IFD chain reading only each IFD's entry count, its
-// NewSubfileType and its next-IFD offset. It detects loops and chains longer
-// than the file could hold. It is not safe for concurrent use.
+// NewSubfileType and its next-IFD offset. It reads with small positioned
+// reads rather than through the mapping: touching one mapped page per IFD
+// makes the kernel read around each one, which for a long stack costs more
+// than the reads themselves. It detects loops and chains longer than the
+// file could hold. It is not safe for concurrent use.
 type walker struct {
 	f      *file
+	r      io.ReaderAt // the same file
+	buf    [256]byte
 	chain  []int64 // every IFD visited, in chain order
 	sorted int     // chain[:sorted] is strictly increasing
 	late   map[int64]struct{}
@@ -21,12 +30,92 @@ func (w *walker) step(off int64) (next int64, stack bool, err error) {
 	if int64(len(w.chain)) >= w.f.size()/w.f.minIFDSize() {
 		return 0, false, formatErr("IFD chain is longer than the file can hold")
 	}
-	n, next, err := w.f.ifdHead(off)
+	next, sub, err := w.head(off)
 	if err != nil {
 		return 0, false, err
 	}
 	w.add(off)
-	return next, w.f.subfileType(off, n)&5 == 0, nil
+	return next, sub&5 == 0, nil
+}
+
+// head reads the IFD at off: its next offset and NewSubfileType, checking
+// that the whole IFD lies inside the file.
+func (w *walker) head(off int64) (next int64, subfile uint64, err error) {
+	f := w.f
+	cs, es, ns := int64(2), int64(12), int64(4)
+	if f.big {
+		cs, es, ns = 8, 20, 8
+	}
+	if off < 8 || !f.has(off, cs) {
+		return 0, 0, formatErr("IFD offset %d outside the file", off)
+	}
+	b := w.buf[:min(int64(len(w.buf)), f.size()-off)]
+	if _, err := w.r.ReadAt(b, off); err != nil && err != io.EOF {
+		return 0, 0, err
+	}
+	var cnt uint64
+	if f.big {
+		cnt = f.bo.Uint64(b)
+	} else {
+		cnt = uint64(f.bo.Uint16(b))
+	}
+	if cnt == 0 || cnt > maxEntries {
+		return 0, 0, formatErr("IFD at offset %d has %d entries", off, cnt)
+	}
+	np := off + cs + int64(cnt)*es
+	if !f.has(np, ns) {
+		return 0, 0, formatErr("IFD at offset %d: file is truncated", off)
+	}
+	var nb []byte
+	if np+ns <= off+int64(len(b)) {
+		nb = b[np-off:]
+	} else {
+		nb = make([]byte, ns)
+		if _, err := w.r.ReadAt(nb, np); err != nil && err != io.EOF {
+			return 0, 0, err
+		}
+	}
+	if f.big {
+		u := f.bo.Uint64(nb)
+		if u > math.MaxInt64 {
+			return 0, 0, formatErr("IFD at offset %d: next IFD offset out of range", off)
+		}
+		next = int64(u)
+	} else {
+		next = int64(f.bo.Uint32(nb))
+	}
+	return next, w.subfileType(b[cs:], int64(cnt), es), nil
+}
+
+// subfileType finds an inline NewSubfileType among the entries in b (entries
+// are sorted by tag, so the scan stops early).
+func (w *walker) subfileType(b []byte, n, es int64) uint64 {
+	bo := w.f.bo
+	for i := int64(0); i < n && (i+1)*es <= int64(len(b)); i++ {
+		e := b[i*es:]
+		tag := bo.Uint16(e)
+		if tag > tagNewSubfileType {
+			return 0
+		}
+		if tag != tagNewSubfileType {
+			continue
+		}
+		typ := bo.Uint16(e[2:])
+		v := e[8:]
+		if w.f.big {
+			v = e[12:]
+		}
+		switch typ {
+		case tLong:
+			return uint64(bo.Uint32(v))
+		case tShort:
+			return uint64(bo.Uint16(v))
+		case tLong8:
+			return bo.Uint64(v)
+		}
+		return 0
+	}
+	return 0
 }
 
 func (w *walker) seen(off int64) bool {
@@ -49,22 +138,4 @@ func (w *walker) add(off int64) {
 		w.late[off] = struct{}{}
 	}
 	w.chain = append(w.chain, off)
-}
-
-// subfileType reads NewSubfileType from the IFD at off with n entries
-// (entries are sorted by tag, so the scan stops early).
-func (f *file) subfileType(off, n int64) uint64 {
-	for i := int64(0); i < n; i++ {
-		e := f.entryAt(off, i)
-		if e.tag == tagNewSubfileType {
-			if isUint(e) && e.count >= 1 && f.check(e) {
-				return f.uintAt(e, 0)
-			}
-			return 0
-		}
-		if e.tag > tagNewSubfileType {
-			return 0
-		}
-	}
-	return 0
 }

@@ -57,7 +57,7 @@ func TestRandomReads(t *testing.T) {
 			go func(seed int64) {
 				defer wg.Done()
 				rng := rand.New(rand.NewSource(seed))
-				for i := 0; i < 50; i++ {
+				for i := 0; i < 20; i++ {
 					n := rng.Intn(3 << 20)
 					off := rng.Int63n(b.Size() - int64(n))
 					p := make([]byte, n)

@@ -1,0 +1,84 @@
+package levels
+
+import (
+	"context"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// LevelProgress counts the chunks of one computed level.
+type LevelProgress struct {
+	Level       int
+	Done, Total int64
+}
+
+// progress holds the counters Build updates; safe for concurrent use.
+type progress struct {
+	done  []atomic.Int64
+	total []int64
+}
+
+func (p *Pyramid) initProgress() {
+	n := len(p.meta.Levels)
+	p.prog.done = make([]atomic.Int64, n)
+	p.prog.total = make([]int64, n)
+	for k := p.stored; k < n; k++ {
+		p.prog.total[k] = int64(product(p.meta.Levels[k].Grid()))
+	}
+}
+
+// Progress reports, for each computed level, how many of its chunks are
+// built. It is safe for concurrent use.
+func (p *Pyramid) Progress() []LevelProgress {
+	var out []LevelProgress
+	for k := p.stored; k < len(p.meta.Levels); k++ {
+		out = append(out, LevelProgress{Level: k, Done: p.prog.done[k].Load(), Total: p.prog.total[k]})
+	}
+	return out
+}
+
+// Build computes every level the source does not store, level by level,
+// each in C order of its chunks (so that the chunks of the level below are
+// reused while cached), with one worker per core. Chunks already in the
+// disk cache are counted and skipped. It returns when every chunk is built,
+// or ctx ends, or a chunk fails.
+func (p *Pyramid) Build(ctx context.Context, workers int) error {
+	for k := p.stored; k < len(p.meta.Levels); k++ {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(max(1, workers))
+		grid := p.meta.Levels[k].Grid()
+		lo, hi := make([]int, len(grid)), make([]int, len(grid))
+		for i := range grid {
+			hi[i] = grid[i] - 1
+		}
+		idx := append([]int(nil), lo...)
+		for {
+			chunk := append([]int(nil), idx...)
+			if gctx.Err() != nil {
+				break
+			}
+			if p.disk != nil && p.disk.has(k, chunk) {
+				p.prog.done[k].Add(1)
+			} else {
+				g.Go(func() error {
+					if _, err := p.load(gctx, k, chunk); err != nil {
+						return err
+					}
+					p.prog.done[k].Add(1)
+					return nil
+				})
+			}
+			if !nextIdx(idx, lo, hi) {
+				break
+			}
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

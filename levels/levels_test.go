@@ -1,0 +1,422 @@
+package levels
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"vastview/loader"
+)
+
+// hashSource is a uint16 array whose samples are a hash of their position,
+// the same in every process; reads can be slowed and counted.
+type hashSource struct {
+	meta  *loader.Meta
+	delay time.Duration
+	reads atomic.Int64
+	gate  chan struct{} // when set, every read waits for a token
+}
+
+func newHash(axes string, shape, chunk []int) *hashSource {
+	return &hashSource{meta: loader.NewMeta("hash", axes, shape, loader.Uint16, chunk, nil, nil)}
+}
+
+func value(off int) uint16 {
+	x := uint32(off)*2654435761 + 12345
+	x ^= x >> 15
+	return uint16(x)
+}
+
+func (s *hashSource) Meta() *loader.Meta { return s.meta }
+func (s *hashSource) Close() error       { return nil }
+func (s *hashSource) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+	if s.gate != nil {
+		select {
+		case <-s.gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	s.reads.Add(1)
+	time.Sleep(s.delay)
+	l := s.meta.Levels[0]
+	n := len(idx)
+	clear(dst)
+	pos := make([]int, n)
+	for k := 0; k < l.ChunkSamples(); k++ {
+		rem := k
+		for i := n - 1; i >= 0; i-- {
+			pos[i] = rem % l.Chunk[i]
+			rem /= l.Chunk[i]
+		}
+		off, inside := 0, true
+		for i := 0; i < n; i++ {
+			p := idx[i]*l.Chunk[i] + pos[i]
+			inside = inside && p < l.Shape[i]
+			off = off*l.Shape[i] + p
+		}
+		if inside {
+			binary.LittleEndian.PutUint16(dst[2*k:], value(off))
+		}
+	}
+	return nil
+}
+
+// refLevels computes every level by the plain rule: each output sample is
+// the rounded-half-up mean of the input samples of its block that exist.
+func refLevels(shape []int, data []uint16, reduce [][]bool) [][]uint16 {
+	out := [][]uint16{data}
+	for _, red := range reduce {
+		n := len(shape)
+		next := make([]int, n)
+		for i := range shape {
+			next[i] = shape[i]
+			if red[i] {
+				next[i] = (shape[i] + 1) / 2
+			}
+		}
+		res := make([]uint16, product(next))
+		pos := make([]int, n)
+		for o := range res {
+			rem := o
+			for i := n - 1; i >= 0; i-- {
+				pos[i] = rem % next[i]
+				rem /= next[i]
+			}
+			var sum, cnt uint64
+			var walk func(d, off int)
+			walk = func(d, off int) {
+				if d == n {
+					sum += uint64(data[off])
+					cnt++
+					return
+				}
+				f := 1
+				if red[d] {
+					f = 2
+				}
+				for j := 0; j < f; j++ {
+					if p := pos[d]*f + j; p < shape[d] {
+						walk(d+1, off*shape[d]+p)
+					}
+				}
+			}
+			walk(0, 0)
+			res[o] = uint16((2*sum + cnt) / (2 * cnt))
+		}
+		out = append(out, res)
+		data, shape = res, next
+	}
+	return out
+}
+
+func allValues(shape []int) []uint16 {
+	d := make([]uint16, product(shape))
+	for i := range d {
+		d[i] = value(i)
+	}
+	return d
+}
+
+func checkLevels(t *testing.T, p *Pyramid, ref [][]uint16) {
+	t.Helper()
+	for k, want := range ref {
+		got, err := loader.ReadAll(context.Background(), p, k, 1<<30)
+		if err != nil {
+			t.Fatalf("level %d: %v", k, err)
+		}
+		if len(got) != 2*len(want) {
+			t.Fatalf("level %d: %d bytes, want %d", k, len(got), 2*len(want))
+		}
+		for i, w := range want {
+			if g := binary.LittleEndian.Uint16(got[2*i:]); g != w {
+				t.Fatalf("level %d sample %d: %d, want %d", k, i, g, w)
+			}
+		}
+	}
+}
+
+func TestGeometryFollowsNGFF(t *testing.T) {
+	m := loader.NewMeta("x", "ZYX", []int{500, 2048, 2048}, loader.Uint16, []int{1, 2048, 2048},
+		[]float64{2, 0.5, 0.5}, []string{"micrometer", "micrometer", "micrometer"})
+	m.Levels[0].Translation = []float64{10, 0, 0}
+	lv, red := planLevels(m)
+	wantShapes := [][]int{{500, 2048, 2048}, {250, 1024, 1024}, {125, 512, 512}, {63, 256, 256}, {32, 256, 256}, {16, 256, 256}}
+	if len(lv) != len(wantShapes) || len(red) != len(lv)-1 {
+		t.Fatalf("%d levels, want %d", len(lv), len(wantShapes))
+	}
+	for k, l := range lv {
+		if !equalInts(l.Shape, wantShapes[k]) {
+			t.Errorf("level %d shape %v, want %v", k, l.Shape, wantShapes[k])
+		}
+	}
+	// Level 3: factors Z 8, Y 8, X 8; level 4 halves Z only.
+	if l := lv[4]; l.Scale[0] != 32 || l.Scale[1] != 4 || l.Translation[0] != 10+(16-1)/2.0*2 || l.Translation[1] != 1.75 {
+		t.Errorf("level 4 scale %v translation %v", l.Scale, l.Translation)
+	}
+	movie := loader.NewMeta("x", "TYX", []int{100000, 600, 300}, loader.Uint8, []int{1, 600, 300}, nil, nil)
+	lv, _ = planLevels(movie)
+	if len(lv) != 3 || lv[2].Shape[0] != 100000 || lv[2].Shape[1] != 150 || lv[2].Shape[2] != 150 {
+		t.Errorf("movie levels %+v", lv)
+	}
+}
+
+func TestComputedLevelsEqualThePlainRule(t *testing.T) {
+	for _, c := range []struct {
+		axes         string
+		shape, chunk []int
+	}{
+		{"ZYX", []int{37, 301, 517}, []int{1, 301, 517}},
+		{"ZYX", []int{19, 600, 257}, []int{5, 64, 100}},
+		{"TYX", []int{3, 513, 300}, []int{1, 513, 300}},
+		{"CZYX", []int{2, 33, 260, 270}, []int{1, 7, 100, 100}},
+	} {
+		src := newHash(c.axes, c.shape, c.chunk)
+		p, err := Open(src, Options{CacheBytes: 64 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLevels(t, p, refLevels(c.shape, allValues(c.shape), p.reduce))
+		p.Close()
+	}
+}
+
+func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
+	src := newHash("ZYX", []int{40, 300, 300}, []int{1, 300, 300})
+	budget := int64(2 << 20)
+	p, err := Open(src, Options{CacheBytes: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var wg sync.WaitGroup
+	buf := make([][]byte, 8)
+	for i := range buf {
+		buf[i] = make([]byte, p.Levels()[0].ChunkBytes(loader.Uint16))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.ReadChunk(context.Background(), 0, []int{3, 0, 0}, buf[i]); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := src.reads.Load(); n != 1 {
+		t.Errorf("8 concurrent reads of one chunk read the source %d times", n)
+	}
+	if err := p.Build(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if used := p.CacheUsed(); used > budget {
+		t.Errorf("cache holds %d bytes, budget %d", used, budget)
+	}
+	for _, lp := range p.Progress() {
+		if lp.Done != lp.Total || lp.Total == 0 {
+			t.Errorf("progress %+v", lp)
+		}
+	}
+}
+
+func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
+	src := newHash("ZYX", []int{50, 64, 64}, []int{1, 64, 64})
+	src.gate = make(chan struct{})
+	p, err := Open(src, Options{CacheBytes: 64 << 20, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	events, cancel := p.Subscribe()
+	defer cancel()
+	// Generation 1 asks for planes 0..9; while the first read waits at the
+	// gate, generation 2 asks for plane 40.
+	for z := 0; z < 10; z++ {
+		p.Request(Visible, 1, 0, []int{z, 0, 0})
+	}
+	time.Sleep(50 * time.Millisecond)
+	p.Request(Visible, 2, 0, []int{40, 0, 0})
+	p.Request(Background, 1, 0, []int{45, 0, 0})
+	go func() {
+		for range 3 {
+			src.gate <- struct{}{}
+		}
+	}()
+	var got []int
+	for len(got) < 3 {
+		select {
+		case e := <-events:
+			if e.Err != nil {
+				t.Fatal(e.Err)
+			}
+			got = append(got, e.Idx[0])
+		case <-time.After(10 * time.Second):
+			t.Fatalf("arrivals so far %v", got)
+		}
+	}
+	// The read already running for gen 1 finishes; then gen 2's plane,
+	// then the background request; planes 1..9 of gen 1 are dropped.
+	if got[1] != 40 || got[2] != 45 {
+		t.Errorf("arrival order %v, want [z, 40, 45]", got)
+	}
+	if p.Get(0, []int{40, 0, 0}) == nil || p.Get(0, []int{5, 0, 0}) != nil {
+		t.Error("Get does not reflect what was loaded")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Pending() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := p.Pending(); n != 0 {
+		t.Errorf("%d requests still pending", n)
+	}
+}
+
+func TestDiskCacheReopensEveryLevel(t *testing.T) {
+	root := t.TempDir()
+	shape := []int{20, 300, 280}
+	id := Identity{Path: "/data/x.tif", Size: 1, MTime: 1}
+	open := func() (*Pyramid, *hashSource) {
+		src := newHash("ZYX", shape, []int{1, 300, 280})
+		p, err := Open(src, Options{CacheBytes: 32 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := OpenDisk(root, 1<<30)
+		if _, err := d.Entry(id, p); err != nil {
+			t.Fatal(err)
+		}
+		return p, src
+	}
+	p, _ := open()
+	if err := p.Build(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	_, built := p.Counts()
+	p.Close()
+	p, src := open()
+	defer p.Close()
+	ref := refLevels(shape, allValues(shape), p.reduce)
+	for k := 1; k < len(ref); k++ {
+		got, err := loader.ReadAll(context.Background(), p, k, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range ref[k] {
+			if binary.LittleEndian.Uint16(got[2*i:]) != w {
+				t.Fatalf("level %d sample %d differs after reopening", k, i)
+			}
+		}
+	}
+	if _, computed := p.Counts(); computed != 0 || src.reads.Load() != 0 || built == 0 {
+		t.Errorf("reopened pyramid computed %d chunks and read %d from the source (first build: %d)", computed, src.reads.Load(), built)
+	}
+	// A damaged chunk is detected and computed again.
+	e := p.disk
+	path := e.path(1, []int{0, 0, 0})
+	b, _ := os.ReadFile(path)
+	b[10] ^= 0xff
+	os.WriteFile(path, b, 0o644)
+	buf := make([]byte, p.Levels()[1].ChunkBytes(loader.Uint16))
+	if e.get(1, []int{0, 0, 0}, buf) {
+		t.Error("a damaged chunk file was accepted")
+	}
+	// Another identity gets its own entry; a small limit evicts the old.
+	d, _ := OpenDisk(root, 1)
+	p2, _ := Open(newHash("ZYX", shape, []int{1, 300, 280}), Options{})
+	defer p2.Close()
+	e2, err := d.Entry(Identity{Path: "/data/y.tif", Size: 1, MTime: 1}, p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(e.dir); !os.IsNotExist(err) || e2.dir == e.dir {
+		t.Errorf("old entry not evicted beyond the limit (%v)", err)
+	}
+}
+
+// TestKilledBuildResumes kills a child process in the middle of a build and
+// checks that a new build keeps the chunks the child finished.
+func TestKilledBuildResumes(t *testing.T) {
+	if os.Getenv("VASTVIEW_LEVELS_CHILD") != "" {
+		buildForever(os.Getenv("VASTVIEW_LEVELS_CHILD"))
+		return
+	}
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBuildResumes$")
+	cmd.Env = append(os.Environ(), "VASTVIEW_LEVELS_CHILD="+root)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the child has finished some level-1 chunks, then kill it.
+	deadline := time.Now().Add(60 * time.Second)
+	for countChunks(root) < 5 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child built nothing")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	kept := countChunks(root)
+
+	p, src, _ := openKillFixture(root)
+	defer p.Close()
+	src.delay = 0
+	if err := p.Build(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, lp := range p.Progress() {
+		total += lp.Total
+	}
+	_, computed := p.Counts()
+	if kept == 0 || int64(kept) >= total || computed != total-int64(kept) {
+		t.Errorf("child kept %d of %d chunks; the resumed build computed %d", kept, total, computed)
+	}
+	checkLevels(t, p, refLevels(killShape, allValues(killShape), p.reduce))
+}
+
+var killShape = []int{64, 520, 520}
+
+func openKillFixture(root string) (*Pyramid, *hashSource, error) {
+	src := newHash("ZYX", killShape, []int{1, 520, 520})
+	src.delay = 5 * time.Millisecond
+	p, err := Open(src, Options{CacheBytes: 256 << 20})
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := OpenDisk(root, 1<<30)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, err = d.Entry(Identity{Path: "/kill", Size: 1, MTime: 1}, p)
+	return p, src, err
+}
+
+func buildForever(root string) {
+	p, _, err := openKillFixture(root)
+	if err != nil {
+		os.Exit(2)
+	}
+	p.Build(context.Background(), 2)
+	os.Exit(0)
+}
+
+func countChunks(root string) int {
+	n := 0
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() != "manifest.json" && d.Name()[0] != '.' {
+			if _, err := strconv.Atoi(d.Name()[:1]); err == nil {
+				n++
+			}
+		}
+		return nil
+	})
+	return n
+}

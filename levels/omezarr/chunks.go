@@ -1,0 +1,211 @@
+package omezarr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"vastview/loader"
+)
+
+// chunkWriter reads, encodes and stores the chunks of one image. Its
+// methods are safe for concurrent use.
+type chunkWriter struct {
+	dir  string
+	src  loader.Source
+	lay  *layout
+	ver  int
+	comp compressor    // nil: chunks stored raw
+	bufs chan *buffers // one set per worker
+	dirs sync.Map      // folder path -> *folder
+	prog progress
+}
+
+// buffers are one worker's chunk buffers, grown as needed.
+type buffers struct{ raw, perm, enc []byte }
+
+// folder creates a chunk folder once.
+type folder struct {
+	once sync.Once
+	err  error
+}
+
+// progress counts finished chunks and reports them one call at a time.
+type progress struct {
+	mu          sync.Mutex
+	done, total int
+	fn          func(done, total int)
+}
+
+func (p *progress) add() {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.fn(p.done, p.total)
+}
+
+// writeChunks stores every chunk of every level under dir, at most
+// opts.Workers at a time.
+func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout, opts Options) error {
+	comp, err := newCompressor(opts)
+	if err != nil {
+		return err
+	}
+	if comp != nil {
+		defer comp.close()
+	}
+	w := &chunkWriter{dir: dir, src: src, lay: lay, ver: opts.Version, comp: comp,
+		bufs: make(chan *buffers, opts.Workers)}
+	for range opts.Workers {
+		w.bufs <- &buffers{}
+	}
+	w.prog.fn = opts.Progress
+	for _, l := range lay.src {
+		w.prog.total += count(l.Grid())
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Workers)
+	for k, l := range lay.src {
+		grid := l.Grid()
+		idx := make([]int, len(grid))
+		for more := true; more && gctx.Err() == nil; more = next(idx, grid) {
+			i := append([]int(nil), idx...)
+			g.Go(func() error { return w.chunk(gctx, k, i) })
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// chunk stores the chunk of level k at source grid index idx.
+func (w *chunkWriter) chunk(ctx context.Context, k int, idx []int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := <-w.bufs
+	defer func() { w.bufs <- b }()
+	l := &w.lay.src[k]
+	n := l.ChunkBytes(w.lay.dtype)
+	b.raw = grow(b.raw, n)
+	if err := w.src.ReadChunk(ctx, k, idx, b.raw); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("reading level %d chunk %v: %w", k, idx, err)
+	}
+	if !zero(b.raw) {
+		data := b.raw
+		if !w.lay.same {
+			b.perm = grow(b.perm, n)
+			w.lay.transpose(b.perm, b.raw, l.Chunk)
+			data = b.perm
+		}
+		if err := w.store(k, permute(idx, w.lay.perm), data, b); err != nil {
+			return err
+		}
+	}
+	w.prog.add()
+	return nil
+}
+
+// store encodes data and writes it as the chunk at written index idx.
+func (w *chunkWriter) store(k int, idx []int, data []byte, b *buffers) error {
+	if w.comp != nil {
+		enc, err := w.comp.compress(data, b.enc)
+		if err != nil {
+			return fmt.Errorf("compressing level %d chunk %v: %v", k, idx, err)
+		}
+		b.enc, data = enc, enc
+	}
+	p := filepath.Join(w.dir, filepath.FromSlash(chunkKey(w.ver, k, idx)))
+	if err := w.mkdir(filepath.Dir(p)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("cannot write the output: %v", cleanPathError(err))
+	}
+	return nil
+}
+
+// mkdir creates the folder p, once.
+func (w *chunkWriter) mkdir(p string) error {
+	v, _ := w.dirs.LoadOrStore(p, &folder{})
+	f := v.(*folder)
+	f.once.Do(func() {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			f.err = fmt.Errorf("cannot write the output: %v", cleanPathError(err))
+		}
+	})
+	return f.err
+}
+
+// chunkKey is the slash-separated path of level k's chunk idx: "k/i/j/l"
+// in Zarr v2 with the "/" dimension separator, "k/c/i/j/l" in Zarr v3 with
+// the default chunk key encoding.
+func chunkKey(ver, k int, idx []int) string {
+	var sb strings.Builder
+	sb.WriteString(strconv.Itoa(k))
+	if ver == 3 {
+		sb.WriteString("/c")
+	}
+	for _, i := range idx {
+		sb.WriteByte('/')
+		sb.WriteString(strconv.Itoa(i))
+	}
+	return sb.String()
+}
+
+// next advances idx to the next grid index in C order; false after the last.
+func next(idx, grid []int) bool {
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i]++
+		if idx[i] < grid[i] {
+			return true
+		}
+		idx[i] = 0
+	}
+	return false
+}
+
+// count is the number of cells of a grid.
+func count(grid []int) int {
+	n := 1
+	for _, g := range grid {
+		n *= g
+	}
+	return n
+}
+
+// grow returns b resized to n bytes, reallocating only when too small.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+var zeros [32 << 10]byte
+
+// zero reports whether b holds only zero bytes.
+func zero(b []byte) bool {
+	for len(b) > 0 {
+		n := min(len(b), len(zeros))
+		if !bytes.Equal(b[:n], zeros[:n]) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}

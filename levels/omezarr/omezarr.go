@@ -1,0 +1,180 @@
+// Package omezarr writes a loader.Source, every level it presents, as an
+// OME-Zarr multiscale image: OME-NGFF 0.4 on Zarr v2 or OME-NGFF 0.5 on
+// Zarr v3, with zstd, gzip or no compression.
+//
+// The output appears all at once: it is written into a temporary sibling
+// folder and renamed onto its name when complete, so an interrupted or
+// failed write never leaves a half-written image under that name.
+package omezarr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"vastview/loader"
+)
+
+// ErrExists means that the output already exists and Options.Overwrite is
+// not set.
+var ErrExists = errors.New("output already exists")
+
+// Options controls Write. The zero value writes OME-NGFF 0.4 on Zarr v2
+// with zstd level 1, one worker per CPU.
+type Options struct {
+	// Version is the Zarr format: 2 (OME-NGFF 0.4, the default when 0) or
+	// 3 (OME-NGFF 0.5).
+	Version int
+	// Codec is the chunk compression: "zstd" (the default when ""),
+	// "gzip" or "none".
+	Codec string
+	// Level is the compression level (zstd 1-22, gzip 1-9); 0 means 1,
+	// the numcodecs default, which favours speed.
+	Level int
+	// Workers is the number of chunks read, compressed and written at
+	// once, which also bounds the chunk buffers in memory; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called after each chunk with the number of
+	// chunks done and the total over all levels. Calls come from worker
+	// goroutines, one at a time, with done increasing.
+	Progress func(done, total int)
+	// Name is the multiscale image's name; "" means the output's base
+	// name without its .ome.zarr or .zarr extension.
+	Name string
+	// Type is the downsampling method recorded in the multiscales "type"
+	// field (such as "mean" or "mode"); omitted when "".
+	Type string
+	// Overwrite allows replacing an existing Zarr folder at the output.
+	// The old one is removed only after the new one is in place.
+	Overwrite bool
+}
+
+// Write writes every level of src (Meta().Levels, level 0 first) to the
+// folder out as an OME-Zarr image. Each level's Zarr chunks are the level's
+// Chunk; chunks that hold only zeros are not stored (Zarr reads them as the
+// fill value 0). Axes are written in the order OME-NGFF requires (T, C,
+// Z, Y, X), chunks transposed where the source stores another order.
+//
+// It refuses an existing out with ErrExists unless opts.Overwrite is set,
+// and then only replaces a Zarr folder or an empty one. If ctx ends or an
+// error occurs, nothing is left behind and out is unchanged. Errors do not
+// repeat out or the source's path. Write is safe to call concurrently for
+// different outputs; src must allow concurrent ReadChunk calls.
+func Write(ctx context.Context, out string, src loader.Source, opts Options) error {
+	opts, err := opts.normalise(out)
+	if err != nil {
+		return err
+	}
+	m := src.Meta()
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("source: %v", err)
+	}
+	lay, err := newLayout(m)
+	if err != nil {
+		return err
+	}
+	out = filepath.Clean(out)
+	if err := checkTarget(out, opts.Overwrite); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(out), filepath.Base(out)+".partial-*")
+	if err != nil {
+		return fmt.Errorf("cannot create the output: %v", cleanPathError(err))
+	}
+	if err := fill(ctx, tmp, src, lay, opts); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := install(tmp, out, opts.Overwrite); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	return nil
+}
+
+// fill writes the metadata and all chunks into dir.
+func fill(ctx context.Context, dir string, src loader.Source, lay *layout, opts Options) error {
+	files, err := metadataFiles(lay, opts)
+	if err != nil {
+		return err
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("cannot write the output: %v", cleanPathError(err))
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return fmt.Errorf("cannot write the output: %v", cleanPathError(err))
+		}
+	}
+	return writeChunks(ctx, dir, src, lay, opts)
+}
+
+// normalise fills in defaults and checks opts.
+func (o Options) normalise(out string) (Options, error) {
+	if o.Version == 0 {
+		o.Version = 2
+	}
+	if o.Version != 2 && o.Version != 3 {
+		return o, fmt.Errorf("zarr version %d: want 2 or 3", o.Version)
+	}
+	if o.Codec == "" {
+		o.Codec = "zstd"
+	}
+	if o.Level == 0 {
+		o.Level = 1
+	}
+	switch o.Codec {
+	case "zstd":
+		if o.Level < 1 || o.Level > 22 {
+			return o, fmt.Errorf("zstd level %d: want 1 to 22", o.Level)
+		}
+	case "gzip":
+		if o.Level < 1 || o.Level > 9 {
+			return o, fmt.Errorf("gzip level %d: want 1 to 9", o.Level)
+		}
+	case "none":
+	default:
+		return o, fmt.Errorf("codec %q: want zstd, gzip or none", o.Codec)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Name == "" {
+		o.Name = defaultName(out)
+	}
+	return o, nil
+}
+
+// defaultName is out's base name without a Zarr extension.
+func defaultName(out string) string {
+	b := filepath.Base(filepath.Clean(out))
+	for _, ext := range []string{".ome.zarr", ".zarr"} {
+		if len(b) > len(ext) && strings.EqualFold(b[len(b)-len(ext):], ext) {
+			return b[:len(b)-len(ext)]
+		}
+	}
+	return b
+}
+
+// cleanPathError drops the path from an *os.PathError or *os.LinkError.
+func cleanPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

@@ -1,0 +1,69 @@
+package omezarr
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// checkTarget refuses an existing out unless overwrite is set and out is a
+// folder that a Zarr image may replace.
+func checkTarget(out string, overwrite bool) error {
+	st, err := os.Lstat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot check the output: %v", cleanPathError(err))
+	}
+	if !overwrite {
+		return ErrExists
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("output exists and is not a folder; not replacing it")
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("cannot check the output: %v", cleanPathError(err))
+	}
+	for _, e := range ents {
+		switch e.Name() {
+		case ".zgroup", ".zarray", "zarr.json":
+			return nil
+		}
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("output exists and is not a Zarr folder; not replacing it")
+	}
+	return nil
+}
+
+// install renames the finished folder tmp onto out. An existing out (when
+// overwrite is set) is first renamed aside, then removed once tmp is in
+// place; if that fails it is put back.
+func install(tmp, out string, overwrite bool) error {
+	if _, err := os.Lstat(out); err != nil {
+		if err := os.Rename(tmp, out); err != nil {
+			return fmt.Errorf("cannot move the output into place: %v", cleanPathError(err))
+		}
+		return nil
+	}
+	if err := checkTarget(out, overwrite); err != nil {
+		return err
+	}
+	old := out + ".old-" + tmp[strings.LastIndex(tmp, "-")+1:]
+	if err := os.Rename(out, old); err != nil {
+		return fmt.Errorf("cannot move the old output aside: %v", cleanPathError(err))
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Rename(old, out)
+		return fmt.Errorf("cannot move the output into place: %v", cleanPathError(err))
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("new output in place, but the old one remains as %s: %v", filepath.Base(old), cleanPathError(err))
+	}
+	return nil
+}

@@ -1,0 +1,353 @@
+package levels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/singleflight"
+
+	"vastview/downsample"
+	"vastview/loader"
+)
+
+// Options configure a Pyramid.
+type Options struct {
+	// CacheBytes bounds the chunk cache; 0 means DefaultCacheBytes().
+	CacheBytes int64
+	// Workers is the number of chunk loads run at once; 0 means one per core.
+	Workers int
+	// Mode downsamples by the most frequent value (label images) instead
+	// of the mean; it is on by default for sources marked as labels.
+	Mode bool
+}
+
+// Pyramid is a multi-resolution view of a Source: the levels the source
+// stores, or level 0 and levels computed from it on demand. It implements
+// loader.Source (whose Meta lists every level). It is safe for concurrent
+// use.
+type Pyramid struct {
+	src     loader.Source
+	meta    *loader.Meta
+	reduce  [][]bool // reduce[k]: axes halved from level k to k+1
+	stored  int      // levels read from the source
+	mode    bool
+	cache   cache
+	flight  singleflight.Group
+	disk    *DiskEntry
+	sched   *scheduler
+	subs    subscribers
+	prog    progress
+	loads   atomic.Int64 // chunks read from the source
+	compute atomic.Int64 // chunks computed
+	closed  atomic.Bool
+	closeMu sync.Mutex
+}
+
+// Open builds the pyramid's geometry over src and starts its workers; no
+// chunk is read until asked for. The pyramid owns src and closes it.
+func Open(src loader.Source, opt Options) (*Pyramid, error) {
+	m := src.Meta()
+	lv, reduce := planLevels(m)
+	meta := *m
+	meta.Levels = lv
+	if err := meta.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.CacheBytes <= 0 {
+		opt.CacheBytes = DefaultCacheBytes()
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	p := &Pyramid{
+		src: src, meta: &meta, reduce: reduce, stored: len(m.Levels),
+		mode:  opt.Mode || m.Label,
+		cache: cache{c: newLRU(opt.CacheBytes)},
+	}
+	if p.mode && m.DType.Float() {
+		return nil, fmt.Errorf("label images need integer samples, not %s", m.DType)
+	}
+	p.initProgress()
+	p.sched = newScheduler(p, opt.Workers)
+	return p, nil
+}
+
+// Meta describes the pyramid: the source's metadata with every level.
+func (p *Pyramid) Meta() *loader.Meta { return p.meta }
+
+// Levels returns the geometry of every level, level 0 first.
+func (p *Pyramid) Levels() []loader.Level { return p.meta.Levels }
+
+// Stored reports how many levels come from the source itself.
+func (p *Pyramid) Stored() int { return p.stored }
+
+// Get returns the chunk if it is in memory now, else nil. It never blocks
+// on I/O. The returned bytes must not be modified.
+func (p *Pyramid) Get(level int, idx []int) []byte {
+	return p.cache.get(Key{level, IdxKey(idx)})
+}
+
+// ReadChunk copies a chunk into dst, loading or computing it first if
+// needed; it blocks until then or until ctx ends.
+func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+	if err := p.checkIdx(level, idx); err != nil {
+		return err
+	}
+	l := &p.meta.Levels[level]
+	if len(dst) < l.ChunkBytes(p.meta.DType) {
+		return fmt.Errorf("buffer of %d bytes for a chunk of %d", len(dst), l.ChunkBytes(p.meta.DType))
+	}
+	b, err := p.load(ctx, level, idx)
+	if err != nil {
+		return err
+	}
+	copy(dst, b)
+	return nil
+}
+
+// CacheUsed reports the bytes the chunk cache holds now.
+func (p *Pyramid) CacheUsed() int64 { return p.cache.usedBytes() }
+
+// Counts reports how many chunks were read from the source and computed
+// since Open.
+func (p *Pyramid) Counts() (read, computed int64) { return p.loads.Load(), p.compute.Load() }
+
+// Close stops the workers and closes the source.
+func (p *Pyramid) Close() error {
+	p.closeMu.Lock()
+	defer p.closeMu.Unlock()
+	if p.closed.Swap(true) {
+		return nil
+	}
+	p.sched.stop()
+	p.subs.closeAll()
+	return p.src.Close()
+}
+
+func (p *Pyramid) checkIdx(level int, idx []int) error {
+	if level < 0 || level >= len(p.meta.Levels) {
+		return fmt.Errorf("no level %d", level)
+	}
+	g := p.meta.Levels[level].Grid()
+	if len(idx) != len(g) {
+		return fmt.Errorf("chunk index %v has %d axes, want %d", idx, len(idx), len(g))
+	}
+	for i, v := range idx {
+		if v < 0 || v >= g[i] {
+			return fmt.Errorf("chunk index %v outside the grid %v", idx, g)
+		}
+	}
+	return nil
+}
+
+// errClosed is returned by loads on a closed pyramid.
+var errClosed = errors.New("pyramid is closed")
+
+// load returns the chunk's bytes from the cache, the disk cache, the source
+// or by computing it; concurrent loads of one chunk run once.
+func (p *Pyramid) load(ctx context.Context, level int, idx []int) ([]byte, error) {
+	k := Key{level, IdxKey(idx)}
+	if b := p.cache.get(k); b != nil {
+		return b, nil
+	}
+	if p.closed.Load() {
+		return nil, errClosed
+	}
+	ch := p.flight.DoChan(fmt.Sprint(k), func() (any, error) {
+		if b := p.cache.get(k); b != nil {
+			return b, nil
+		}
+		b, class, err := p.fetch(context.WithoutCancel(ctx), level, idx)
+		if err != nil {
+			return nil, err
+		}
+		p.cache.put(k, b, class)
+		p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})
+		return b, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.([]byte), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// fetch produces a chunk that is not in memory.
+func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) ([]byte, int, error) {
+	l := &p.meta.Levels[level]
+	buf := make([]byte, l.ChunkBytes(p.meta.DType))
+	if level < p.stored {
+		p.loads.Add(1)
+		return buf, classSource, p.src.ReadChunk(ctx, level, idx, buf)
+	}
+	if p.disk != nil && p.disk.get(level, idx, buf) {
+		return buf, classComputed, nil
+	}
+	if err := p.computeChunk(ctx, level, idx, buf); err != nil {
+		return nil, 0, err
+	}
+	p.compute.Add(1)
+	if p.disk != nil {
+		if err := p.disk.put(level, idx, buf); err != nil {
+			return nil, 0, err
+		}
+	}
+	return buf, classComputed, nil
+}
+
+// computeChunk fills dst with chunk idx of a computed level: the region of
+// the level below that it covers, gathered from that level's chunks and
+// halved along the level's reduced axes.
+func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+	below := &p.meta.Levels[level-1]
+	l := &p.meta.Levels[level]
+	red := p.reduce[level-1]
+	n := len(idx)
+	start, shape := make([]int, n), make([]int, n)
+	for i := 0; i < n; i++ {
+		f := 1
+		if red[i] {
+			f = 2
+		}
+		start[i] = idx[i] * l.Chunk[i] * f
+		shape[i] = min(l.Chunk[i]*f, below.Shape[i]-start[i])
+	}
+	es := p.meta.DType.Size()
+	region := make([]byte, product(shape)*es)
+	if err := p.gather(ctx, level-1, start, shape, region); err != nil {
+		return err
+	}
+	out := downsample.OutShape(shape, red)
+	small := dst
+	padded := !equalInts(out, l.Chunk)
+	if padded {
+		small = make([]byte, product(out)*es)
+	}
+	var err error
+	if p.mode {
+		err = downsample.Mode(p.meta.DType, small, region, shape, red)
+	} else {
+		err = downsample.Mean(p.meta.DType, small, region, shape, red)
+	}
+	if err != nil {
+		return err
+	}
+	if padded {
+		clear(dst)
+		copyBox(dst, l.Chunk, make([]int, n), small, out, make([]int, n), out, es)
+	}
+	return nil
+}
+
+// gather copies the box [start, start+shape) of a level into dst (C order).
+func (p *Pyramid) gather(ctx context.Context, level int, start, shape []int, dst []byte) error {
+	l := &p.meta.Levels[level]
+	es := p.meta.DType.Size()
+	n := len(start)
+	lo, hi := make([]int, n), make([]int, n)
+	for i := 0; i < n; i++ {
+		lo[i] = start[i] / l.Chunk[i]
+		hi[i] = (start[i] + shape[i] - 1) / l.Chunk[i]
+	}
+	idx := append([]int(nil), lo...)
+	for {
+		b, err := p.load(ctx, level, idx)
+		if err != nil {
+			return err
+		}
+		// The overlap of this chunk with the box.
+		srcOff, dstOff, box := make([]int, n), make([]int, n), make([]int, n)
+		for i := 0; i < n; i++ {
+			c0 := idx[i] * l.Chunk[i]
+			a := max(c0, start[i])
+			z := min(c0+l.Chunk[i], start[i]+shape[i])
+			srcOff[i], dstOff[i], box[i] = a-c0, a-start[i], z-a
+		}
+		copyBox(dst, shape, dstOff, b, l.Chunk, srcOff, box, es)
+		if !nextIdx(idx, lo, hi) {
+			return nil
+		}
+	}
+}
+
+// nextIdx steps idx through the box [lo, hi] in C order; false at the end.
+func nextIdx(idx, lo, hi []int) bool {
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i]++
+		if idx[i] <= hi[i] {
+			return true
+		}
+		idx[i] = lo[i]
+	}
+	return false
+}
+
+// copyBox copies a box of samples between two C-order arrays.
+func copyBox(dst []byte, dstShape, dstOff []int, src []byte, srcShape, srcOff, box []int, es int) {
+	n := len(box)
+	for _, b := range box {
+		if b <= 0 {
+			return
+		}
+	}
+	dstStr, srcStr := strides(dstShape), strides(srcShape)
+	pos := make([]int, n)
+	row := box[n-1] * es
+	for {
+		d, s := 0, 0
+		for i := 0; i < n; i++ {
+			d += (dstOff[i] + pos[i]) * dstStr[i]
+			s += (srcOff[i] + pos[i]) * srcStr[i]
+		}
+		copy(dst[d*es:d*es+row], src[s*es:s*es+row])
+		i := n - 2
+		for ; i >= 0; i-- {
+			pos[i]++
+			if pos[i] < box[i] {
+				break
+			}
+			pos[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+func strides(shape []int) []int {
+	s := make([]int, len(shape))
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		s[i] = acc
+		acc *= shape[i]
+	}
+	return s
+}
+
+func product(v []int) int {
+	p := 1
+	for _, x := range v {
+		p *= x
+	}
+	return p
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,120 @@
+package tiff
+
+// maxBlockBytes bounds the decoded size of one strip or tile.
+const maxBlockBytes = 1 << 31
+
+func (f *file) parseBlocks(p *page, fs fields) error {
+	ppb := p.spp // samples per pixel in one block
+	if p.planar {
+		ppb = 1
+	}
+	planes := 1
+	if p.planar {
+		planes = p.spp
+	}
+	es := p.dtype.Size()
+	var offTag, cntTag uint16
+	if _, ok := fs[tagTileWidth]; ok {
+		p.tiled = true
+		tw, err := f.scalar(fs, tagTileWidth, 0)
+		if err != nil {
+			return err
+		}
+		th, err := f.scalar(fs, tagTileLength, 0)
+		if err != nil {
+			return err
+		}
+		if tw == 0 || th == 0 || tw > maxSide || th > maxSide {
+			return formatErr("bad tile size %dx%d", tw, th)
+		}
+		p.bw, p.bh = int(tw), int(th)
+		offTag, cntTag = tagTileOffsets, tagTileByteCounts
+	} else {
+		rps, err := f.scalar(fs, tagRowsPerStrip, 1<<32-1)
+		if err != nil {
+			return err
+		}
+		if rps == 0 {
+			return formatErr("RowsPerStrip is 0")
+		}
+		p.bw, p.bh = p.width, int(min(rps, uint64(p.height)))
+		offTag, cntTag = tagStripOffsets, tagStripByteCounts
+	}
+	bb := uint64(p.bw) * uint64(p.bh) * uint64(ppb) * uint64(es)
+	if p.compression == cNone && bb > uint64(f.size()) {
+		return formatErr("%dx%d pixel blocks of %d bytes exceed the file", p.bw, p.bh, bb)
+	}
+	if bb > maxBlockBytes {
+		return formatErr("%dx%d pixel blocks of %d bytes are too large", p.bw, p.bh, bb)
+	}
+	p.across = (p.width + p.bw - 1) / p.bw
+	p.down = (p.height + p.bh - 1) / p.bh
+	nb := uint64(p.across) * uint64(p.down) * uint64(planes)
+	if nb > uint64(f.size()) {
+		return formatErr("page needs %d blocks, more than the file can hold", nb)
+	}
+	p.nblocks = int(nb)
+	e, ok := fs[offTag]
+	if !ok {
+		return formatErr("IFD at offset %d has no strip or tile offsets", p.ifd)
+	}
+	if !isUint(e) || e.count < nb || !f.check(e) {
+		return formatErr("bad strip or tile offsets: %d for %d blocks", e.count, nb)
+	}
+	p.offsets = e
+	if e, ok := fs[cntTag]; ok {
+		if !isUint(e) || e.count < nb || !f.check(e) {
+			return formatErr("bad strip or tile byte counts: %d for %d blocks", e.count, nb)
+		}
+		p.counts, p.hasCounts = e, true
+	} else if p.compression != cNone {
+		return formatErr("compressed page without byte counts")
+	}
+	return nil
+}
+
+// blockSamples is the number of samples per pixel stored in one block.
+func (p *page) blockSamples() int {
+	if p.planar {
+		return 1
+	}
+	return p.spp
+}
+
+// blockRows is the number of rows block b holds (the last strip of a plane
+// is short; tiles are always full).
+func (p *page) blockRows(b int) int {
+	if p.tiled {
+		return p.bh
+	}
+	r := b % p.down
+	return min(p.bh, p.height-r*p.bh)
+}
+
+// rowBytes is the stored size of one row of a block.
+func (p *page) rowBytes() int { return p.bw * p.blockSamples() * p.dtype.Size() }
+
+// blockExtent returns block b's file offset and stored byte count (0 for an
+// empty block) after checking them against the file.
+func (f *file) blockExtent(p *page, b int) (int64, int64, error) {
+	want := int64(p.blockRows(b)) * int64(p.rowBytes())
+	off := f.uintAt(p.offsets, uint64(b))
+	n := uint64(want)
+	if p.hasCounts {
+		n = f.uintAt(p.counts, uint64(b))
+		if n == 0 {
+			return 0, 0, nil
+		}
+	}
+	o := int64(off) + p.shift
+	if off > uint64(f.size()) || n > uint64(f.size()) || !f.has(o, int64(n)) {
+		return 0, 0, formatErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, o)
+	}
+	if p.compression == cNone {
+		if int64(n) < want {
+			return 0, 0, formatErr("block %d of IFD at offset %d holds %d bytes, %d expected", b, p.ifd, n, want)
+		}
+		n = uint64(want)
+	}
+	return o, int64(n), nil
+}

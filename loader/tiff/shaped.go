@@ -1,0 +1,57 @@
+package tiff
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// shapedLayout reads the JSON ImageDescription tifffile writes, such as
+// {"axes": "TZYX", "shape": [2, 3, 16, 24]}, when it names the axes. Only
+// axes T, Z and C step through pages; S (samples) and Y, X must match the
+// page. It returns nil when the description is not such a one.
+func shapedLayout(desc string, p0 *page) *layout {
+	if !strings.HasPrefix(desc, "{") {
+		return nil
+	}
+	var sh struct {
+		Axes  string `json:"axes"`
+		Shape []int  `json:"shape"`
+	}
+	if json.Unmarshal([]byte(desc), &sh) != nil || len(sh.Axes) != len(sh.Shape) || len(sh.Axes) < 2 {
+		return nil
+	}
+	l := &layout{format: "tiff", pages: 1, spacing: map[byte]float64{}, units: map[byte]string{}}
+	spp := 1
+	for i := 0; i < len(sh.Axes); i++ {
+		a, n := sh.Axes[i], sh.Shape[i]
+		if n <= 0 || n > 1<<40 || strings.IndexByte(sh.Axes, a) != i {
+			return nil
+		}
+		switch a {
+		case 'Y':
+			if n != p0.height {
+				return nil
+			}
+		case 'X':
+			if n != p0.width {
+				return nil
+			}
+		case 'S':
+			spp = n
+		case 'T', 'Z', 'C':
+			if n > 1 {
+				l.axes = append(l.axes, a)
+				l.dims = append(l.dims, n)
+			}
+			if l.pages *= n; l.pages > 1<<40 {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	if spp != p0.spp || (spp > 1 && strings.Contains(string(l.axes), "C")) {
+		return nil
+	}
+	return l
+}
