@@ -24,11 +24,7 @@ func tiffFixture(dir string, w, h, pages int, dt loader.DType) openFixture {
 	name := fmt.Sprintf("tiff_%dx%dx%d_%s", w, h, pages, dt)
 	return openFixture{name: name, path: filepath.Join(dir, name+".tif"), pages: pages,
 		make: func(path string) error {
-			return tiff.WriteStack(path, w, h, pages, dt, func(page int, buf []byte) {
-				for i := range buf {
-					buf[i] = byte(i*7 + page*13)
-				}
-			})
+			return tiff.WriteStack(path, w, h, pages, dt, fillNoisy)
 		}}
 }
 
@@ -139,4 +135,16 @@ func plainRead(path string, n int) error {
 	buf := make([]byte, n)
 	_, err = f.ReadAt(buf, st.Size()/2)
 	return err
+}
+
+// fillNoisy fills a page with a slow ramp plus six bits of noise: about as
+// compressible as a microscope image.
+func fillNoisy(page int, buf []byte) {
+	x := uint64(page)*0x9E3779B97F4A7C15 + 1
+	for i := range buf {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		buf[i] = byte(x&0x3f) + byte(i>>14+page)
+	}
 }

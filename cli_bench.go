@@ -40,6 +40,7 @@ func (e *benchEnv) progress(format string, a ...any) {
 
 var benchmarks = []benchmark{
 	{"open", benchOpen},
+	{"pyramid", benchPyramid},
 	{"downsample", func(_ context.Context, env *benchEnv) error { return downsample.RunBench(env.report) }},
 }
 

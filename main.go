@@ -43,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "plane":
 		err = cmdPlane(args[1:])
 	case "pyramid":
-		err = cmdPyramid(args[1:])
+		err = cmdPyramid(args[1:], stderr)
 	case "bench":
 		err = cmdBench(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -24,18 +24,11 @@ type chunkWriter struct {
 	ver  int
 	comp compressor    // nil: chunks stored raw
 	bufs chan *buffers // one set per worker
-	dirs sync.Map      // folder path -> *folder
 	prog progress
 }
 
 // buffers are one worker's chunk buffers, grown as needed.
 type buffers struct{ raw, perm, enc []byte }
-
-// folder creates a chunk folder once.
-type folder struct {
-	once sync.Once
-	err  error
-}
 
 // progress counts finished chunks and reports them one call at a time.
 type progress struct {
@@ -130,25 +123,14 @@ func (w *chunkWriter) store(k int, idx []int, data []byte, b *buffers) error {
 		b.enc, data = enc, enc
 	}
 	p := filepath.Join(w.dir, filepath.FromSlash(chunkKey(w.ver, k, idx)))
-	if err := w.mkdir(filepath.Dir(p)); err != nil {
-		return err
+	err := os.MkdirAll(filepath.Dir(p), 0o755)
+	if err == nil {
+		err = os.WriteFile(p, data, 0o644)
 	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	if err != nil {
 		return fmt.Errorf("cannot write the output: %v", cleanPathError(err))
 	}
 	return nil
-}
-
-// mkdir creates the folder p, once.
-func (w *chunkWriter) mkdir(p string) error {
-	v, _ := w.dirs.LoadOrStore(p, &folder{})
-	f := v.(*folder)
-	f.once.Do(func() {
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			f.err = fmt.Errorf("cannot write the output: %v", cleanPathError(err))
-		}
-	})
-	return f.err
 }
 
 // chunkKey is the slash-separated path of level k's chunk idx: "k/i/j/l"

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"sync"
 
-	"github.com/klauspost/compress/gzip"
+	"compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -20,29 +20,55 @@ type compressor interface {
 func newCompressor(opts Options) (compressor, error) {
 	switch opts.Codec {
 	case "zstd":
-		enc, err := zstd.NewWriter(nil,
-			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(opts.Level)),
-			zstd.WithEncoderConcurrency(opts.Workers),
-			zstd.WithEncoderCRC(false))
-		if err != nil {
-			return nil, err
-		}
-		return zstdCodec{enc}, nil
+		return newZstd(opts.Level, opts.Workers)
 	case "gzip":
 		return &gzipCodec{level: opts.Level}, nil
 	}
 	return nil, nil
 }
 
-// zstdCodec writes one standard zstd frame per chunk, with the content size
-// in the frame header (numcodecs needs it to size its output).
-type zstdCodec struct{ enc *zstd.Encoder }
+// zstdCodec writes one standard zstd frame per chunk, always with the
+// content size in the frame header: numcodecs needs it to size its output.
+// The encoder leaves it out of multi-segment frames under 256 bytes, so
+// those are encoded as single-segment frames by a second encoder.
+type zstdCodec struct{ enc, small *zstd.Encoder }
 
-func (z zstdCodec) compress(src, buf []byte) ([]byte, error) {
+// smallFrame is the size below which a frame must be single-segment to
+// record its content size.
+const smallFrame = 256
+
+func newZstd(level, workers int) (*zstdCodec, error) {
+	var z zstdCodec
+	opts := []zstd.EOption{
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
+		zstd.WithEncoderConcurrency(workers),
+		zstd.WithEncoderCRC(false),
+		// Entropy-code literals even in blocks without matches: noisy
+		// samples have none, but their high bytes compress well.
+		zstd.WithAllLitEntropyCompression(true),
+	}
+	var err error
+	if z.enc, err = zstd.NewWriter(nil, opts...); err != nil {
+		return nil, err
+	}
+	if z.small, err = zstd.NewWriter(nil, append(opts, zstd.WithSingleSegment(true))...); err != nil {
+		z.enc.Close()
+		return nil, err
+	}
+	return &z, nil
+}
+
+func (z *zstdCodec) compress(src, buf []byte) ([]byte, error) {
+	if len(src) < smallFrame {
+		return z.small.EncodeAll(src, buf[:0]), nil
+	}
 	return z.enc.EncodeAll(src, buf[:0]), nil
 }
 
-func (z zstdCodec) close() { z.enc.Close() }
+func (z *zstdCodec) close() {
+	z.enc.Close()
+	z.small.Close()
+}
 
 // gzipCodec writes one gzip member per chunk, reusing its writers.
 type gzipCodec struct {

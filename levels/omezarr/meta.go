@@ -179,17 +179,17 @@ func dtypeV2(d loader.DType) string {
 
 // spaceUnits and timeUnits are the units OME-NGFF lists for space and time
 // axes (the UDUNITS-2 names).
-var spaceUnits = set("angstrom", "attometer", "centimeter", "decimeter", "exameter",
+var spaceUnits = nameSet("angstrom", "attometer", "centimeter", "decimeter", "exameter",
 	"femtometer", "foot", "gigameter", "hectometer", "inch", "kilometer", "megameter",
 	"meter", "micrometer", "mile", "millimeter", "nanometer", "parsec", "petameter",
 	"picometer", "terameter", "yard", "yoctometer", "yottameter", "zeptometer", "zettameter")
 
-var timeUnits = set("attosecond", "centisecond", "day", "decisecond", "exasecond",
+var timeUnits = nameSet("attosecond", "centisecond", "day", "decisecond", "exasecond",
 	"femtosecond", "gigasecond", "hectosecond", "hour", "kilosecond", "megasecond",
 	"microsecond", "millisecond", "minute", "nanosecond", "petasecond", "picosecond",
 	"second", "terasecond", "yoctosecond", "yottasecond", "zeptosecond", "zettasecond")
 
-func set(names ...string) map[string]bool {
+func nameSet(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
 		m[n] = true

@@ -82,9 +82,9 @@ func Write(ctx context.Context, out string, src loader.Source, opts Options) err
 	if err := checkTarget(out, opts.Overwrite); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), filepath.Base(out)+".partial-*")
+	tmp, err := mkdirTemp(out)
 	if err != nil {
-		return fmt.Errorf("cannot create the output: %v", cleanPathError(err))
+		return err
 	}
 	if err := fill(ctx, tmp, src, lay, opts); err != nil {
 		os.RemoveAll(tmp)

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -41,12 +43,32 @@ func checkTarget(out string, overwrite bool) error {
 	return nil
 }
 
+// mkdirTemp creates the empty folder out.partial-<random> beside out, with
+// the permissions of a folder made by os.Mkdir (os.MkdirTemp's are private).
+func mkdirTemp(out string) (string, error) {
+	for {
+		tmp := out + ".partial-" + strconv.FormatUint(rand.Uint64()>>16, 36)
+		err := os.Mkdir(tmp, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot create the output: %v", cleanPathError(err))
+		}
+		return tmp, nil
+	}
+}
+
 // install renames the finished folder tmp onto out. An existing out (when
 // overwrite is set) is first renamed aside, then removed once tmp is in
 // place; if that fails it is put back.
 func install(tmp, out string, overwrite bool) error {
 	if _, err := os.Lstat(out); err != nil {
-		if err := os.Rename(tmp, out); err != nil {
+		err := os.Rename(tmp, out)
+		if errors.Is(err, fs.ErrExist) { // out appeared meanwhile
+			return ErrExists
+		}
+		if err != nil {
 			return fmt.Errorf("cannot move the output into place: %v", cleanPathError(err))
 		}
 		return nil

@@ -7,9 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"testing"
 
 	"vastview/loader"
 )
@@ -127,26 +125,20 @@ func set(d loader.DType, b []byte, i int, v float64) {
 	}
 }
 
+// ranges are the sample ranges test data spans per type.
+var ranges = map[loader.DType][2]float64{
+	loader.Uint8: {0, 255}, loader.Int8: {-128, 127},
+	loader.Uint16: {0, 65535}, loader.Int16: {-32768, 32767},
+	loader.Uint32: {0, 1<<32 - 1}, loader.Int32: {-1 << 31, 1<<31 - 1},
+	loader.Float32: {-1e3, 1e3}, loader.Float64: {-1e6, 1e6},
+}
+
 // random fills n samples of type d with values spread over the type's range
-// (fractions and negatives for floats), a tenth of them zero.
+// (fractions for floats), a tenth of them zero.
 func random(d loader.DType, n int, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, 7))
 	b := make([]byte, n*d.Size())
-	lo, hi := map[loader.DType][2]float64{
-		loader.Uint8: {0, 255}, loader.Int8: {-128, 127},
-		loader.Uint16: {0, 65535}, loader.Int16: {-32768, 32767},
-		loader.Uint32: {0, 1<<32 - 1}, loader.Int32: {-1 << 31, 1<<31 - 1},
-		loader.Float32: {-1e3, 1e3}, loader.Float64: {-1e6, 1e6},
-	}[d][0], 0.0
-	hi = map[bool]float64{true: -lo, false: 0}[lo < 0]
-	switch d {
-	case loader.Uint8:
-		hi = 255
-	case loader.Uint16:
-		hi = 65535
-	case loader.Uint32:
-		hi = 1<<32 - 1
-	}
+	lo, hi := ranges[d][0], ranges[d][1]
 	for i := 0; i < n; i++ {
 		v := 0.0
 		if r.IntN(10) > 0 {
@@ -171,6 +163,7 @@ type spec struct {
 	spacing []float64
 	origin  []float64
 	units   []string
+	sparse  bool // level 0's first half (in C order) is zero
 }
 
 // build makes a memSource of sp: random level-0 samples and each further
@@ -184,6 +177,9 @@ func build(sp spec, seed uint64) *memSource {
 		m.Levels[0].Translation = append([]float64(nil), sp.origin...)
 	}
 	src := &memSource{meta: m, data: [][]byte{random(sp.dtype, count(sp.shape), seed)}}
+	if sp.sparse {
+		clear(src.data[0][:len(src.data[0])/2])
+	}
 	f := make([]float64, n)
 	for i := range f {
 		f[i] = 1
@@ -280,5 +276,3 @@ func ngffAxes(axes string) string {
 	}
 	return b.String()
 }
-
-var _ sync.Locker // keep sync for hooks in other test files
