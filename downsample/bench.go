@@ -101,6 +101,11 @@ func RunBench(report func(name string, value float64, unit string)) error {
 		report("downsample."+c.name+".ratio_to_copy", gbps/copyGBps, "x")
 	}
 	report("downsample.copy.gbps", copyBest, "GB/s")
+	simd := 0.0
+	if simdOK() {
+		simd = 1 // built with GOEXPERIMENT=simd on a CPU with AVX2
+	}
+	report("downsample.simd_kernels", simd, "bool")
 	return nil
 }
 
