@@ -51,12 +51,17 @@ func benchPyramid(ctx context.Context, env *benchEnv) error {
 	env.report("pyramid.build_levels.ratio_to_plain_read", buildS/readS, "x")
 
 	env.progress("exporting OME-Zarr")
-	exportS, rss, err := timedExport(f.path, work)
+	exportS, rss, err := timedExport(f.path, work, "zstd")
 	if err != nil {
 		return err
 	}
 	env.report("pyramid.export.seconds", exportS, "s")
 	env.report("pyramid.export.peak_rss_gib", float64(rss)/(1<<30), "GiB")
+	rawS, _, err := timedExport(f.path, work, "none")
+	if err != nil {
+		return err
+	}
+	env.report("pyramid.export_uncompressed.seconds", rawS, "s")
 
 	env.progress("exporting with Dask (slow)")
 	daskS, err := timedDask(f.path, filepath.Join(work, "dask.zarr"))
@@ -118,20 +123,23 @@ func timedBuild(ctx context.Context, path, diskRoot string) (float64, error) {
 	return time.Since(t0).Seconds(), nil
 }
 
-// timedExport runs `vastview pyramid --budget 1GiB` in a child process with
-// an empty cache folder and returns its wall time and peak RSS in bytes.
-func timedExport(path, work string) (float64, int64, error) {
+// timedExport runs `vastview pyramid --budget 1GiB --codec CODEC` in a
+// child process with an empty cache folder and returns its wall time and
+// peak RSS in bytes.
+func timedExport(path, work, codec string) (float64, int64, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, 0, err
 	}
-	cmd := exec.Command(exe, "pyramid", path, filepath.Join(work, "out.ome.zarr"), "--budget", "1GiB")
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(work, "cache"))
-	out := &strings.Builder{}
-	cmd.Stderr = out
+	out := filepath.Join(work, codec+".ome.zarr")
+	cmd := exec.Command(exe, "pyramid", path, out, "--budget", "1GiB", "--codec", codec)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(work, "cache-"+codec))
+	defer os.RemoveAll(out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	t0 := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("export: %v: %s", err, out)
+		return 0, 0, fmt.Errorf("export: %v: %s", err, stderr.String())
 	}
 	s := time.Since(t0).Seconds()
 	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
@@ -147,7 +155,7 @@ const daskPyramid = `
 import sys, time, numpy as np, tifffile, dask, dask.array as da, zarr
 from numcodecs import Zstd
 t0 = time.time()
-a = da.from_array(tifffile.memmap(sys.argv[1]), chunks=(16, 1024, 1024))
+a = da.from_zarr(tifffile.imread(sys.argv[1], aszarr=True)).rechunk((16, 1024, 1024))
 store = zarr.DirectoryStore(sys.argv[2])
 k, lvl = 0, a
 while True:
@@ -158,6 +166,7 @@ while True:
     lvl = da.from_zarr(store, component=str(k))
     lvl = lvl.rechunk(tuple(min(n, c) for n, c in zip(lvl.shape, (16, 1024, 1024))))
     lvl = da.coarsen(np.mean, lvl, red, trim_excess=True).astype(a.dtype)
+    lvl = lvl.rechunk(tuple(min(n, c) for n, c in zip(lvl.shape, (16, 1024, 1024))))
     k += 1
 print(time.time() - t0)
 `

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,8 +62,34 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if cacheBytes > 0 {
+		// Keep the heap near the budget: cached chunks plus the buffers in flight.
+		debug.SetMemoryLimit(cacheBytes + cacheBytes/8 + 64<<20)
+	}
+	// Compute the levels first, streaming level 0 once; the export then
+	// reads level 0 again and the computed levels from memory or disk.
 	bar := newProgressBar(stderr)
 	defer bar.finish()
+	building := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-building:
+				return
+			case <-time.After(200 * time.Millisecond):
+				var done, total int64
+				for _, lp := range pyr.Progress() {
+					done, total = done+lp.Done, total+lp.Total
+				}
+				bar.phase("levels", int(done), int(total))
+			}
+		}
+	}()
+	err = pyr.Build(ctx, runtime.GOMAXPROCS(0))
+	close(building)
+	if err != nil {
+		return fmt.Errorf("%s: %w", srcPath, err)
+	}
 	err = omezarr.Write(ctx, out, pyr, omezarr.Options{
 		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite,
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
@@ -137,7 +165,10 @@ func newProgressBar(w io.Writer) *progressBar {
 	return &progressBar{w: w, tty: tty, start: time.Now()}
 }
 
-func (b *progressBar) update(done, total int) {
+func (b *progressBar) update(done, total int) { b.phase("writing", done, total) }
+
+// phase draws the bar for one phase of the work.
+func (b *progressBar) phase(name string, done, total int) {
 	if !b.tty || total <= 0 {
 		return
 	}
@@ -149,7 +180,7 @@ func (b *progressBar) update(done, total int) {
 	b.last = time.Now()
 	const width = 30
 	n := done * width / total
-	fmt.Fprintf(b.w, "\r[%s%s] %3d%%  %d/%d chunks  %.0fs ", strings.Repeat("#", n), strings.Repeat(" ", width-n),
+	fmt.Fprintf(b.w, "\r%-8s [%s%s] %3d%%  %d/%d chunks  %.0fs ", name, strings.Repeat("#", n), strings.Repeat(" ", width-n),
 		done*100/total, done, total, time.Since(b.start).Seconds())
 	b.drawn = true
 }

@@ -45,6 +45,12 @@ func (p *Pyramid) Progress() []LevelProgress {
 // or ctx ends, or a chunk fails.
 func (p *Pyramid) Build(ctx context.Context, workers int) error {
 	for k := p.stored; k < len(p.meta.Levels); k++ {
+		if p.planeStored(k) {
+			if err := p.buildFromPlanes(ctx, k, max(1, workers)); err != nil {
+				return err
+			}
+			continue
+		}
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(max(1, workers))
 		grid := p.meta.Levels[k].Grid()

@@ -148,10 +148,9 @@ func (e *DiskEntry) put(level int, idx []int, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	b := make([]byte, len(data)+4)
-	copy(b, data)
-	binary.LittleEndian.PutUint32(b[len(data):], crc32.Checksum(data, castagnoli))
-	return writeAtomic(p, b)
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(data, castagnoli))
+	return writeAtomic(p, data, sum[:])
 }
 
 // removeTemps deletes temporary files a killed writer left behind.
@@ -208,16 +207,19 @@ func (d *Disk) evict(keep string) {
 	}
 }
 
-// writeAtomic writes data to a temporary file beside path, then renames it.
-func writeAtomic(path string, data []byte) error {
+// writeAtomic writes the parts to a temporary file beside path, then
+// renames it.
+func writeAtomic(path string, parts ...[]byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
+	for _, data := range parts {
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())

@@ -177,14 +177,23 @@ func TestComputedLevelsEqualThePlainRule(t *testing.T) {
 		{"ZYX", []int{19, 600, 257}, []int{5, 64, 100}},
 		{"TYX", []int{3, 513, 300}, []int{1, 513, 300}},
 		{"CZYX", []int{2, 33, 260, 270}, []int{1, 7, 100, 100}},
+		{"CZYX", []int{2, 33, 260, 270}, []int{1, 1, 260, 270}},
 	} {
-		src := newHash(c.axes, c.shape, c.chunk)
-		p, err := Open(src, Options{CacheBytes: 64 << 20})
-		if err != nil {
-			t.Fatal(err)
+		// On demand, chunk by chunk; then by a background build first.
+		for _, build := range []bool{false, true} {
+			src := newHash(c.axes, c.shape, c.chunk)
+			p, err := Open(src, Options{CacheBytes: 64 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if build {
+				if err := p.Build(context.Background(), 2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkLevels(t, p, refLevels(c.shape, allValues(c.shape), p.reduce))
+			p.Close()
 		}
-		checkLevels(t, p, refLevels(c.shape, allValues(c.shape), p.reduce))
-		p.Close()
 	}
 }
 
@@ -203,9 +212,11 @@ func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p.ReadChunk(context.Background(), 0, []int{3, 0, 0}, buf[i]); err != nil {
+			b, err := p.load(context.Background(), 0, []int{3, 0, 0})
+			if err != nil {
 				t.Error(err)
 			}
+			buf[i] = b
 		}()
 	}
 	wg.Wait()

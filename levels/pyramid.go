@@ -101,6 +101,16 @@ func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byt
 	if len(dst) < l.ChunkBytes(p.meta.DType) {
 		return fmt.Errorf("buffer of %d bytes for a chunk of %d", len(dst), l.ChunkBytes(p.meta.DType))
 	}
+	if level < p.stored {
+		// Stored chunks that are not cached are read straight into dst:
+		// a reader of every chunk (an export) should not churn the cache.
+		if b := p.Get(level, idx); b != nil {
+			copy(dst, b)
+			return nil
+		}
+		p.loads.Add(1)
+		return p.src.ReadChunk(ctx, level, idx, dst)
+	}
 	b, err := p.load(ctx, level, idx)
 	if err != nil {
 		return err
@@ -221,7 +231,9 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 		shape[i] = min(l.Chunk[i]*f, below.Shape[i]-start[i])
 	}
 	es := p.meta.DType.Size()
-	region := make([]byte, product(shape)*es)
+	rb := getBuf(product(shape) * es)
+	defer putBuf(rb)
+	region := *rb
 	if err := p.gather(ctx, level-1, start, shape, region); err != nil {
 		return err
 	}
@@ -229,7 +241,9 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 	small := dst
 	padded := !equalInts(out, l.Chunk)
 	if padded {
-		small = make([]byte, product(out)*es)
+		sb := getBuf(product(out) * es)
+		defer putBuf(sb)
+		small = *sb
 	}
 	var err error
 	if p.mode {
@@ -351,3 +365,18 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// bufPool recycles the scratch buffers of computed chunks: on some machines
+// filling fresh memory costs more than the downsampling itself.
+var bufPool sync.Pool
+
+func getBuf(n int) *[]byte {
+	if b, ok := bufPool.Get().(*[]byte); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+func putBuf(b *[]byte) { bufPool.Put(b) }
