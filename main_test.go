@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,13 +73,13 @@ a[:, :, 11].astype('<u2').tofile(d + '/yz11.raw')
 `, dir)
 	src := filepath.Join(dir, "s.tif")
 	j := infoOf(t, src)
-	if j.Axes != "ZYX" || !equalInts(j.Shape, []int{9, 21, 17}) || j.DType != "uint16" {
+	if j.Axes != "ZYX" || !slices.Equal(j.Shape, []int{9, 21, 17}) || j.DType != "uint16" {
 		t.Fatalf("info: %+v", j)
 	}
 	if !near(j.Spacing, []float64{1.5, 0.25, 0.25}) || j.Units[2] != "micrometer" {
 		t.Errorf("spacing %v units %v", j.Spacing, j.Units)
 	}
-	if len(j.Levels) != 1 || !equalInts(j.Levels[0].Shape, j.Shape) || !near(j.Levels[0].Scale, j.Spacing) {
+	if len(j.Levels) != 1 || !slices.Equal(j.Levels[0].Shape, j.Shape) || !near(j.Levels[0].Scale, j.Spacing) {
 		t.Errorf("levels %+v", j.Levels)
 	}
 	checkPlane(t, src, filepath.Join(dir, "xy4.raw"), "--z", "4")
@@ -102,7 +103,7 @@ a[:, :, 2, 1].T.astype('<f4').tofile(d + '/t1z2.raw')
 `, dir)
 	src := filepath.Join(dir, "v.nii.gz")
 	j := infoOf(t, src)
-	if j.Format != "nifti" || j.Axes != "TZYX" || !equalInts(j.Shape, []int{3, 4, 6, 5}) || j.DType != "float32" {
+	if j.Format != "nifti" || j.Axes != "TZYX" || !slices.Equal(j.Shape, []int{3, 4, 6, 5}) || j.DType != "float32" {
 		t.Fatalf("info: %+v", j)
 	}
 	if !near(j.Spacing, []float64{1.5, 2.0, 0.7, 0.5}) || j.Units[1] != "millimeter" || j.Units[0] != "second" {
@@ -118,7 +119,7 @@ func TestInfoOfImageMagickFrames(t *testing.T) {
 		testtool.Run(t, "convert", "-size", "13x7", "gradient:", "-depth", "8", filepath.Join(dir, n+".png"))
 	}
 	j := infoOf(t, dir)
-	if j.Axes != "ZYX" || !equalInts(j.Shape, []int{3, 7, 13}) || j.DType != "uint8" {
+	if j.Axes != "ZYX" || !slices.Equal(j.Shape, []int{3, 7, 13}) || j.DType != "uint8" {
 		t.Fatalf("info: %+v", j)
 	}
 }
@@ -189,18 +190,6 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 			t.Errorf("%v: stderr %q, want one line with %q", c.args, errs, c.want)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func near(a, b []float64) bool {

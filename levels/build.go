@@ -38,19 +38,20 @@ func (p *Pyramid) Progress() []LevelProgress {
 	return out
 }
 
-// Build computes every level the source does not store, level by level,
-// each in C order of its chunks (so that the chunks of the level below are
-// reused while cached), with one worker per core. Chunks already in the
-// disk cache are counted and skipped. It returns when every chunk is built,
+// Build computes every level the source does not store. Over whole-plane
+// chunks it streams the planes once through every level (see cascade.go);
+// otherwise it goes level by level, each in C order of its chunks (so that
+// the chunks of the level below are reused while cached), with the given
+// number of workers. Chunks already in the disk cache are counted and kept. It returns when every chunk is built,
 // or ctx ends, or a chunk fails.
 func (p *Pyramid) Build(ctx context.Context, workers int) error {
+	if p.allOnDisk() {
+		return nil
+	}
+	if p.cascadeOK() {
+		return p.buildCascade(ctx, max(1, workers))
+	}
 	for k := p.stored; k < len(p.meta.Levels); k++ {
-		if p.planeStored(k) {
-			if err := p.buildFromPlanes(ctx, k, max(1, workers)); err != nil {
-				return err
-			}
-			continue
-		}
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(max(1, workers))
 		grid := p.meta.Levels[k].Grid()
@@ -87,4 +88,31 @@ func (p *Pyramid) Build(ctx context.Context, workers int) error {
 		}
 	}
 	return nil
+}
+
+// allOnDisk reports whether the disk cache holds every computed chunk, and
+// if so counts them all as built.
+func (p *Pyramid) allOnDisk() bool {
+	if p.disk == nil {
+		return false
+	}
+	for k := p.stored; k < len(p.meta.Levels); k++ {
+		grid := p.meta.Levels[k].Grid()
+		lo, hi := make([]int, len(grid)), make([]int, len(grid))
+		for i := range grid {
+			hi[i] = grid[i] - 1
+		}
+		for idx := append([]int(nil), lo...); ; {
+			if !p.disk.has(k, idx) {
+				return false
+			}
+			if !nextIdx(idx, lo, hi) {
+				break
+			}
+		}
+	}
+	for k := p.stored; k < len(p.meta.Levels); k++ {
+		p.prog.done[k].Store(p.prog.total[k])
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -153,7 +154,7 @@ func TestGeometryFollowsNGFF(t *testing.T) {
 		t.Fatalf("%d levels, want %d", len(lv), len(wantShapes))
 	}
 	for k, l := range lv {
-		if !equalInts(l.Shape, wantShapes[k]) {
+		if !slices.Equal(l.Shape, wantShapes[k]) {
 			t.Errorf("level %d shape %v, want %v", k, l.Shape, wantShapes[k])
 		}
 	}
@@ -393,10 +394,10 @@ func TestKilledBuildResumes(t *testing.T) {
 	checkLevels(t, p, refLevels(killShape, allValues(killShape), p.reduce))
 }
 
-var killShape = []int{64, 520, 520}
+var killShape = []int{256, 300, 300}
 
 func openKillFixture(root string) (*Pyramid, *hashSource, error) {
-	src := newHash("ZYX", killShape, []int{1, 520, 520})
+	src := newHash("ZYX", killShape, []int{1, 300, 300})
 	src.delay = 5 * time.Millisecond
 	p, err := Open(src, Options{CacheBytes: 256 << 20})
 	if err != nil {

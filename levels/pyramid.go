@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -239,7 +240,7 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 	}
 	out := downsample.OutShape(shape, red)
 	small := dst
-	padded := !equalInts(out, l.Chunk)
+	padded := !slices.Equal(out, l.Chunk)
 	if padded {
 		sb := getBuf(product(out) * es)
 		defer putBuf(sb)
@@ -352,18 +353,6 @@ func product(v []int) int {
 		p *= x
 	}
 	return p
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // bufPool recycles the scratch buffers of computed chunks: on some machines

@@ -1,0 +1,224 @@
+package levels
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+
+	"vastview/downsample"
+)
+
+// A cascade builds every computed level in one pass over the planes of a
+// stored level whose chunks are whole Y-X planes (TIFF pages, video frames,
+// raw volumes). A reader goroutine reads the planes in order, one or two at
+// a time, straight into a pair buffer; each level reduces the pair it was
+// given into one plane of its own, which it keeps in its slab (cut into
+// chunks when the slab is full) and hands on to the next level's pair. The
+// stored level is read once and no computed level is read back.
+
+// stage is one computed level of a cascade.
+type stage struct {
+	k        int
+	red      []bool
+	zr       bool // Z is halved from level k-1 to k
+	inShape  []int
+	inPlane  int // bytes of one plane of level k-1
+	outPlane int
+	pair     []byte // up to two planes of level k-1
+	have     int    // planes in pair
+	zin      int    // planes of level k-1 received
+	zinTotal int    // planes of level k-1 in all
+	slab     []byte // planes of level k, cut into chunks when full
+	slabZ    int    // slab's chunk index along Z
+	nslab    int    // planes in slab
+	slabLen  int    // planes per slab (the chunk's Z length)
+	cut      slabBuffers
+}
+
+// pairBuf carries planes from the reader to the first stage.
+type pairBuf struct {
+	b []byte
+	n int // planes in b
+}
+
+// cascadeOK reports whether every computed level can be built in one pass.
+func (p *Pyramid) cascadeOK() bool {
+	return p.stored < len(p.meta.Levels) && p.planeStored(p.stored)
+}
+
+// buildCascade builds every computed level; each combination of the axes
+// other than Z, Y and X (time points, channels) is one independent pass.
+func (p *Pyramid) buildCascade(ctx context.Context, workers int) error {
+	base := &p.meta.Levels[p.stored-1]
+	n := len(p.meta.Axes)
+	za := p.meta.AxisIndex('Z')
+	lo, hi := make([]int, n), make([]int, n)
+	for i := 0; i < n-2; i++ {
+		if i != za {
+			hi[i] = base.Shape[i] - 1
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, workers/2)) // each pass also has a reader
+	outer := make([]int, n)
+	for {
+		oidx := append([]int(nil), outer...)
+		g.Go(func() error { return p.cascadePass(gctx, oidx) })
+		if !nextIdx(outer, lo, hi) || gctx.Err() != nil {
+			break
+		}
+	}
+	return g.Wait()
+}
+
+// cascadePass streams the planes of one outer index through every level.
+func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
+	stages := p.newStages(oidx)
+	first := stages[0]
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	full := make(chan pairBuf, 1)
+	free := make(chan []byte, 2)
+	free <- make([]byte, 2*first.inPlane)
+	free <- make([]byte, 2*first.inPlane)
+	errc := make(chan error, 1)
+	go func() { errc <- p.readPairs(ctx, oidx, first, full, free) }()
+	for pb := range full {
+		first.pair, first.have = pb.b, pb.n
+		first.zin += pb.n
+		if err := p.reduceStage(stages, 0, oidx); err != nil {
+			cancel()
+			for range full {
+			}
+			<-errc
+			return err
+		}
+		free <- pb.b
+	}
+	return <-errc
+}
+
+// readPairs reads the stored planes in order, in the groups the first
+// computed level reduces together, and closes full at the end.
+func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full chan<- pairBuf, free <-chan []byte) error {
+	defer close(full)
+	n := len(oidx)
+	za := p.meta.AxisIndex('Z')
+	group := 1
+	if first.zr {
+		group = 2
+	}
+	idx := append([]int(nil), oidx...)
+	idx[n-2], idx[n-1] = 0, 0
+	for z := 0; z < first.zinTotal; z += group {
+		var b []byte
+		select {
+		case b = <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		nb := min(group, first.zinTotal-z)
+		for r := 0; r < nb; r++ {
+			if za >= 0 {
+				idx[za] = z + r
+			}
+			if err := p.ReadChunk(ctx, p.stored-1, idx, b[r*first.inPlane:(r+1)*first.inPlane]); err != nil {
+				return err
+			}
+		}
+		select {
+		case full <- pairBuf{b, nb}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// newStages prepares one stage per computed level.
+func (p *Pyramid) newStages(oidx []int) []*stage {
+	n := len(oidx)
+	za := p.meta.AxisIndex('Z')
+	es := p.meta.DType.Size()
+	var stages []*stage
+	for k := p.stored; k < len(p.meta.Levels); k++ {
+		l, below := &p.meta.Levels[k], &p.meta.Levels[k-1]
+		st := &stage{k: k, red: p.reduce[k-1], zinTotal: 1, slabLen: 1}
+		st.inShape = make([]int, n)
+		for i := range st.inShape {
+			st.inShape[i] = 1
+		}
+		st.inShape[n-2], st.inShape[n-1] = below.Shape[n-2], below.Shape[n-1]
+		st.inPlane = below.Shape[n-2] * below.Shape[n-1] * es
+		st.outPlane = l.Shape[n-2] * l.Shape[n-1] * es
+		if za >= 0 {
+			st.zr = st.red[za]
+			st.zinTotal = below.Shape[za]
+			st.slabLen = l.Chunk[za]
+		}
+		if k > p.stored {
+			st.pair = make([]byte, 2*st.inPlane)
+		}
+		st.slab = make([]byte, st.slabLen*st.outPlane)
+		stages = append(stages, st)
+	}
+	return stages
+}
+
+// reduceStage reduces the pair of stage i into its next plane, passes the
+// plane on, and cuts the slab into chunks when it is full or the level
+// ends. Pairs reach a stage with one plane only at the end of a level or
+// when Z is not halved.
+func (p *Pyramid) reduceStage(stages []*stage, i int, oidx []int) error {
+	st := stages[i]
+	n := len(oidx)
+	za := p.meta.AxisIndex('Z')
+	shape := append([]int(nil), st.inShape...)
+	if za >= 0 {
+		shape[za] = st.have
+	}
+	out := st.slab[st.nslab*st.outPlane : (st.nslab+1)*st.outPlane]
+	src := st.pair[:st.have*st.inPlane]
+	var err error
+	if p.mode {
+		err = downsample.Mode(p.meta.DType, out, src, shape, st.red)
+	} else {
+		err = downsample.Mean(p.meta.DType, out, src, shape, st.red)
+	}
+	if err != nil {
+		return err
+	}
+	st.have = 0
+	st.nslab++
+	last := st.zin == st.zinTotal
+	if i+1 < len(stages) {
+		next := stages[i+1]
+		copy(next.pair[next.have*next.inPlane:], out)
+		next.have++
+		next.zin++
+		if !next.zr || next.have == 2 || next.zin == next.zinTotal {
+			if err := p.reduceStage(stages, i+1, oidx); err != nil {
+				return err
+			}
+		}
+	}
+	if st.nslab == st.slabLen || last {
+		slabShape := make([]int, n)
+		for j := range slabShape {
+			slabShape[j] = 1
+		}
+		l := &p.meta.Levels[st.k]
+		slabShape[n-2], slabShape[n-1] = l.Shape[n-2], l.Shape[n-1]
+		sidx := append([]int(nil), oidx...)
+		if za >= 0 {
+			slabShape[za] = st.nslab
+			sidx[za] = st.slabZ
+		}
+		if err := p.cutSlab(st.k, sidx, slabShape, st.slab[:st.nslab*st.outPlane], &st.cut); err != nil {
+			return err
+		}
+		st.nslab = 0
+		st.slabZ++
+	}
+	return nil
+}
