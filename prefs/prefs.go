@@ -1,0 +1,166 @@
+// Package prefs keeps vastview's typed preferences: recent files, the last
+// view of each file, and the memory and disk budgets. It stores them in any
+// string key-value store (Fyne's app preferences in the viewer, a map in
+// tests), as JSON where a value has structure.
+package prefs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"sync"
+)
+
+// Store is where preferences live; fyne.Preferences satisfies it.
+type Store interface {
+	String(key string) string
+	SetString(key, value string)
+}
+
+// MaxRecent is the number of recent files kept.
+const MaxRecent = 10
+
+// Defaults of the budgets.
+const (
+	DefaultDiskCacheBytes = 20 << 30
+)
+
+// View is what is restored when a file is opened again.
+type View struct {
+	Plane    string  `json:"plane"` // xy, xz or yz
+	T        int     `json:"t"`
+	C        int     `json:"c"`
+	Z        int     `json:"z"`
+	Y        int     `json:"y"`
+	X        int     `json:"x"`
+	Zoom     float64 `json:"zoom"`
+	CenterX  float64 `json:"cx"`
+	CenterY  float64 `json:"cy"`
+	Lo       float64 `json:"lo"`
+	Hi       float64 `json:"hi"`
+	Colormap string  `json:"colormap"`
+}
+
+// Prefs reads and writes the preferences in a Store. It is safe for
+// concurrent use.
+type Prefs struct {
+	mu sync.Mutex
+	s  Store
+}
+
+// New uses s for storage.
+func New(s Store) *Prefs { return &Prefs{s: s} }
+
+const (
+	keyRecent    = "recent"
+	keyCache     = "cache_bytes"
+	keyDiskCache = "disk_cache_bytes"
+	keyViewPre   = "view:"
+)
+
+// Recent returns the recent files, most recent first.
+func (p *Prefs) Recent() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var r []string
+	if json.Unmarshal([]byte(p.s.String(keyRecent)), &r) != nil {
+		return nil
+	}
+	return r
+}
+
+// AddRecent puts path first in the recent files, keeping MaxRecent.
+func (p *Prefs) AddRecent(path string) {
+	r := slices.DeleteFunc(p.Recent(), func(s string) bool { return s == path })
+	r = append([]string{path}, r...)
+	if len(r) > MaxRecent {
+		r = r[:MaxRecent]
+	}
+	p.setJSON(keyRecent, r)
+}
+
+// RemoveRecent drops path from the recent files (it no longer opens).
+func (p *Prefs) RemoveRecent(path string) {
+	p.setJSON(keyRecent, slices.DeleteFunc(p.Recent(), func(s string) bool { return s == path }))
+}
+
+// View returns the last view saved for the file identified by id (its
+// path, say), and whether there was one.
+func (p *Prefs) View(id string) (View, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var v View
+	s := p.s.String(viewKey(id))
+	if s == "" || json.Unmarshal([]byte(s), &v) != nil {
+		return View{}, false
+	}
+	return v, true
+}
+
+// SetView saves the view of the file identified by id.
+func (p *Prefs) SetView(id string, v View) { p.setJSON(viewKey(id), v) }
+
+// CacheBytes is the memory budget for cached chunks; 0 means the default.
+func (p *Prefs) CacheBytes() int64 { return p.int64(keyCache) }
+
+// SetCacheBytes sets the memory budget (0: the default).
+func (p *Prefs) SetCacheBytes(n int64) { p.setJSON(keyCache, max(n, 0)) }
+
+// DiskCacheBytes is the size limit of the disk cache of computed levels.
+func (p *Prefs) DiskCacheBytes() int64 {
+	if n := p.int64(keyDiskCache); n > 0 {
+		return n
+	}
+	return DefaultDiskCacheBytes
+}
+
+// SetDiskCacheBytes sets the disk cache's size limit.
+func (p *Prefs) SetDiskCacheBytes(n int64) { p.setJSON(keyDiskCache, max(n, 0)) }
+
+func (p *Prefs) int64(key string) int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n int64
+	json.Unmarshal([]byte(p.s.String(key)), &n)
+	return n
+}
+
+func (p *Prefs) setJSON(key string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.SetString(key, string(b))
+}
+
+// viewKey keeps keys short and free of path characters.
+func viewKey(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return keyViewPre + hex.EncodeToString(h[:12])
+}
+
+// MapStore is an in-memory Store; safe for concurrent use.
+type MapStore struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// String returns the value of key, or "".
+func (s *MapStore) String(key string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
+// SetString sets key to value.
+func (s *MapStore) SetString(key, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]string{}
+	}
+	s.m[key] = value
+}
