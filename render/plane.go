@@ -1,67 +1,19 @@
-// Package render turns image samples into pixels: window/level, colormaps
-// and auto-contrast. It is pure Go and never imports the UI toolkit, so
-// everything it draws can be tested without a display.
+// Package render turns image samples into pixels: a View (plane, position,
+// zoom, window, colormap) of a multi-resolution pyramid becomes a
+// viewport-sized RGBA image, drawn coarse to fine from the chunks in memory
+// without waiting for I/O. It also holds the colormaps and auto-contrast.
+// It is pure Go and never imports the UI toolkit, so everything it draws
+// can be tested without a display.
 package render
 
 import (
 	"encoding/binary"
-	"fmt"
 	"image"
 	"math"
 	"slices"
-	"strings"
 
 	"vastview/loader"
 )
-
-// Colormap maps a display intensity 0..255 to a colour. Values are
-// immutable and safe for concurrent use.
-type Colormap struct {
-	Name string
-	LUT  [256][3]uint8
-}
-
-func grayLUT(invert bool) (l [256][3]uint8) {
-	for i := range l {
-		v := uint8(i)
-		if invert {
-			v = 255 - v
-		}
-		l[i] = [3]uint8{v, v, v}
-	}
-	return l
-}
-
-// fireLUT is a black-red-yellow-white ramp, as ImageJ's "Fire" reads.
-func fireLUT() (l [256][3]uint8) {
-	for i := range l {
-		f := float64(i) / 255
-		l[i] = [3]uint8{clamp8(f * 3 * 255), clamp8((f*3 - 1) * 255), clamp8((f*3 - 2) * 255)}
-	}
-	return l
-}
-
-func clamp8(v float64) uint8 { return uint8(math.Max(0, math.Min(255, math.Round(v)))) }
-
-var colormaps = map[string]*Colormap{
-	"gray":          {Name: "gray", LUT: grayLUT(false)},
-	"gray-inverted": {Name: "gray-inverted", LUT: grayLUT(true)},
-	"fire":          {Name: "fire", LUT: fireLUT()},
-}
-
-// ColormapNamed returns the colormap called name ("gray", "gray-inverted",
-// "fire").
-func ColormapNamed(name string) (*Colormap, error) {
-	if cm, ok := colormaps[strings.ToLower(name)]; ok {
-		return cm, nil
-	}
-	names := make([]string, 0, len(colormaps))
-	for n := range colormaps {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return nil, fmt.Errorf("unknown colormap %q (have %s)", name, strings.Join(names, ", "))
-}
 
 // Sample returns sample i of a little-endian buffer of type dt as float64.
 func Sample(buf []byte, dt loader.DType, i int) float64 {
@@ -114,7 +66,7 @@ func AutoRange(buf []byte, dt loader.DType) (lo, hi float64) {
 
 // Plane draws w×h samples of buf through the window [lo, hi] and the
 // colormap into a new RGBA image: lo and below are colour 0, hi and above
-// colour 255, NaN colour 0.
+// colour 255, NaN colour 0. A label colormap ignores the window.
 func Plane(buf []byte, dt loader.DType, w, h int, lo, hi float64, cm *Colormap) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	Draw(img.Pix, buf[:w*h*dt.Size()], dt, lo, hi, cm)
@@ -143,40 +95,17 @@ func Draw(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Colormap) {
 	default:
 		span := hi - lo
 		for i := 0; i < n; i++ {
-			c := cm.LUT[index(Sample(buf, dt, i), lo, span)]
+			c := cm.LUT[cm.entry(Sample(buf, dt, i), lo, span)]
 			p := pix[4*i : 4*i+4 : 4*i+4]
 			p[0], p[1], p[2], p[3] = c[0], c[1], c[2], 255
 		}
 	}
 }
 
-// index maps a value to a colormap entry.
-func index(v, lo, span float64) int {
-	if f := (v - lo) * 255 / span; f >= 255 {
-		return 255
-	} else if f > 0 {
-		return int(f + 0.5)
-	}
-	return 0
-}
-
 // valueLUT maps every raw bit pattern of an 8- or 16-bit type to a packed
 // little-endian RGBA pixel.
 func valueLUT(dt loader.DType, lo, hi float64, cm *Colormap) []uint32 {
 	lut := make([]uint32, 1<<(8*dt.Size()))
-	span := hi - lo
-	for raw := range lut {
-		var v float64
-		switch dt {
-		case loader.Uint8, loader.Uint16:
-			v = float64(raw)
-		case loader.Int8:
-			v = float64(int8(raw))
-		case loader.Int16:
-			v = float64(int16(raw))
-		}
-		c := cm.LUT[index(v, lo, span)]
-		lut[raw] = uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | 0xff<<24
-	}
+	fillLUT(lut, dt, lo, hi, cm)
 	return lut
 }

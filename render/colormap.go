@@ -1,0 +1,143 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"vastview/loader"
+)
+
+// Colormap maps a display intensity 0..255 to a colour. A label colormap
+// (Label set) instead gives each integer value a colour of its own, with no
+// window: value 0 is LUT[0] and value v is LUT[1+(v-1) mod 255]. Values are
+// immutable and safe for concurrent use.
+type Colormap struct {
+	Name  string
+	LUT   [256][3]uint8
+	Label bool
+}
+
+func grayLUT(invert bool) (l [256][3]uint8) {
+	for i := range l {
+		v := uint8(i)
+		if invert {
+			v = 255 - v
+		}
+		l[i] = [3]uint8{v, v, v}
+	}
+	return l
+}
+
+// fireLUT is a black-red-yellow-white ramp, as ImageJ's "Fire" reads.
+func fireLUT() (l [256][3]uint8) {
+	for i := range l {
+		f := float64(i) / 255
+		l[i] = [3]uint8{clamp8(f * 3 * 255), clamp8((f*3 - 1) * 255), clamp8((f*3 - 2) * 255)}
+	}
+	return l
+}
+
+func clamp8(v float64) uint8 { return uint8(math.Max(0, math.Min(255, math.Round(v)))) }
+
+var colormaps = map[string]*Colormap{
+	"gray":          {Name: "gray", LUT: grayLUT(false)},
+	"gray-inverted": {Name: "gray-inverted", LUT: grayLUT(true)},
+	"fire":          {Name: "fire", LUT: fireLUT()},
+	"viridis":       {Name: "viridis", LUT: viridisTable},
+	"magma":         {Name: "magma", LUT: magmaTable},
+	"glasbey":       {Name: "glasbey", LUT: glasbeyLUT(), Label: true},
+}
+
+// ColormapNames lists the colormaps ColormapNamed knows, sorted.
+func ColormapNames() []string {
+	names := make([]string, 0, len(colormaps))
+	for n := range colormaps {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ColormapNamed returns the colormap called name: "gray", "gray-inverted",
+// "fire", "viridis", "magma", or "glasbey" (also "labels"), the label
+// colormap.
+func ColormapNamed(name string) (*Colormap, error) {
+	n := strings.ToLower(name)
+	if n == "labels" || n == "label" {
+		n = "glasbey"
+	}
+	if cm, ok := colormaps[n]; ok {
+		return cm, nil
+	}
+	return nil, fmt.Errorf("unknown colormap %q (have %s)", name, strings.Join(ColormapNames(), ", "))
+}
+
+// colormapOrGray is ColormapNamed with gray for an unknown name.
+func colormapOrGray(name string) *Colormap {
+	if cm, err := ColormapNamed(name); err == nil {
+		return cm
+	}
+	return colormaps["gray"]
+}
+
+// index maps a value to a colormap entry: lo and below (and NaN) to 0, hi
+// and above to 255, linearly with rounding in between.
+func index(v, lo, span float64) int {
+	if f := (v - lo) * 255 / span; f >= 255 {
+		return 255
+	} else if f > 0 {
+		return int(f + 0.5)
+	}
+	return 0
+}
+
+// labelIndex maps a label value to its entry of a label colormap: 0 (and
+// NaN, and values beyond int64) to entry 0, other integers cycling through
+// entries 1..255. Fractions are dropped towards minus infinity.
+func labelIndex(v float64) int {
+	if !(v > -9e18 && v < 9e18) {
+		return 0
+	}
+	i := int64(math.Floor(v))
+	if i == 0 {
+		return 0
+	}
+	m := (i - 1) % 255
+	if m < 0 {
+		m += 255
+	}
+	return int(1 + m)
+}
+
+// entry is the colormap entry of value v through the window [lo, lo+span].
+func (cm *Colormap) entry(v, lo, span float64) int {
+	if cm.Label {
+		return labelIndex(v)
+	}
+	return index(v, lo, span)
+}
+
+// pack makes a little-endian RGBA pixel of an opaque colour.
+func pack(c [3]uint8) uint32 {
+	return uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | 0xff<<24
+}
+
+// fillLUT maps every raw bit pattern of an 8- or 16-bit type (len(lut) is
+// 256 or 65536) to a packed pixel through the window [lo, hi].
+func fillLUT(lut []uint32, dt loader.DType, lo, hi float64, cm *Colormap) {
+	span := hi - lo
+	for raw := range lut {
+		var v float64
+		switch dt {
+		case loader.Uint8, loader.Uint16:
+			v = float64(raw)
+		case loader.Int8:
+			v = float64(int8(raw))
+		case loader.Int16:
+			v = float64(int16(raw))
+		}
+		lut[raw] = pack(cm.LUT[cm.entry(v, lo, span)])
+	}
+}

@@ -1,0 +1,252 @@
+package render
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"vastview/levels"
+	"vastview/loader"
+)
+
+// Auto-contrast takes the values between these quantiles.
+const (
+	lowQuantile  = 0.001
+	highQuantile = 0.999
+)
+
+// maxContrastChunks bounds how many chunks of the coarsest level
+// AutoContrast reads; a long movie's coarsest level has one per frame.
+const maxContrastChunks = 64
+
+// AutoContrast returns the 0.1 and 99.9 percentiles of the coarsest level's
+// samples, across all of it (every time point and channel), as a display
+// window; samples beyond the level's edge in its chunks are not counted.
+// When the level has more than 64 chunks (a long movie), 64 of them evenly
+// spaced in grid order stand for it. It never blocks: when a chunk is not
+// in memory it requests the missing ones (Background priority, which no
+// view generation cancels) and returns ok=false, and the caller tries again
+// when they arrive. It is safe for concurrent use if p is.
+func AutoContrast(p Source) (lo, hi float64, ok bool) {
+	m := p.Meta()
+	k := len(m.Levels) - 1
+	l := &m.Levels[k]
+	grid := l.Grid()
+	total := 1
+	for _, g := range grid {
+		total *= g
+	}
+	picks := min(total, maxContrastChunks)
+	var missing [][]int
+	var h histogram
+	h.init(m.DType)
+	for i := 0; i < picks; i++ {
+		idx := unravel(i*total/picks, grid)
+		data := p.Get(k, idx)
+		if len(data) < l.ChunkBytes(m.DType) {
+			missing = append(missing, idx)
+			continue
+		}
+		if missing == nil {
+			h.addChunk(data, l, idx, m.DType)
+		}
+	}
+	if missing != nil {
+		p.Request(levels.Background, 0, k, missing...)
+		return 0, 0, false
+	}
+	lo, hi = h.quantiles()
+	return lo, hi, true
+}
+
+// unravel turns a linear chunk number into a grid index (C order).
+func unravel(n int, grid []int) []int {
+	idx := make([]int, len(grid))
+	for i := len(grid) - 1; i >= 0; i-- {
+		idx[i] = n % grid[i]
+		n /= grid[i]
+	}
+	return idx
+}
+
+// histogram counts 8- and 16-bit samples exactly, by value, and keeps
+// wider ones (up to about a million, evenly spaced) to sort.
+type histogram struct {
+	dt     loader.DType
+	counts []int64 // by raw value with the sign bit flipped: in numeric order
+	vals   []float64
+	stride int // keep every stride-th wide sample
+	seen   int
+}
+
+func (h *histogram) init(dt loader.DType) {
+	h.dt = dt
+	h.stride = 1
+	if dt.Size() <= 2 {
+		h.counts = make([]int64, 1<<(8*dt.Size()))
+	}
+}
+
+// addChunk counts the samples of a chunk that lie within level l.
+func (h *histogram) addChunk(data []byte, l *loader.Level, idx []int, dt loader.DType) {
+	n := len(idx)
+	es := dt.Size()
+	start, box := make([]int, n), make([]int, n)
+	for i := range idx {
+		start[i] = idx[i] * l.Chunk[i]
+		box[i] = min(l.Chunk[i], l.Shape[i]-start[i])
+	}
+	strides := make([]int, n)
+	acc := es
+	for i := n - 1; i >= 0; i-- {
+		strides[i] = acc
+		acc *= l.Chunk[i]
+	}
+	pos := make([]int, n)
+	rowBytes := box[n-1] * es
+	for {
+		off := 0
+		for i := 0; i < n-1; i++ {
+			off += pos[i] * strides[i]
+		}
+		h.addRow(data[off : off+rowBytes])
+		i := n - 2
+		for ; i >= 0; i-- {
+			pos[i]++
+			if pos[i] < box[i] {
+				break
+			}
+			pos[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+func (h *histogram) addRow(b []byte) {
+	le := binary.LittleEndian
+	switch h.dt {
+	case loader.Uint8:
+		for _, v := range b {
+			h.counts[v]++
+		}
+	case loader.Int8:
+		for _, v := range b {
+			h.counts[v^0x80]++
+		}
+	case loader.Uint16:
+		for i := 0; i+1 < len(b); i += 2 {
+			h.counts[le.Uint16(b[i:])]++
+		}
+	case loader.Int16:
+		for i := 0; i+1 < len(b); i += 2 {
+			h.counts[le.Uint16(b[i:])^0x8000]++
+		}
+	default:
+		es := h.dt.Size()
+		for i := 0; i+es <= len(b); i += es {
+			h.seen++
+			if h.seen%h.stride != 0 {
+				continue
+			}
+			if v := Sample(b[i:i+es], h.dt, 0); finite(v) {
+				h.vals = append(h.vals, v)
+			}
+			if len(h.vals) >= 2<<20 { // keep about a million: drop every other
+				h.vals = thin(h.vals)
+				h.stride *= 2
+			}
+		}
+	}
+}
+
+func thin(v []float64) []float64 {
+	n := 0
+	for i := 0; i < len(v); i += 2 {
+		v[n] = v[i]
+		n++
+	}
+	return v[:n]
+}
+
+// quantiles returns the auto-contrast window: the values at ranks
+// floor(0.001*(n-1)) and ceil(0.999*(n-1)) of the n samples counted, as
+// AutoRange takes them; a range of width 1 when it would be empty.
+func (h *histogram) quantiles() (lo, hi float64) {
+	if h.counts == nil {
+		return quantiles(h.vals)
+	}
+	var n int64
+	for _, c := range h.counts {
+		n += c
+	}
+	if n == 0 {
+		return 0, 1
+	}
+	rlo := int64(lowQuantile * float64(n-1))
+	rhi := int64(math.Ceil(highQuantile * float64(n-1)))
+	lo, hi = h.valueAtRank(rlo), h.valueAtRank(rhi)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi
+}
+
+// valueAtRank is the value of the sample at rank r (0 is the smallest).
+func (h *histogram) valueAtRank(r int64) float64 {
+	var cum int64
+	for v, c := range h.counts {
+		cum += c
+		if cum > r {
+			if h.dt.Signed() {
+				return float64(v - len(h.counts)/2)
+			}
+			return float64(v)
+		}
+	}
+	return 0
+}
+
+// quantiles sorts vals and returns the auto-contrast window of them.
+func quantiles(vals []float64) (lo, hi float64) {
+	if len(vals) == 0 {
+		return 0, 1
+	}
+	slices.Sort(vals)
+	n := len(vals)
+	lo = vals[int(lowQuantile*float64(n-1))]
+	hi = vals[int(math.Ceil(highQuantile*float64(n-1)))]
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi
+}
+
+// ViewRange returns the 0.1 and 99.9 percentiles of the values view v
+// shows now (from the best data in memory, as Render would draw it,
+// sampling at most about 260,000 of its pixels): auto-contrast on what is
+// on screen, as ImageJ's is on the current slice. ok is false when none of
+// it is in memory. It requests nothing.
+func (r *Renderer) ViewRange(v View, p Source) (lo, hi float64, ok bool) {
+	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
+	r.begin(v, p)
+	r.collect = true
+	defer func() { r.collect = false }()
+	r.step = max(1, int(math.Ceil(math.Sqrt(float64(v.Width*v.Height)/(1<<18)))))
+	r.vals = r.vals[:0]
+	r.miss = r.miss[:0]
+	r.fill(r.f.level, 0, v.Width, 0, v.Height)
+	r.miss = r.miss[:0]
+	vals := r.vals[:0]
+	for _, x := range r.vals {
+		if finite(x) {
+			vals = append(vals, x)
+		}
+	}
+	if len(vals) == 0 {
+		return 0, 0, false
+	}
+	lo, hi = quantiles(vals)
+	return lo, hi, true
+}

@@ -1,0 +1,147 @@
+package render
+
+import (
+	"encoding/binary"
+	"math"
+
+	"vastview/loader"
+)
+
+// fill draws the viewport rectangle [x0, x1)×[y0, y1) from level k: each
+// part that lies in a chunk in memory from that chunk, each other part
+// from the next coarser level, and parts outside the data in the
+// background colour. Missing chunks of the frame's level are noted.
+func (r *Renderer) fill(k, x0, x1, y0, y1 int) {
+	if k >= r.f.nlevels {
+		r.blank(x0, x1, y0, y1)
+		return
+	}
+	ls := r.level(k)
+	rows, cols := ls.rows.chunk, ls.cols.chunk
+	for ya := y0; ya < y1; {
+		yb := ya + 1
+		for yb < y1 && rows[yb] == rows[ya] {
+			yb++
+		}
+		for xa := x0; xa < x1; {
+			xb := xa + 1
+			for xb < x1 && cols[xb] == cols[xa] {
+				xb++
+			}
+			r.fillChunk(k, ls, rows[ya], cols[xa], xa, xb, ya, yb)
+			xa = xb
+		}
+		ya = yb
+	}
+}
+
+// fillChunk draws the rectangle that chunk (cy, cx) of level k covers.
+func (r *Renderer) fillChunk(k int, ls *levelState, cy, cx, xa, xb, ya, yb int) {
+	if cy < 0 || cx < 0 {
+		r.blank(xa, xb, ya, yb)
+		return
+	}
+	idx := ls.idx
+	if r.f.ra >= 0 {
+		idx[r.f.ra] = cy
+	}
+	if r.f.ca >= 0 {
+		idx[r.f.ca] = cx
+	}
+	data := r.chunk(k, &idx, ls.bytes)
+	if data == nil {
+		if k == r.f.level {
+			dx := float64(xa+xb-r.f.v.Width) / 2
+			dy := float64(ya+yb-r.f.v.Height) / 2
+			r.miss = append(r.miss, missingChunk{dist: dx*dx + dy*dy, idx: idx})
+		}
+		r.fill(k+1, xa, xb, ya, yb)
+		return
+	}
+	if r.collect {
+		r.gather(ls, data, xa, xb, ya, yb)
+		return
+	}
+	r.blit(ls, data, xa, xb, ya, yb)
+}
+
+// blank paints a rectangle in the background colour.
+func (r *Renderer) blank(x0, x1, y0, y1 int) {
+	if r.collect {
+		return
+	}
+	pix, stride := r.img.Pix, r.img.Stride
+	for y := y0; y < y1; y++ {
+		copy(pix[y*stride+4*x0:y*stride+4*x1], r.bg)
+	}
+}
+
+// blit draws a rectangle from one chunk. Screen rows that show the same
+// data row as the one above are copied.
+func (r *Renderer) blit(ls *levelState, data []byte, xa, xb, ya, yb int) {
+	pix, stride := r.img.Pix, r.img.Stride
+	cols := ls.cols.off[xa:xb]
+	for y := ya; y < yb; y++ {
+		dst := pix[y*stride+4*xa : y*stride+4*xb]
+		if y > ya && ls.rows.sample[y] == ls.rows.sample[y-1] {
+			copy(dst, pix[(y-1)*stride+4*xa:])
+			continue
+		}
+		r.drawRow(dst, data[ls.base+ls.rows.off[y]:], cols)
+	}
+}
+
+// drawRow colours the samples of row at the byte offsets cols into dst.
+func (r *Renderer) drawRow(dst, row []byte, cols []int) {
+	le := binary.LittleEndian
+	dst = dst[:4*len(cols)]
+	switch r.f.m.DType {
+	case loader.Uint8, loader.Int8:
+		lut := (*[256]uint32)(r.lut[:256])
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], lut[row[o]])
+		}
+	case loader.Uint16, loader.Int16:
+		lut := r.lut
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], lut[le.Uint16(row[o:])])
+		}
+	default:
+		dt := r.f.m.DType
+		for i, o := range cols {
+			v := wideSample(row[o:], dt)
+			le.PutUint32(dst[4*i:], r.pal[r.cm.entry(v, r.lo, r.span)])
+		}
+	}
+}
+
+// wideSample reads one sample of a 32- or 64-bit type.
+func wideSample(b []byte, dt loader.DType) float64 {
+	le := binary.LittleEndian
+	switch dt {
+	case loader.Uint32:
+		return float64(le.Uint32(b))
+	case loader.Int32:
+		return float64(int32(le.Uint32(b)))
+	case loader.Float32:
+		return float64(math.Float32frombits(le.Uint32(b)))
+	case loader.Float64:
+		return math.Float64frombits(le.Uint64(b))
+	}
+	return Sample(b, dt, 0)
+}
+
+// gather collects the values of every step-th screen pixel of a rectangle
+// drawn from one chunk.
+func (r *Renderer) gather(ls *levelState, data []byte, xa, xb, ya, yb int) {
+	dt := r.f.m.DType
+	es := r.f.es
+	s := r.step
+	for y := (ya + s - 1) / s * s; y < yb; y += s {
+		row := data[ls.base+ls.rows.off[y]:]
+		for x := (xa + s - 1) / s * s; x < xb; x += s {
+			o := ls.cols.off[x]
+			r.vals = append(r.vals, Sample(row[o:o+es], dt, 0))
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package render
+
+import (
+	"vastview/levels"
+	"vastview/loader"
+)
+
+// prefetchLayers is how many chunk layers ahead Prefetch asks for.
+const prefetchLayers = 3
+
+// Prefetch requests, at Prefetch priority for generation gen, the chunks
+// that view v would need after moving through the data in steps of dir
+// planes (dir > 0 forward, < 0 back): those of the level Render would draw
+// at, for the next three chunk layers along the plane's normal axis (Z for
+// xy, Y for xz, X for yz; time for a movie, whose planes have no normal
+// axis), that are not in memory. It returns how many it requested. It
+// never blocks, and shares the Renderer's state: call it from the
+// goroutine that renders.
+func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
+	m := p.Meta()
+	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
+	axis := motionAxis(m, v.Orientation)
+	if dir == 0 || axis < 0 {
+		return 0
+	}
+	r.setup(v, m)
+	k := r.f.level
+	ls := r.level(k)
+	n0 := m.Shape[axis]
+	pos := r.f.fixed[axis]
+	last := layerAt(m, k, axis, pos)
+	r.miss = r.miss[:0]
+	for q, layers := pos+dir, 0; q >= 0 && q < n0 && layers < prefetchLayers; q += dir {
+		layer := layerAt(m, k, axis, q)
+		if layer == last {
+			continue
+		}
+		last = layer
+		layers++
+		r.missingInLayer(p, ls, k, axis, layer)
+	}
+	n := len(m.Axes)
+	r.reqs = r.reqs[:0]
+	for i := range r.miss {
+		r.reqs = append(r.reqs, r.miss[i].idx[:n])
+	}
+	if len(r.reqs) > 0 {
+		p.Request(levels.Prefetch, gen, k, r.reqs...)
+	}
+	return len(r.reqs)
+}
+
+// motionAxis is the axis planes step along: the orientation's normal
+// axis, or time when the data has no such axis (or just one plane on it).
+func motionAxis(m *loader.Meta, o Orientation) int {
+	_, _, normal := o.Axes()
+	if i := m.AxisIndex(normal); i >= 0 && m.Shape[i] > 1 {
+		return i
+	}
+	if i := m.AxisIndex('T'); i >= 0 && m.Shape[i] > 1 {
+		return i
+	}
+	return -1
+}
+
+// missingInLayer notes the chunks the viewport covers, with the index
+// along axis set to layer, that are not in memory.
+func (r *Renderer) missingInLayer(p Source, ls *levelState, k, axis, layer int) {
+	n := len(r.f.m.Axes)
+	idx := ls.idx
+	idx[axis] = layer
+	rows, cols := ls.rows.chunk, ls.cols.chunk
+	for y := 0; y < len(rows); y++ {
+		if rows[y] < 0 || y > 0 && rows[y] == rows[y-1] {
+			continue
+		}
+		if r.f.ra >= 0 {
+			idx[r.f.ra] = rows[y]
+		}
+		for x := 0; x < len(cols); x++ {
+			if cols[x] < 0 || x > 0 && cols[x] == cols[x-1] {
+				continue
+			}
+			if r.f.ca >= 0 {
+				idx[r.f.ca] = cols[x]
+			}
+			s := r.scratch[:n]
+			copy(s, idx[:n])
+			if p.Get(k, s) == nil {
+				r.miss = append(r.miss, missingChunk{idx: idx})
+			}
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package render
+
+import (
+	"image"
+
+	"vastview/levels"
+	"vastview/loader"
+)
+
+// Source is the multi-resolution data a Renderer draws from; a
+// *levels.Pyramid is one.
+type Source interface {
+	// Meta describes every level, level 0 first.
+	Meta() *loader.Meta
+	// Get returns a chunk if it is in memory now, else nil, without
+	// blocking. The bytes are not modified by anyone afterwards.
+	Get(level int, idx []int) []byte
+	// Request asks for chunks to be loaded in the background, without
+	// blocking; requests of an older generation may be dropped.
+	Request(prio levels.Priority, gen uint64, level int, idxs ...[]int)
+}
+
+// Info says how a frame was drawn.
+type Info struct {
+	// Level is the level the zoom calls for, the finest the frame shows.
+	Level int
+	// Complete is true when every chunk of that level the viewport needs
+	// was in memory: the frame will not improve.
+	Complete bool
+	// Missing counts the chunks of that level that were not, and have
+	// been requested.
+	Missing int
+}
+
+// background is the colour outside the data, and where no level has data
+// in memory yet.
+var background = [3]uint8{32, 32, 32}
+
+// maxViewport bounds the viewport's width and height.
+const maxViewport = 16384
+
+// Renderer draws views of a Source. It keeps its buffers from frame to
+// frame, so that drawing the same or a similar view again allocates
+// nothing. It is not safe for concurrent use: use one per drawing
+// goroutine. The zero value is ready to use.
+type Renderer struct {
+	bufs [3]*image.RGBA // frames returned, in turn
+	next int
+	bg   []byte // a row of background pixels
+
+	// The colour tables of the current frame.
+	lut    *[65536]uint32 // raw 8/16-bit value -> pixel
+	lutKey lutKey
+	lutOK  bool
+	pal    [256]uint32 // colormap entry -> pixel
+	cm     *Colormap
+	lo     float64
+	span   float64
+
+	// Chunks seen in this and the previous frame, so that a view drawn
+	// again needs no look-ups in the pyramid (each of which allocates).
+	meta      *loader.Meta
+	src       Source
+	cur, prev map[chunkKey][]byte
+	scratch   []int
+
+	f    frame
+	lv   []levelState
+	img  *image.RGBA
+	miss []missingChunk
+	reqs [][]int
+
+	collect bool      // gather values instead of drawing (ViewRange)
+	step    int       // collect every step-th pixel along each axis
+	vals    []float64 // values gathered
+}
+
+type lutKey struct {
+	dt     loader.DType
+	lo, hi float64
+	cm     *Colormap
+}
+
+type chunkKey struct {
+	level int32
+	idx   [maxAxes]int32
+}
+
+type missingChunk struct {
+	dist float64 // squared distance of its part of the viewport from the centre
+	idx  [maxAxes]int
+}
+
+// Render draws view v of p into a viewport-sized image and says how
+// complete it is. It picks the coarsest level with at least one sample per
+// screen pixel, draws what of that level is in memory now, fills the rest
+// from coarser levels in memory (the background colour only where no level
+// has data), and requests the missing chunks of that level at Visible
+// priority for generation gen, those nearest the viewport's centre first.
+// It never waits for I/O.
+//
+// The image belongs to the Renderer: it stays unchanged until two more
+// Render calls have returned, then it is drawn over.
+func (r *Renderer) Render(v View, p Source, gen uint64) (*image.RGBA, Info) {
+	w, h := max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
+	v.Width, v.Height = w, h
+	r.img = r.target(w, h)
+	m := p.Meta()
+	r.begin(v, p)
+	cm := colormapOrGray(v.Colormap)
+	r.prepareColours(m.DType, v.Lo, v.Hi, cm)
+	r.collect = false
+	r.miss = r.miss[:0]
+	r.fill(r.f.level, 0, w, 0, h)
+	info := Info{Level: r.f.level, Missing: len(r.miss), Complete: len(r.miss) == 0}
+	r.request(p, gen)
+	return r.img, info
+}
+
+// target returns the next buffer in turn, sized w×h.
+func (r *Renderer) target(w, h int) *image.RGBA {
+	r.next = (r.next + 1) % len(r.bufs)
+	b := r.bufs[r.next]
+	if b == nil || b.Rect.Dx() != w || b.Rect.Dy() != h {
+		b = image.NewRGBA(image.Rect(0, 0, w, h))
+		r.bufs[r.next] = b
+	}
+	if len(r.bg) < 4*w {
+		r.bg = make([]byte, 4*w)
+		for i := 0; i < w; i++ {
+			copy(r.bg[4*i:], []byte{background[0], background[1], background[2], 255})
+		}
+	}
+	return b
+}
+
+// begin sets up the frame's geometry and turns over the chunk memo.
+func (r *Renderer) begin(v View, p Source) {
+	m := p.Meta()
+	if r.cur == nil {
+		r.cur, r.prev = map[chunkKey][]byte{}, map[chunkKey][]byte{}
+	}
+	if m != r.meta {
+		clear(r.cur)
+		clear(r.prev)
+		r.meta = m
+	}
+	r.src = p
+	r.prev, r.cur = r.cur, r.prev
+	clear(r.cur)
+	r.setup(v, m)
+}
+
+// setup works out the frame's geometry; levels are mapped when first used.
+func (r *Renderer) setup(v View, m *loader.Meta) {
+	r.f = newFrame(v, m)
+	if len(r.lv) < len(m.Levels) {
+		r.lv = make([]levelState, len(m.Levels))
+	}
+	for k := range r.lv {
+		r.lv[k].ready = false
+	}
+	if len(r.scratch) < len(m.Axes) {
+		r.scratch = make([]int, maxAxes)
+	}
+}
+
+// level returns the frame's mapping onto level k.
+func (r *Renderer) level(k int) *levelState {
+	ls := &r.lv[k]
+	if !ls.ready {
+		ls.prepare(&r.f, k)
+	}
+	return ls
+}
+
+// chunk returns chunk idx of level k if it is in memory, else nil.
+func (r *Renderer) chunk(k int, idx *[maxAxes]int, bytes int) []byte {
+	n := len(r.f.m.Axes)
+	key := chunkKey{level: int32(k)}
+	for i := 0; i < n; i++ {
+		key.idx[i] = int32(idx[i])
+	}
+	if d, ok := r.cur[key]; ok {
+		return d
+	}
+	if d, ok := r.prev[key]; ok {
+		r.cur[key] = d
+		return d
+	}
+	s := r.scratch[:n]
+	copy(s, idx[:n])
+	d := r.src.Get(k, s)
+	if len(d) < bytes {
+		return nil
+	}
+	r.cur[key] = d
+	return d
+}
+
+// prepareColours readies the colour tables for dtype dt, window [lo, hi]
+// and colormap cm; the 8/16-bit table is rebuilt only when one changes.
+func (r *Renderer) prepareColours(dt loader.DType, lo, hi float64, cm *Colormap) {
+	r.cm, r.lo, r.span = cm, lo, hi-lo
+	for i := range r.pal {
+		r.pal[i] = pack(cm.LUT[i])
+	}
+	if dt.Size() > 2 {
+		return
+	}
+	key := lutKey{dt, lo, hi, cm}
+	if r.lutOK && r.lutKey == key {
+		return
+	}
+	if r.lut == nil {
+		r.lut = new([65536]uint32)
+	}
+	fillLUT(r.lut[:1<<(8*dt.Size())], dt, lo, hi, cm)
+	r.lutKey, r.lutOK = key, true
+}
+
+// request asks for the missing chunks of the frame's level, nearest the
+// viewport's centre first.
+func (r *Renderer) request(p Source, gen uint64) {
+	if len(r.miss) == 0 {
+		return
+	}
+	ms := r.miss
+	for i := 1; i < len(ms); i++ { // insertion sort: few, and no allocation
+		for j := i; j > 0 && ms[j].dist < ms[j-1].dist; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+	n := len(r.f.m.Axes)
+	r.reqs = r.reqs[:0]
+	for i := range ms {
+		r.reqs = append(r.reqs, ms[i].idx[:n])
+	}
+	p.Request(levels.Visible, gen, r.f.level, r.reqs...)
+}

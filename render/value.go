@@ -1,0 +1,50 @@
+package render
+
+import "math"
+
+// ValueAt returns the sample value under viewport position (x, y) of view
+// v, from the finest level whose chunk there is in memory now, and that
+// level; ok is false off the data or when no level has it in memory. It
+// never blocks and is safe for concurrent use if p is.
+func ValueAt(p Source, v View, x, y float64) (value float64, level int, ok bool) {
+	m := p.Meta()
+	pt := v.ToPlane(m, x, y)
+	row, col, _ := v.Orientation.Axes()
+	ra, ca := m.AxisIndex(row), m.AxisIndex(col)
+	if (ra < 0 && math.Floor(pt.Row) != 0) || (ca < 0 && math.Floor(pt.Col) != 0) {
+		return 0, 0, false
+	}
+	n := len(m.Axes)
+	idx := make([]int, n)
+	for k := range m.Levels {
+		l := &m.Levels[k]
+		off := 0
+		strides := chunkStrides(l, 1)
+		inside := true
+		for i := 0; i < n; i++ {
+			var j int
+			switch i {
+			case ra:
+				j = levelAffine(m, k, i).at(pt.Row)
+			case ca:
+				j = levelAffine(m, k, i).at(pt.Col)
+			default:
+				p0 := max(0, min(m.Shape[i]-1, v.At(m.Axes[i])))
+				j = max(0, min(l.Shape[i]-1, levelAffine(m, k, i).at(float64(p0)+0.5)))
+			}
+			if j < 0 || j >= l.Shape[i] {
+				inside = false
+				break
+			}
+			idx[i] = j / l.Chunk[i]
+			off += (j % l.Chunk[i]) * strides[i]
+		}
+		if !inside {
+			return 0, 0, false
+		}
+		if data := p.Get(k, idx); len(data) >= l.ChunkBytes(m.DType) {
+			return Sample(data, m.DType, off), k, true
+		}
+	}
+	return 0, 0, false
+}

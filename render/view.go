@@ -1,0 +1,249 @@
+package render
+
+import (
+	"math"
+
+	"vastview/loader"
+)
+
+// Orientation is the plane a view shows. Its rows and columns follow
+// loader.PlaneAxes.
+type Orientation uint8
+
+// The orientations.
+const (
+	XY Orientation = iota // rows Y, columns X
+	XZ                    // rows Z, columns X
+	YZ                    // rows Z, columns Y
+)
+
+// ParseOrientation reads "xy", "xz" or "yz" (any case; "" is xy).
+func ParseOrientation(s string) (Orientation, error) {
+	row, col, err := loader.PlaneAxes(s)
+	if err != nil {
+		return XY, err
+	}
+	switch {
+	case row == 'Z' && col == 'X':
+		return XZ, nil
+	case row == 'Z':
+		return YZ, nil
+	}
+	return XY, nil
+}
+
+// String is the orientation's name, "xy", "xz" or "yz".
+func (o Orientation) String() string {
+	switch o {
+	case XZ:
+		return "xz"
+	case YZ:
+		return "yz"
+	}
+	return "xy"
+}
+
+// Axes returns the axis letters of the rows, the columns and the normal of
+// the plane (Z for xy, Y for xz, X for yz).
+func (o Orientation) Axes() (row, col, normal byte) {
+	switch o {
+	case XZ:
+		return 'Z', 'X', 'Y'
+	case YZ:
+		return 'Z', 'Y', 'X'
+	}
+	return 'Y', 'X', 'Z'
+}
+
+// Point is a position in a plane, in level-0 samples: sample i of an axis
+// covers [i, i+1), so the plane's centre is (columns/2, rows/2).
+type Point struct{ Col, Row float64 }
+
+// View is what the viewer shows: a plane through the data, where it is,
+// how it is magnified and how values become colours. It is a plain value,
+// safe to copy.
+type View struct {
+	Orientation Orientation
+	// T, C, Z, Y, X are the level-0 indices on each axis; the two axes
+	// the plane displays are ignored. Indices outside the data are clamped.
+	T, C, Z, Y, X int
+	// Zoom is the number of screen pixels per level-0 sample along the
+	// column axis; rows are stretched by the physical aspect (the row
+	// axis's spacing over the column axis's). Zoom <= 0 means fit.
+	Zoom float64
+	// Center is the plane position shown at the viewport's centre.
+	Center Point
+	// Lo and Hi are the display window: Lo and below get the colormap's
+	// first colour, Hi and above its last. Label colormaps ignore them.
+	Lo, Hi float64
+	// Colormap names the colormap (see ColormapNamed); unknown names are gray.
+	Colormap string
+	// Width and Height are the viewport's size in pixels.
+	Width, Height int
+}
+
+// At returns the view's index on axis a ('T', 'C', 'Z', 'Y' or 'X').
+func (v *View) At(a byte) int {
+	switch a {
+	case 'T':
+		return v.T
+	case 'C':
+		return v.C
+	case 'Z':
+		return v.Z
+	case 'Y':
+		return v.Y
+	case 'X':
+		return v.X
+	}
+	return 0
+}
+
+// SetAt sets the view's index on axis a.
+func (v *View) SetAt(a byte, i int) {
+	switch a {
+	case 'T':
+		v.T = i
+	case 'C':
+		v.C = i
+	case 'Z':
+		v.Z = i
+	case 'Y':
+		v.Y = i
+	case 'X':
+		v.X = i
+	}
+}
+
+// PlaneSize returns the plane's level-0 size: columns and rows. An axis
+// the data lacks has length 1.
+func PlaneSize(m *loader.Meta, o Orientation) (cols, rows int) {
+	row, col, _ := o.Axes()
+	return m.Size(col), m.Size(row)
+}
+
+// Aspect is how many screen pixels a row takes per screen pixel of a
+// column at the same zoom: the row axis's level-0 spacing over the column
+// axis's, or 1 if either is missing or not a positive number.
+func Aspect(m *loader.Meta, o Orientation) float64 {
+	row, col, _ := o.Axes()
+	r, c := m.AxisIndex(row), m.AxisIndex(col)
+	if r < 0 || c < 0 {
+		return 1
+	}
+	sr, sc := m.Levels[0].Scale[r], m.Levels[0].Scale[c]
+	a := sr / sc
+	if !(sr > 0 && sc > 0) || math.IsInf(a, 0) || a == 0 {
+		return 1
+	}
+	return a
+}
+
+// Fit returns the zoom and centre that show the whole plane as large as
+// the w×h viewport allows.
+func Fit(m *loader.Meta, o Orientation, w, h int) (zoom float64, center Point) {
+	cols, rows := PlaneSize(m, o)
+	center = Point{float64(cols) / 2, float64(rows) / 2}
+	if w <= 0 || h <= 0 {
+		return 1, center
+	}
+	zoom = min(float64(w)/float64(cols), float64(h)/(float64(rows)*Aspect(m, o)))
+	return zoom, center
+}
+
+// zooms returns the screen pixels per level-0 sample along columns and
+// rows, fitting the view first if its zoom is not a positive number.
+func (v *View) zooms(m *loader.Meta) (zc, zr float64) {
+	if !(v.Zoom > 0) || math.IsInf(v.Zoom, 0) {
+		v.Zoom, v.Center = Fit(m, v.Orientation, v.Width, v.Height)
+	}
+	return v.Zoom, v.Zoom * Aspect(m, v.Orientation)
+}
+
+// ToPlane maps a viewport position (pixels from the top-left corner; pixel
+// i covers [i, i+1)) to the plane position under it.
+func (v View) ToPlane(m *loader.Meta, x, y float64) Point {
+	zc, zr := v.zooms(m)
+	return Point{
+		Col: v.Center.Col + (x-float64(v.Width)/2)/zc,
+		Row: v.Center.Row + (y-float64(v.Height)/2)/zr,
+	}
+}
+
+// ToScreen maps a plane position to the viewport position over it.
+func (v View) ToScreen(m *loader.Meta, p Point) (x, y float64) {
+	zc, zr := v.zooms(m)
+	return (p.Col-v.Center.Col)*zc + float64(v.Width)/2, (p.Row-v.Center.Row)*zr + float64(v.Height)/2
+}
+
+// Zoom limits: ZoomAbout keeps the zoom within them.
+const (
+	MinZoom = 1.0 / 65536
+	MaxZoom = 4096
+)
+
+// ZoomAbout returns the view magnified by factor about the viewport
+// position (x, y): the data under that point stays under it.
+func (v View) ZoomAbout(m *loader.Meta, x, y, factor float64) View {
+	p := v.ToPlane(m, x, y)
+	v.zooms(m)
+	if factor > 0 && !math.IsInf(factor, 0) {
+		v.Zoom = max(MinZoom, min(MaxZoom, v.Zoom*factor))
+	}
+	zc, zr := v.zooms(m)
+	v.Center = Point{
+		Col: p.Col - (x-float64(v.Width)/2)/zc,
+		Row: p.Row - (y-float64(v.Height)/2)/zr,
+	}
+	return v
+}
+
+// Pan returns the view with the picture moved by (dx, dy) viewport pixels,
+// as a drag moves it.
+func (v View) Pan(m *loader.Meta, dx, dy float64) View {
+	zc, zr := v.zooms(m)
+	v.Center.Col -= dx / zc
+	v.Center.Row -= dy / zr
+	return v
+}
+
+// Location describes the data under a viewport position.
+type Location struct {
+	// Inside is true when the position is on the plane's data.
+	Inside bool
+	// Col and Row are the level-0 sample indices on the plane's column and
+	// row axes, whose letters are ColAxis and RowAxis.
+	Col, Row         int
+	ColAxis, RowAxis byte
+	// ColPhys and RowPhys are the physical positions of that sample's
+	// centre (translation + index × spacing), in ColUnit and RowUnit ("" if
+	// unknown).
+	ColPhys, RowPhys float64
+	ColUnit, RowUnit string
+}
+
+// Locate returns what lies under the viewport position (x, y): the sample
+// and its physical position, for a hover read-out.
+func (v View) Locate(m *loader.Meta, x, y float64) Location {
+	p := v.ToPlane(m, x, y)
+	row, col, _ := v.Orientation.Axes()
+	loc := Location{
+		Col: int(math.Floor(p.Col)), Row: int(math.Floor(p.Row)),
+		ColAxis: col, RowAxis: row,
+	}
+	cols, rows := PlaneSize(m, v.Orientation)
+	loc.Inside = p.Col >= 0 && p.Row >= 0 && loc.Col < cols && loc.Row < rows
+	loc.ColPhys, loc.ColUnit = physical(m, col, loc.Col)
+	loc.RowPhys, loc.RowUnit = physical(m, row, loc.Row)
+	return loc
+}
+
+// physical is the physical position of level-0 sample i on axis a.
+func physical(m *loader.Meta, a byte, i int) (float64, string) {
+	k := m.AxisIndex(a)
+	if k < 0 {
+		return float64(i), ""
+	}
+	l := &m.Levels[0]
+	return l.Translation[k] + float64(i)*l.Scale[k], m.Units[k]
+}
