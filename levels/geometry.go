@@ -13,7 +13,7 @@ import (
 // Computed levels use chunks of at most these lengths.
 const (
 	chunkXY = 256 // along Y and X
-	chunkZ  = 16  // along Z
+	chunkZ  = 4   // along Z: XY views of coarse levels read few planes
 )
 
 // planLevels returns the levels of a pyramid over m: the source's own when

@@ -149,7 +149,8 @@ func TestGeometryFollowsNGFF(t *testing.T) {
 		[]float64{2, 0.5, 0.5}, []string{"micrometer", "micrometer", "micrometer"})
 	m.Levels[0].Translation = []float64{10, 0, 0}
 	lv, red := planLevels(m)
-	wantShapes := [][]int{{500, 2048, 2048}, {250, 1024, 1024}, {125, 512, 512}, {63, 256, 256}, {32, 256, 256}, {16, 256, 256}}
+	wantShapes := [][]int{{500, 2048, 2048}, {250, 1024, 1024}, {125, 512, 512}, {63, 256, 256},
+		{32, 256, 256}, {16, 256, 256}, {8, 256, 256}, {4, 256, 256}}
 	if len(lv) != len(wantShapes) || len(red) != len(lv)-1 {
 		t.Fatalf("%d levels, want %d", len(lv), len(wantShapes))
 	}

@@ -3,6 +3,7 @@ package render
 import (
 	"testing"
 
+	"vastview/levels"
 	"vastview/loader"
 )
 
@@ -13,5 +14,50 @@ func BenchmarkPlaneUint16(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Plane(buf, loader.Uint16, 2048, 2048, 0, 1000, cm)
+	}
+}
+
+// benchPyramid is a 2048×2048 plane of dt in 256×256 chunks, with every
+// chunk the benchmarked views need in memory.
+func benchPyramid(b *testing.B, dt loader.DType, views ...View) *levels.Pyramid {
+	shape := []int{2048, 2048}
+	m := loader.NewMeta("mem", "YX", shape, dt, []int{256, 256}, nil, nil)
+	src := &memSource{meta: m, arrays: [][]byte{makeArray(shape, dt, hashByte)}}
+	p := openPyramid(b, src, levels.Options{})
+	var r Renderer
+	for _, v := range views {
+		renderComplete(b, &r, v, p, 1)
+	}
+	return p
+}
+
+// BenchmarkRender1024 draws a 1024×1024 viewport: at zoom 1 (level 0,
+// one sample per pixel), at zoom 0.5 (level 1) and at zoom 3 (level 0
+// magnified), from chunks in memory.
+func BenchmarkRender1024(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		dt   loader.DType
+		zoom float64
+	}{
+		{"uint16/zoom1", loader.Uint16, 1},
+		{"uint16/zoom0.5", loader.Uint16, 0.5},
+		{"uint16/zoom3", loader.Uint16, 3},
+		{"uint8/zoom1", loader.Uint8, 1},
+		{"float32/zoom1", loader.Float32, 1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			v := View{Zoom: c.zoom, Center: Point{1024, 1024}, Lo: 10, Hi: 200, Colormap: "viridis", Width: 1024, Height: 1024}
+			p := benchPyramid(b, c.dt, v)
+			var r Renderer
+			r.Render(v, p, 1)
+			b.SetBytes(1024 * 1024 * 4)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, info := r.Render(v, p, 1); !info.Complete {
+					b.Fatal("incomplete")
+				}
+			}
+		})
 	}
 }

@@ -83,14 +83,15 @@ func colormapOrGray(name string) *Colormap {
 }
 
 // index maps a value to a colormap entry: lo and below (and NaN) to 0, hi
-// and above to 255, linearly with rounding in between.
+// and above to 255, linearly with rounding in between. It has no branches
+// (the values of an image are not predictable); the mask keeps NaN, whose
+// integer conversion is unspecified, within the table.
 func index(v, lo, span float64) int {
-	if f := (v - lo) * 255 / span; f >= 255 {
-		return 255
-	} else if f > 0 {
-		return int(f + 0.5)
+	f := (v - lo) * 255 / span
+	if f != f {
+		return 0
 	}
-	return 0
+	return int(max(0, min(255, f))+0.5) & 255
 }
 
 // labelIndex maps a label value to its entry of a label colormap: 0 (and

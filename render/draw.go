@@ -95,19 +95,25 @@ func (r *Renderer) blit(ls *levelState, data []byte, xa, xb, ya, yb int) {
 func (r *Renderer) drawRow(dst, row []byte, cols []int) {
 	le := binary.LittleEndian
 	dst = dst[:4*len(cols)]
-	switch r.f.m.DType {
-	case loader.Uint8, loader.Int8:
+	dt := r.f.m.DType
+	switch {
+	case dt.Size() == 1:
 		lut := (*[256]uint32)(r.lut[:256])
 		for i, o := range cols {
 			le.PutUint32(dst[4*i:], lut[row[o]])
 		}
-	case loader.Uint16, loader.Int16:
+	case dt.Size() == 2:
 		lut := r.lut
 		for i, o := range cols {
 			le.PutUint32(dst[4*i:], lut[le.Uint16(row[o:])])
 		}
+	case dt == loader.Float32 && !r.cm.Label:
+		lo, span, pal := r.lo, r.span, &r.pal
+		for i, o := range cols {
+			v := float64(math.Float32frombits(le.Uint32(row[o:])))
+			le.PutUint32(dst[4*i:], pal[index(v, lo, span)])
+		}
 	default:
-		dt := r.f.m.DType
 		for i, o := range cols {
 			v := wideSample(row[o:], dt)
 			le.PutUint32(dst[4*i:], r.pal[r.cm.entry(v, r.lo, r.span)])

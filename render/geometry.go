@@ -76,16 +76,26 @@ func newFrame(v View, m *loader.Meta) frame {
 // chooseLevel returns the coarsest level that still has at least one of
 // its samples per screen pixel along both displayed axes (an axis the level
 // does not reduce always qualifies); zoomed in beyond one screen pixel per
-// sample, that is level 0.
+// sample, that is level 0. A level coarser only along axes not displayed
+// (Z for an XY view) shows no fewer samples, just averaged planes, so the
+// finest of the levels alike on the displayed axes is taken.
 func chooseLevel(m *loader.Meta, ra, ca int, zc, zr float64) int {
 	best := 0
 	for k := 1; k < len(m.Levels); k++ {
 		if !fine(m, k, ca, zc) || !fine(m, k, ra, zr) {
 			break
 		}
-		best = k
+		if coarser(m, k, best, ca) || coarser(m, k, best, ra) {
+			best = k
+		}
 	}
 	return best
+}
+
+// coarser reports whether level k has fewer samples than level j along
+// axis i (-1: an axis the data lacks).
+func coarser(m *loader.Meta, k, j, i int) bool {
+	return i >= 0 && levelAffine(m, k, i).a < levelAffine(m, j, i).a*(1-1e-9)
 }
 
 // fine reports whether level k has at least one sample per screen pixel

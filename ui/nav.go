@@ -4,10 +4,8 @@ import (
 	"fyne.io/fyne/v2"
 
 	"vastview/loader"
+	"vastview/render"
 )
-
-// position is where the view is on the axes not displayed.
-type position struct{ t, z, c int }
 
 // modifiers held while a key is pressed.
 type modifiers struct{ shift, ctrl bool }
@@ -24,36 +22,44 @@ func (m modifiers) stepSize() int {
 	return 1
 }
 
-// navigate returns the position after key is pressed with mods, and
-// whether the key is a navigation key. Positions are clamped to the data.
-func navigate(meta *loader.Meta, p position, key fyne.KeyName, mods modifiers) (position, bool) {
-	nz, nt := meta.Size('Z'), meta.Size('T')
-	// A movie without Z steps through time with the plane keys.
-	planeAxis := &p.z
-	planeLen := nz
-	if nz == 1 && nt > 1 {
-		planeAxis, planeLen = &p.t, nt
+// stepAxis is the axis the plane keys move along: the one normal to the
+// plane, or time for a movie (no Z) seen in XY.
+func stepAxis(meta *loader.Meta, o render.Orientation) byte {
+	_, _, normal := o.Axes()
+	if meta.Size(normal) == 1 && meta.Size('T') > 1 {
+		return 'T'
 	}
+	return normal
+}
+
+// navigate returns the view after key is pressed with mods, the direction
+// of motion (for prefetch), and whether the key is a navigation key.
+// Positions are clamped to the data.
+func navigate(meta *loader.Meta, v render.View, key fyne.KeyName, mods modifiers) (render.View, int, bool) {
+	a := stepAxis(meta, v.Orientation)
+	n := meta.Size(a)
 	step := mods.stepSize()
+	pos, dir := v.At(a), 0
 	switch key {
 	case fyne.KeyLeft, fyne.KeyComma, fyne.KeyPageUp:
-		*planeAxis -= step
+		pos, dir = pos-step, -1
 	case fyne.KeyRight, fyne.KeyPeriod, fyne.KeyPageDown:
-		*planeAxis += step
+		pos, dir = pos+step, 1
 	case fyne.KeyHome:
-		*planeAxis = 0
+		pos, dir = 0, 1
 	case fyne.KeyEnd:
-		*planeAxis = planeLen - 1
-	case fyne.KeyLeftBracket:
-		p.t -= step
-	case fyne.KeyRightBracket:
-		p.t += step
+		pos, dir = n-1, -1
+	case fyne.KeyLeftBracket, fyne.KeyRightBracket:
+		a, n = 'T', meta.Size('T')
+		pos, dir = v.T-step, -1
+		if key == fyne.KeyRightBracket {
+			pos, dir = v.T+step, 1
+		}
 	default:
-		return p, false
+		return v, 0, false
 	}
-	p.z = clampInt(p.z, 0, nz-1)
-	p.t = clampInt(p.t, 0, nt-1)
-	return p, true
+	v.SetAt(a, clampInt(pos, 0, n-1))
+	return v, dir, true
 }
 
 func clampInt(v, lo, hi int) int { return max(lo, min(v, hi)) }

@@ -4,234 +4,299 @@
 package ui
 
 import (
-	"context"
 	"fmt"
-	"image"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"vastview/loader"
+	"vastview/prefs"
 	"vastview/render"
 )
 
 // Options configure the viewer.
 type Options struct {
-	// Open opens a dropped path; errors are shown and the current data stays.
+	// Open opens a path (a file, folder or glob); errors are shown and the
+	// current data stays.
 	Open func(path string) (loader.Source, error)
 	// Trace, when non-nil, receives the interaction events.
 	Trace *Tracer
 }
 
-// frame is one finished picture and the view it shows.
-type frame struct {
-	img   *image.RGBA
-	pos   position
-	asked time.Time // when the input that asked for it came
-	bytes int
-	label string
-}
-
-// request asks the drawing goroutine for a view.
-type request struct {
-	src   loader.Source
-	pos   position
-	asked time.Time
-}
-
-// Viewer is the main window. Its methods run on the UI goroutine unless
-// they say otherwise.
+// Viewer is the main window. Its fields are touched only on the UI
+// goroutine, except through the drawer.
 type Viewer struct {
-	opts   Options
-	win    fyne.Window
-	img    *canvas.Image
-	status *widget.Label
+	opts  Options
+	app   fyne.App
+	win   fyne.Window
+	prefs *prefs.Prefs
 
-	src  loader.Source
-	name string
-	pos  position
-	mods modifiers
+	pv       *planeView
+	status   *widget.Label // level, pending, cache
+	hoverLbl *widget.Label // position and value under the pointer
+	buildBar *widget.ProgressBar
+	axesBox  *fyne.Container // one slider per axis not displayed
+	sliders  map[byte]*axisSlider
+	cmapSel  *widget.Select
 
-	want    chan request // capacity 1: only the newest request waits
-	latest  atomic.Pointer[frame]
-	pending atomic.Bool // a fyne.Do that shows latest is queued
-	shown   bool
+	s      *session
+	view   render.View
+	mods   modifiers
+	gen    uint64
+	shown  *frame // on screen
+	first  bool   // first_image traced
+	hoverX float32
+	hoverY float32
+	hover  bool
+	play   *player
 
-	rangeMu sync.Mutex
-	rangeOf loader.Source // the source lo/hi were computed for
-	lo, hi  float64
+	d *drawer
 }
 
 // Run opens the window on src (named name) and returns when it is closed.
 func Run(src loader.Source, name string, opts Options) {
 	a := app.NewWithID("io.vastview.viewer")
 	v := newViewer(a, opts)
-	v.setSource(src, name)
-	go v.draw()
+	v.openSource(src, name)
 	v.win.ShowAndRun()
+	v.d.stop()
+	if v.s != nil {
+		v.saveView()
+		v.s.close()
+	}
 }
 
 func newViewer(a fyne.App, opts Options) *Viewer {
-	v := &Viewer{opts: opts, want: make(chan request, 1)}
+	v := &Viewer{opts: opts, app: a, prefs: prefs.New(a.Preferences()), sliders: map[byte]*axisSlider{}}
 	v.win = a.NewWindow("vastview")
-	v.img = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
-	v.img.FillMode = canvas.ImageFillContain
-	v.img.ScaleMode = canvas.ImageScaleFastest
+	v.pv = newPlaneView()
+	v.pv.scale = func() float32 { return v.win.Canvas().Scale() }
+	v.pv.onResize = v.resized
+	v.pv.onScroll = v.scrolled
+	v.pv.onDrag = v.dragged
+	v.pv.onHover = v.hovered
+	v.pv.onTap = func() { v.win.Canvas().Unfocus() }
 	v.status = widget.NewLabel("")
-	v.win.SetContent(container.NewBorder(nil, v.status, nil, nil, v.img))
+	v.hoverLbl = widget.NewLabel("")
+	v.buildBar = widget.NewProgressBar()
+	v.buildBar.Hide()
+	v.axesBox = container.NewVBox()
+	v.cmapSel = widget.NewSelect(render.ColormapNames(), func(name string) {
+		if v.s != nil && name != v.view.Colormap {
+			v.view.Colormap = name
+			v.changed(time.Now())
+		}
+	})
+	bottom := container.NewVBox(v.axesBox, container.NewBorder(nil, nil, v.hoverLbl, container.NewHBox(v.buildBar, v.status)))
+	v.win.SetContent(container.NewBorder(v.toolbar(), bottom, nil, nil, v.pv))
+	v.win.SetMainMenu(v.menu())
 	v.win.Resize(fyne.NewSize(1024, 800))
 	v.win.Canvas().SetOnTypedKey(v.typedKey)
+	v.win.Canvas().SetOnTypedRune(v.typedRune)
 	if dc, ok := v.win.Canvas().(desktop.Canvas); ok {
 		dc.SetOnKeyDown(func(e *fyne.KeyEvent) { v.setModifier(e.Name, true) })
 		dc.SetOnKeyUp(func(e *fyne.KeyEvent) { v.setModifier(e.Name, false) })
 	}
 	v.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.dropped(uris) })
+	v.d = newDrawer(v)
+	go v.d.run()
+	go v.tick()
 	return v
 }
 
-func (v *Viewer) setModifier(k fyne.KeyName, down bool) {
-	switch k {
-	case desktop.KeyShiftLeft, desktop.KeyShiftRight:
-		v.mods.shift = down
-	case desktop.KeyControlLeft, desktop.KeyControlRight:
-		v.mods.ctrl = down
-	}
-}
-
-// setSource shows a new source at its middle plane.
-func (v *Viewer) setSource(src loader.Source, name string) {
-	old := v.src
-	v.src, v.name = src, name
-	m := src.Meta()
-	v.pos = position{z: m.Size('Z') / 2}
-	v.win.SetTitle("vastview — " + filepath.Base(name))
-	v.opts.Trace.Event("open", map[string]any{"path": name})
-	v.ask(time.Now())
-	if old != nil {
-		go old.Close() // the drawing goroutine may still finish a read of it
-	}
-}
-
-func (v *Viewer) typedKey(e *fyne.KeyEvent) {
-	now := time.Now()
-	v.opts.Trace.Event("key", map[string]any{"key": string(e.Name)})
-	switch e.Name {
-	case fyne.KeyC:
-		v.rangeMu.Lock()
-		v.rangeOf = nil // recompute auto-contrast on the next frame
-		v.rangeMu.Unlock()
-		v.ask(now)
-		return
-	}
-	if p, ok := navigate(v.src.Meta(), v.pos, e.Name, v.mods); ok {
-		v.pos = p
-		v.ask(now)
-	}
-}
-
-// ask replaces any waiting request by the current view.
-func (v *Viewer) ask(at time.Time) {
-	r := request{src: v.src, pos: v.pos, asked: at}
-	for {
-		select {
-		case v.want <- r:
-			return
-		default:
-			select {
-			case <-v.want:
-			default:
-			}
-		}
-	}
-}
-
-// draw runs on its own goroutine: it reads and renders the newest request
-// and publishes the frame through one slot and at most one pending fyne.Do.
-func (v *Viewer) draw() {
-	for r := range v.want {
-		f, err := v.render(r)
-		if err != nil {
-			v.opts.Trace.Event("error", map[string]any{"message": err.Error()})
-			fyne.Do(func() { v.status.SetText(err.Error()) })
-			continue
-		}
-		v.latest.Store(f)
-		if v.pending.CompareAndSwap(false, true) {
-			fyne.Do(v.show)
-		}
-	}
-}
-
-func (v *Viewer) render(r request) (*frame, error) {
-	m := r.src.Meta()
-	at := map[byte]int{'T': r.pos.t, 'C': r.pos.c, 'Z': r.pos.z}
-	buf, w, h, err := loader.ReadPlane(context.Background(), r.src, 0, loader.Plane{Orientation: "xy", At: at})
+// openSource replaces the current data by src. The previous data is
+// closed in the background.
+func (v *Viewer) openSource(src loader.Source, name string) {
+	s, err := openSession(name, src, SessionOptions{CacheBytes: v.prefs.CacheBytes(), DiskBytes: v.prefs.DiskCacheBytes()})
 	if err != nil {
-		return nil, err
-	}
-	v.rangeMu.Lock()
-	if v.rangeOf != r.src {
-		v.lo, v.hi = render.AutoRange(buf, m.DType)
-		v.rangeOf = r.src
-	}
-	lo, hi := v.lo, v.hi
-	v.rangeMu.Unlock()
-	gray, _ := render.ColormapNamed("gray")
-	img := render.Plane(buf, m.DType, w, h, lo, hi, gray)
-	label := fmt.Sprintf("%s   %s %v %s", m.Format, m.Axes, m.Shape, m.DType)
-	if n := m.Size('Z'); n > 1 {
-		label += fmt.Sprintf("   z %d/%d", r.pos.z+1, n)
-	}
-	if n := m.Size('T'); n > 1 {
-		label += fmt.Sprintf("   t %d/%d", r.pos.t+1, n)
-	}
-	return &frame{img: img, pos: r.pos, asked: r.asked, bytes: len(buf), label: label}, nil
-}
-
-// show puts the newest frame on screen; it runs on the UI goroutine.
-func (v *Viewer) show() {
-	v.pending.Store(false)
-	f := v.latest.Load()
-	if f == nil {
+		v.showError(name, err)
 		return
 	}
-	v.img.Image = f.img
-	v.img.Refresh()
-	v.status.SetText(f.label)
-	if !v.shown {
-		v.shown = true
+	if old := v.s; old != nil {
+		v.saveView()
+		go old.close()
+	}
+	v.s = s
+	v.opts.Trace.Event("open", map[string]any{"path": name})
+	m := s.pyr.Meta()
+	w, h := v.view.Width, v.view.Height
+	v.view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Colormap: "gray", Width: w, Height: h}
+	if m.Label {
+		v.view.Colormap = "glasbey"
+	}
+	if saved, ok := v.prefs.View(name); ok && name != "demo" {
+		v.restoreView(saved)
+	}
+	v.cmapSel.SetSelected(v.view.Colormap)
+	v.win.SetTitle("vastview — " + filepath.Base(name))
+	if name != "demo" {
+		v.prefs.AddRecent(name)
+		v.win.SetMainMenu(v.menu())
+	}
+	v.rebuildSliders()
+	v.d.setSession(s)
+	v.changed(time.Now())
+}
+
+// changed asks for the current view to be drawn, for the input at time at.
+func (v *Viewer) changed(at time.Time) { v.moved(at, 0) }
+
+// moved is changed after a step through the planes in direction dir, whose
+// neighbours are then prefetched.
+func (v *Viewer) moved(at time.Time, dir int) {
+	if v.s == nil || v.view.Width <= 0 || v.view.Height <= 0 {
+		return // nothing to draw before the window is laid out
+	}
+	v.gen++
+	v.d.ask(request{s: v.s, view: v.view, gen: v.gen, asked: at, dir: dir})
+	v.syncSliders()
+}
+
+// show puts the newest drawn frame on screen; it runs on the UI goroutine,
+// at most once per pending frame.
+func (v *Viewer) show(f *frame) {
+	if f.s != v.s {
+		return // the data changed meanwhile
+	}
+	prev := v.shown
+	v.pv.show(f.img)
+	v.shown = f
+	if v.view.Lo == v.view.Hi && f.lo != f.hi && f.gen == v.gen {
+		v.view.Lo, v.view.Hi = f.lo, f.hi // the auto-contrast the drawer chose
+	}
+	if !v.first {
+		v.first = true
 		v.opts.Trace.Event("first_image", nil)
 	}
-	v.opts.Trace.Event("frame_shown", map[string]any{
-		"t": f.pos.t, "z": f.pos.z, "c": f.pos.c, "level": 0, "complete": true,
-		"latency_ms": float64(time.Since(f.asked).Microseconds()) / 1000, "bytes_read": f.bytes,
+	// One frame_shown per view asked for; "refined" when a redraw of the
+	// same view after chunks arrived makes it complete.
+	ev := "frame_shown"
+	if prev != nil && prev.gen == f.gen {
+		if !f.info.Complete || prev.info.Complete {
+			return
+		}
+		ev = "refined"
+	}
+	v.opts.Trace.Event(ev, map[string]any{
+		"t": f.view.T, "z": f.view.Z, "c": f.view.C, "level": f.info.Level, "complete": f.info.Complete,
+		"latency_ms": float64(time.Since(f.asked).Microseconds()) / 1000, "bytes_read": f.bytesRead,
 	})
+	if v.hover {
+		v.hovered(v.hoverX, v.hoverY, true)
+	}
 }
 
-// dropped opens the first dropped file or folder off the UI goroutine.
-func (v *Viewer) dropped(uris []fyne.URI) {
-	if len(uris) == 0 || v.opts.Open == nil {
+// tick refreshes the status bar twice a second.
+func (v *Viewer) tick() {
+	for range time.Tick(500 * time.Millisecond) {
+		fyne.Do(v.updateStatus)
+	}
+}
+
+func (v *Viewer) updateStatus() {
+	if v.s == nil {
 		return
 	}
-	path := uris[0].Path()
+	pyr := v.s.pyr
+	level, complete := 0, true
+	if v.shown != nil {
+		level, complete = v.shown.info.Level, v.shown.info.Complete
+	}
+	state := ""
+	if !complete {
+		state = " (refining)"
+	}
+	v.status.SetText(fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
+		level, len(pyr.Levels())-1, state, pyr.Pending(), humanBytes(pyr.CacheUsed())))
+	done, total := v.s.progress()
+	select {
+	case <-v.s.done:
+		v.buildBar.Hide()
+		if v.s.err != nil {
+			v.status.SetText(v.status.Text + "   levels: " + v.s.err.Error())
+		}
+		return
+	default:
+	}
+	if total > 0 && done < total {
+		v.buildBar.Max = float64(total)
+		v.buildBar.SetValue(float64(done))
+		v.buildBar.Show()
+	} else {
+		v.buildBar.Hide()
+	}
+}
+
+// showError shows err in a dialog; the current data stays open.
+func (v *Viewer) showError(name string, err error) {
+	v.opts.Trace.Event("error", map[string]any{"message": err.Error()})
+	dialog.ShowError(fmt.Errorf("%s: %w", filepath.Base(name), err), v.win)
+}
+
+// openPath opens a file off the UI goroutine and shows it, or the error.
+func (v *Viewer) openPath(path string) {
+	if v.opts.Open == nil {
+		return
+	}
 	go func() {
 		src, err := v.opts.Open(path)
 		fyne.Do(func() {
 			if err != nil {
-				v.opts.Trace.Event("error", map[string]any{"message": err.Error()})
-				dialog.ShowError(fmt.Errorf("%s: %w", filepath.Base(path), err), v.win)
+				v.showError(path, err)
 				return
 			}
-			v.setSource(src, path)
+			v.openSource(src, path)
 		})
 	}()
+}
+
+// dropped opens the first dropped file or folder.
+func (v *Viewer) dropped(uris []fyne.URI) {
+	if len(uris) > 0 {
+		v.openPath(uris[0].Path())
+	}
+}
+
+func (v *Viewer) saveView() {
+	if v.s == nil || v.s.name == "demo" {
+		return
+	}
+	w := v.view
+	v.prefs.SetView(v.s.name, prefs.View{
+		Plane: w.Orientation.String(), T: w.T, C: w.C, Z: w.Z, Y: w.Y, X: w.X,
+		Zoom: w.Zoom, CenterX: w.Center.Col, CenterY: w.Center.Row, Lo: w.Lo, Hi: w.Hi, Colormap: w.Colormap,
+	})
+}
+
+func (v *Viewer) restoreView(p prefs.View) {
+	o, err := render.ParseOrientation(p.Plane)
+	if err != nil {
+		return
+	}
+	m := v.s.pyr.Meta()
+	w := &v.view
+	w.Orientation, w.Zoom, w.Center = o, p.Zoom, render.Point{Col: p.CenterX, Row: p.CenterY}
+	w.T, w.C = clampInt(p.T, 0, m.Size('T')-1), clampInt(p.C, 0, m.Size('C')-1)
+	w.Z, w.Y, w.X = clampInt(p.Z, 0, m.Size('Z')-1), clampInt(p.Y, 0, m.Size('Y')-1), clampInt(p.X, 0, m.Size('X')-1)
+	w.Lo, w.Hi = p.Lo, p.Hi
+	if _, err := render.ColormapNamed(p.Colormap); err == nil {
+		w.Colormap = p.Colormap
+	}
+}
+
+func humanBytes(b int64) string {
+	f := float64(b)
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.3g %s", f, units[i])
 }

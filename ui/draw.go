@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"image"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"vastview/render"
+)
+
+// request asks the drawer for a view.
+type request struct {
+	s     *session
+	view  render.View
+	gen   uint64
+	asked time.Time // when the input that asked for it came
+	dir   int       // direction of motion through the planes, for prefetch
+}
+
+// frame is one finished picture and what it shows.
+type frame struct {
+	s         *session
+	img       *image.RGBA
+	view      render.View
+	info      render.Info
+	lo, hi    float64
+	asked     time.Time
+	gen       uint64
+	bytesRead int64 // source bytes read since the previous frame
+}
+
+// drawer renders on its own goroutine: the newest request, and again when
+// chunks arrive while the last frame is incomplete. Frames go out through
+// one slot and at most one pending fyne.Do, so nothing queues up while a
+// key is held.
+type drawer struct {
+	v       *Viewer
+	want    chan request // capacity 1: only the newest request waits
+	poke    chan struct{}
+	quit    chan struct{}
+	latest  atomic.Pointer[frame]
+	pending atomic.Bool
+	r       render.Renderer
+
+	mu       sync.Mutex
+	unsub    func()
+	lastRead int64
+}
+
+func newDrawer(v *Viewer) *drawer {
+	return &drawer{v: v, want: make(chan request, 1), poke: make(chan struct{}, 1), quit: make(chan struct{})}
+}
+
+// ask replaces any waiting request by r; it never blocks.
+func (d *drawer) ask(r request) {
+	for {
+		select {
+		case d.want <- r:
+			return
+		default:
+			select {
+			case <-d.want:
+			default:
+			}
+		}
+	}
+}
+
+// setSession follows the arrivals of a new session's pyramid.
+func (d *drawer) setSession(s *session) {
+	events, unsub := s.pyr.Subscribe()
+	d.mu.Lock()
+	if d.unsub != nil {
+		d.unsub()
+	}
+	d.unsub = unsub
+	d.mu.Unlock()
+	go func() {
+		for range events {
+			select {
+			case d.poke <- struct{}{}:
+			default:
+			}
+		}
+	}()
+}
+
+func (d *drawer) stop() { close(d.quit) }
+
+func (d *drawer) run() {
+	var last request
+	var lastFrame *frame
+	for {
+		var r request
+		select {
+		case <-d.quit:
+			return
+		case r = <-d.want:
+		case <-d.poke:
+			if lastFrame == nil || lastFrame.info.Complete && lastFrame.lo != lastFrame.hi {
+				continue
+			}
+			r = last
+		}
+		f := d.draw(r)
+		last, lastFrame = r, f
+		d.latest.Store(f)
+		if d.pending.CompareAndSwap(false, true) {
+			fyne.Do(func() {
+				d.pending.Store(false)
+				if f := d.latest.Load(); f != nil {
+					d.v.show(f)
+				}
+			})
+		}
+	}
+}
+
+// draw renders one request, choosing the auto-contrast window first if
+// the view has none.
+func (d *drawer) draw(r request) *frame {
+	pyr := r.s.pyr
+	v := r.view
+	if v.Lo == v.Hi {
+		// The coarsest level's histogram once the levels are built (before,
+		// asking for it could mean computing the whole volume); until then
+		// the values on screen, as ImageJ does.
+		lo, hi, ok := 0.0, 0.0, false
+		if r.s.built() {
+			lo, hi, ok = render.AutoContrast(pyr)
+		}
+		if !ok {
+			lo, hi, ok = d.r.ViewRange(v, pyr)
+		}
+		if ok {
+			v.Lo, v.Hi = lo, hi
+		} else {
+			v.Lo, v.Hi = 0, 1 // nothing in memory yet: redrawn on arrival
+		}
+	}
+	img, info := d.r.Render(v, pyr, r.gen)
+	if r.dir != 0 {
+		d.r.Prefetch(v, pyr, r.gen, r.dir)
+	}
+	lo, hi := v.Lo, v.Hi
+	if r.view.Lo == r.view.Hi && lo == 0 && hi == 1 {
+		lo, hi = 0, 0 // not a real choice: keep asking
+	}
+	read, _ := pyr.Counts()
+	m := pyr.Meta()
+	total := read * int64(m.Levels[0].ChunkBytes(m.DType))
+	f := &frame{s: r.s, img: img, view: v, gen: r.gen, info: info, lo: lo, hi: hi, asked: r.asked, bytesRead: total - d.lastRead}
+	d.lastRead = total
+	return f
+}

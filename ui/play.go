@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// playRate is the playback rate in planes per second.
+const playRate = 30
+
+// player steps through the planes at playRate while playing. Steps are
+// scheduled one at a time, so a slow frame drops steps instead of
+// queueing them.
+type player struct {
+	stop chan struct{}
+}
+
+func (v *Viewer) togglePlay() {
+	if v.play != nil {
+		close(v.play.stop)
+		v.play = nil
+		return
+	}
+	p := &player{stop: make(chan struct{})}
+	v.play = p
+	go func() {
+		t := time.NewTicker(time.Second / playRate)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				fyne.DoAndWait(func() {
+					if v.play != p || v.s == nil {
+						return
+					}
+					nv, dir, _ := navigate(v.s.pyr.Meta(), v.view, fyne.KeyPeriod, modifiers{})
+					if nv == v.view { // the end: start again
+						nv, dir, _ = navigate(v.s.pyr.Meta(), v.view, fyne.KeyHome, modifiers{})
+					}
+					v.view = nv
+					v.moved(time.Now(), dir)
+				})
+			}
+		}
+	}()
+}

@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"context"
+	"runtime"
+
+	"vastview/levels"
+	"vastview/loader"
+)
+
+// session is one open dataset: its pyramid and the background build of its
+// levels. Its methods are safe for concurrent use.
+type session struct {
+	name   string // path, or "demo"
+	pyr    *levels.Pyramid
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // the build's error, read after done is closed
+}
+
+// SessionOptions are the budgets a session is opened with.
+type SessionOptions struct {
+	CacheBytes, DiskBytes int64
+}
+
+// openSession builds the pyramid over src and starts computing its levels
+// in the background, kept in the disk cache when the source is a file.
+func openSession(name string, src loader.Source, opt SessionOptions) (*session, error) {
+	pyr, err := levels.Open(src, levels.Options{CacheBytes: opt.CacheBytes})
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	if id, err := levels.FileIdentity(name); err == nil && name != "demo" {
+		if root, err := levels.DefaultDiskRoot(); err == nil {
+			if d, err := levels.OpenDisk(root, opt.DiskBytes); err == nil {
+				d.Entry(id, pyr) // without it levels live in memory only
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &session{name: name, pyr: pyr, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		// One core is left for the view; the demo's levels are only
+		// computed on demand (it is 32 GiB).
+		if name != "demo" {
+			s.err = pyr.Build(ctx, max(1, runtime.GOMAXPROCS(0)-1))
+		}
+	}()
+	return s, nil
+}
+
+// built reports whether every level is computed.
+func (s *session) built() bool {
+	select {
+	case <-s.done:
+		return s.err == nil && s.name != "demo"
+	default:
+		return false
+	}
+}
+
+// progress returns the chunks of computed levels built and in all.
+func (s *session) progress() (done, total int64) {
+	for _, lp := range s.pyr.Progress() {
+		done += lp.Done
+		total += lp.Total
+	}
+	return done, total
+}
+
+// close stops the build and releases the data.
+func (s *session) close() {
+	s.cancel()
+	<-s.done
+	s.pyr.Close()
+}
