@@ -61,3 +61,14 @@ func BenchmarkRender1024(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCopyFrame is the yardstick for BenchmarkRender1024: copy() of
+// a 1024×1024 RGBA frame.
+func BenchmarkCopyFrame(b *testing.B) {
+	src, dst := make([]byte, 1024*1024*4), make([]byte, 1024*1024*4)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(dst, src)
+	}
+}

@@ -14,13 +14,14 @@ import (
 // coarsest level and says so; once it is in memory the window is the 0.1
 // and 99.9 percentiles of that whole level, as AutoRange finds them.
 func TestAutoContrastUsesCoarsestLevel(t *testing.T) {
+	shape := []int{12, 300, 280}
 	for _, dt := range []loader.DType{loader.Uint16, loader.Int16, loader.Float32} {
-		m := loader.NewMeta("mem", "ZYX", goldenShape, dt, []int{4, 128, 128}, nil, nil)
+		m := loader.NewMeta("mem", "ZYX", shape, dt, []int{4, 128, 128}, nil, nil)
 		vals := func(p []int) float64 { return goldenValue(p) - 2500 + hashByte(p) }
 		if dt == loader.Uint16 {
 			vals = goldenValue
 		}
-		p := openPyramid(t, &memSource{meta: m, arrays: [][]byte{makeArray(goldenShape, dt, vals)}}, levels.Options{})
+		p := openPyramid(t, &memSource{meta: m, arrays: [][]byte{makeArray(shape, dt, vals)}}, levels.Options{})
 		events, stop := p.Subscribe()
 		if _, _, ok := AutoContrast(p); ok {
 			t.Fatalf("%s: a window before any chunk was read", dt)
@@ -116,5 +117,20 @@ func TestValueAtFinestInMemory(t *testing.T) {
 	}
 	if _, _, ok := ValueAt(f, v, 10, -30); ok {
 		t.Error("a value above the data")
+	}
+}
+
+// TestAutoContrastIgnoresChunkPadding: the zeros that fill chunks beyond
+// the array's edge are not data.
+func TestAutoContrastIgnoresChunkPadding(t *testing.T) {
+	shape := []int{10, 13}
+	m := loader.NewMeta("mem", "YX", shape, loader.Uint16, []int{8, 8}, nil, nil)
+	data := makeArray(shape, loader.Uint16, func(p []int) float64 { return float64(1000 + 10*p[0] + p[1]) })
+	f := newFake(m)
+	f.load(t, &memSource{meta: m, arrays: [][]byte{data}}, 0)
+	lo, hi, ok := AutoContrast(f)
+	wlo, whi := AutoRange(data, loader.Uint16)
+	if !ok || lo != wlo || hi != whi {
+		t.Errorf("AutoContrast = %g, %g, %v; want %g, %g", lo, hi, ok, wlo, whi)
 	}
 }

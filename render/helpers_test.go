@@ -37,21 +37,26 @@ func (s *memSource) ReadChunk(ctx context.Context, level int, idx []int, dst []b
 	es := s.meta.DType.Size()
 	n := len(idx)
 	clear(dst)
+	// Copy row by row along the last axis: pos walks the chunk's rows.
 	pos := make([]int, n)
-	for k := 0; k < l.ChunkSamples(); k++ {
+	rows := l.ChunkSamples() / l.Chunk[n-1]
+	x0 := idx[n-1] * l.Chunk[n-1]
+	w := min(l.Chunk[n-1], l.Shape[n-1]-x0) * es
+	for k := 0; k < rows; k++ {
 		rem := k
-		for i := n - 1; i >= 0; i-- {
+		for i := n - 2; i >= 0; i-- {
 			pos[i] = rem % l.Chunk[i]
 			rem /= l.Chunk[i]
 		}
 		off, inside := 0, true
-		for i := 0; i < n; i++ {
+		for i := 0; i < n-1; i++ {
 			p := idx[i]*l.Chunk[i] + pos[i]
 			inside = inside && p < l.Shape[i]
 			off = off*l.Shape[i] + p
 		}
 		if inside {
-			copy(dst[k*es:(k+1)*es], s.arrays[level][off*es:])
+			off = (off*l.Shape[n-1] + x0) * es
+			copy(dst[k*l.Chunk[n-1]*es:][:w], s.arrays[level][off:off+w])
 		}
 	}
 	return nil
@@ -67,12 +72,13 @@ func makeArray(shape []int, dt loader.DType, f func(pos []int) float64) []byte {
 	buf := make([]byte, n*es)
 	pos := make([]int, len(shape))
 	for k := 0; k < n; k++ {
-		rem := k
-		for i := len(shape) - 1; i >= 0; i-- {
-			pos[i] = rem % shape[i]
-			rem /= shape[i]
-		}
 		putSample(buf[k*es:], dt, f(pos))
+		for i := len(shape) - 1; i >= 0; i-- { // the next position, C order
+			if pos[i]++; pos[i] < shape[i] {
+				break
+			}
+			pos[i] = 0
+		}
 	}
 	return buf
 }

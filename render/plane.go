@@ -3,7 +3,8 @@
 // viewport-sized RGBA image, drawn coarse to fine from the chunks in memory
 // without waiting for I/O. It also holds the colormaps and auto-contrast.
 // It is pure Go and never imports the UI toolkit, so everything it draws
-// can be tested without a display.
+// can be tested without a display. Its functions are safe for concurrent
+// use; a Renderer is not (use one per drawing goroutine).
 package render
 
 import (

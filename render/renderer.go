@@ -128,7 +128,7 @@ func (r *Renderer) target(w, h int) *image.RGBA {
 	if len(r.bg) < 4*w {
 		r.bg = make([]byte, 4*w)
 		for i := 0; i < w; i++ {
-			copy(r.bg[4*i:], []byte{background[0], background[1], background[2], 255})
+			r.bg[4*i], r.bg[4*i+1], r.bg[4*i+2], r.bg[4*i+3] = background[0], background[1], background[2], 255
 		}
 	}
 	return b

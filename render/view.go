@@ -78,7 +78,7 @@ type View struct {
 	Lo, Hi float64
 	// Colormap names the colormap (see ColormapNamed); unknown names are gray.
 	Colormap string
-	// Width and Height are the viewport's size in pixels.
+	// Width and Height are the viewport's size in pixels (at most 16384).
 	Width, Height int
 }
 

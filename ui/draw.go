@@ -124,6 +124,9 @@ func (d *drawer) run() {
 func (d *drawer) draw(r request) *frame {
 	pyr := r.s.pyr
 	v := r.view
+	if !(v.Zoom > 0) {
+		v.Zoom, v.Center = render.Fit(pyr.Meta(), v.Orientation, v.Width, v.Height)
+	}
 	if v.Lo == v.Hi {
 		// The coarsest level's histogram once the levels are built (before,
 		// asking for it could mean computing the whole volume); until then

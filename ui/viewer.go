@@ -167,8 +167,14 @@ func (v *Viewer) show(f *frame) {
 	prev := v.shown
 	v.pv.show(f.img)
 	v.shown = f
-	if v.view.Lo == v.view.Hi && f.lo != f.hi && f.gen == v.gen {
-		v.view.Lo, v.view.Hi = f.lo, f.hi // the auto-contrast the drawer chose
+	if f.gen == v.gen {
+		// What the drawer chose for "fit" and "auto-contrast".
+		if v.view.Lo == v.view.Hi && f.lo != f.hi {
+			v.view.Lo, v.view.Hi = f.lo, f.hi
+		}
+		if !(v.view.Zoom > 0) {
+			v.view.Zoom, v.view.Center = f.view.Zoom, f.view.Center
+		}
 	}
 	if !v.first {
 		v.first = true
@@ -186,6 +192,9 @@ func (v *Viewer) show(f *frame) {
 	v.opts.Trace.Event(ev, map[string]any{
 		"t": f.view.T, "z": f.view.Z, "c": f.view.C, "level": f.info.Level, "complete": f.info.Complete,
 		"latency_ms": float64(time.Since(f.asked).Microseconds()) / 1000, "bytes_read": f.bytesRead,
+		"plane": f.view.Orientation.String(), "y": f.view.Y, "x": f.view.X,
+		"lo": f.view.Lo, "hi": f.view.Hi, "zoom": f.view.Zoom, "cx": f.view.Center.Col, "cy": f.view.Center.Row,
+		"width": f.view.Width, "height": f.view.Height,
 	})
 	if v.hover {
 		v.hovered(v.hoverX, v.hoverY, true)
