@@ -164,7 +164,7 @@ func (v *Viewer) saveDialog() {
 				err = os.WriteFile(path, b.Bytes(), 0o644)
 			}
 			if err != nil {
-				fyne.Do(func() { v.showError(path, err) })
+				uiDo(func() { v.showError(path, err) })
 			}
 		}()
 	}, v.win)

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"fyne.io/fyne/v2"
 
 	"vastview/render"
 )
@@ -109,7 +108,7 @@ func (d *drawer) run() {
 		last, lastFrame = r, f
 		d.latest.Store(f)
 		if d.pending.CompareAndSwap(false, true) {
-			fyne.Do(func() {
+			uiDo(func() {
 				d.pending.Store(false)
 				if f := d.latest.Load(); f != nil {
 					d.v.show(f)

@@ -32,7 +32,7 @@ func (v *Viewer) togglePlay() {
 			case <-p.stop:
 				return
 			case <-t.C:
-				fyne.DoAndWait(func() {
+				uiDoAndWait(func() {
 					if v.play != p || v.s == nil {
 						return
 					}

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
+	"vastview/assets"
 	"vastview/loader"
 	"vastview/prefs"
 	"vastview/render"
@@ -62,6 +63,7 @@ type Viewer struct {
 // Run opens the window on src (named name) and returns when it is closed.
 func Run(src loader.Source, name string, opts Options) {
 	a := app.NewWithID("io.vastview.viewer")
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	v := newViewer(a, opts)
 	v.openSource(src, name)
 	v.win.ShowAndRun()
@@ -204,7 +206,7 @@ func (v *Viewer) show(f *frame) {
 // tick refreshes the status bar twice a second.
 func (v *Viewer) tick() {
 	for range time.Tick(500 * time.Millisecond) {
-		fyne.Do(v.updateStatus)
+		uiDo(v.updateStatus)
 	}
 }
 
@@ -255,7 +257,7 @@ func (v *Viewer) openPath(path string) {
 	}
 	go func() {
 		src, err := v.opts.Open(path)
-		fyne.Do(func() {
+		uiDo(func() {
 			if err != nil {
 				v.showError(path, err)
 				return
@@ -309,3 +311,10 @@ func humanBytes(b int64) string {
 	}
 	return fmt.Sprintf("%.3g %s", f, units[i])
 }
+
+// uiDo and uiDoAndWait run a function on the UI goroutine; tests replace
+// them, since the test driver runs functions on the calling goroutine.
+var (
+	uiDo        = fyne.Do
+	uiDoAndWait = fyne.DoAndWait
+)
