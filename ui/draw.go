@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-
 	"vastview/render"
 )
 
