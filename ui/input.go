@@ -35,19 +35,36 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 	case e.Name == fyne.KeySpace:
 		trace()
 		v.togglePlay()
-	case v.mods.ctrl && e.Name == fyne.KeyO:
-		trace()
-		v.openDialog()
-	case v.mods.ctrl && e.Name == fyne.KeyS:
-		trace()
-		v.saveDialog()
 	default:
-		if nv, dir, ok := navigate(v.s.pyr.Meta(), v.view, e.Name, v.mods); ok {
-			trace()
-			v.view = nv
-			v.moved(now, dir)
-		}
+		v.step(e.Name, v.mods, now)
 	}
+}
+
+// step moves through the planes for a navigation key.
+func (v *Viewer) step(key fyne.KeyName, mods modifiers, now time.Time) {
+	if nv, dir, ok := navigate(v.s.pyr.Meta(), v.view, key, mods); ok {
+		v.opts.Trace.Event("key", map[string]any{"key": string(key)})
+		v.view = nv
+		v.moved(now, dir)
+	}
+}
+
+// addShortcuts binds the keys pressed with Ctrl: Fyne delivers those as
+// shortcuts, not typed keys (auto-repeat included).
+func (v *Viewer) addShortcuts() {
+	c := v.win.Canvas()
+	ctrl := func(k fyne.KeyName, f func()) {
+		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl}, func(fyne.Shortcut) { f() })
+	}
+	for _, k := range []fyne.KeyName{fyne.KeyLeft, fyne.KeyRight, fyne.KeyComma, fyne.KeyPeriod, fyne.KeyPageUp, fyne.KeyPageDown} {
+		ctrl(k, func() {
+			if v.s != nil {
+				v.step(k, modifiers{ctrl: true}, time.Now())
+			}
+		})
+	}
+	ctrl(fyne.KeyO, v.openDialog)
+	ctrl(fyne.KeyS, v.saveDialog)
 }
 
 // typedRune handles the keys named by their character.

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"runtime"
+	"sync"
+	"time"
 
 	"vastview/levels"
 	"vastview/loader"
@@ -16,6 +18,9 @@ type session struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error // the build's error, read after done is closed
+
+	start     chan struct{} // closed when the build may begin
+	startOnce sync.Once
 }
 
 // SessionOptions are the budgets a session is opened with.
@@ -39,17 +44,28 @@ func openSession(name string, src loader.Source, opt SessionOptions) (*session, 
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &session{name: name, pyr: pyr, cancel: cancel, done: make(chan struct{})}
+	s := &session{name: name, pyr: pyr, cancel: cancel, done: make(chan struct{}), start: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		// One core is left for the view; the demo's levels are only
-		// computed on demand (it is 32 GiB).
+		// The build waits for the first complete frame (or two seconds),
+		// so that it does not compete with it. One core is left for the
+		// view; the demo's levels are only computed on demand (it is
+		// 32 GiB).
+		select {
+		case <-s.start:
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+			return
+		}
 		if name != "demo" {
 			s.err = pyr.Build(ctx, max(1, runtime.GOMAXPROCS(0)-1))
 		}
 	}()
 	return s, nil
 }
+
+// startBuild lets the background build begin; safe to call repeatedly.
+func (s *session) startBuild() { s.startOnce.Do(func() { close(s.start) }) }
 
 // built reports whether every level is computed.
 func (s *session) built() bool {

@@ -105,6 +105,7 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 		dc.SetOnKeyDown(func(e *fyne.KeyEvent) { v.setModifier(e.Name, true) })
 		dc.SetOnKeyUp(func(e *fyne.KeyEvent) { v.setModifier(e.Name, false) })
 	}
+	v.addShortcuts()
 	v.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.dropped(uris) })
 	v.d = newDrawer(v)
 	go v.d.run()
@@ -181,6 +182,9 @@ func (v *Viewer) show(f *frame) {
 	if !v.first {
 		v.first = true
 		v.opts.Trace.Event("first_image", nil)
+	}
+	if f.info.Complete {
+		f.s.startBuild()
 	}
 	// One frame_shown per view asked for; "refined" when a redraw of the
 	// same view after chunks arrived makes it complete.
