@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,15 +133,7 @@ tifffile.imwrite(sys.argv[1] + '/w.tif', a)
 `, dir)
 	out := filepath.Join(dir, "w.png")
 	mustRun(t, "plane", filepath.Join(dir, "w.tif"), "--out", out, "--level-range", "100,200")
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, out)
 	want := []uint32{0, 0, 128, 255, 255, 255}
 	if b := img.Bounds(); b.Dx() != 6 || b.Dy() != 1 {
 		t.Fatalf("png is %v", b)
