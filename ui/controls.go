@@ -85,6 +85,14 @@ func (v *Viewer) toolbar() fyne.CanvasObject {
 			}
 		}
 	}
+	rate := widget.NewSelect(playRates, func(s string) {
+		fmt.Sscan(s, &v.playRate)
+		if v.play != nil { // restart at the new rate
+			v.togglePlay()
+			v.togglePlay()
+		}
+	})
+	rate.SetSelected(fmt.Sprintf("%d fps", defaultPlayRate))
 	return container.NewHBox(
 		widget.NewButtonWithIcon("", theme.FolderOpenIcon(), v.openDialog),
 		widget.NewButton("XY", plane(render.XY)),
@@ -93,6 +101,12 @@ func (v *Viewer) toolbar() fyne.CanvasObject {
 		v.cmapSel,
 		widget.NewButton("Auto-contrast", do(v.autoContrast)),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), do(v.fit)),
+		widget.NewButtonWithIcon("", theme.MediaPlayIcon(), func() {
+			if v.s != nil {
+				v.togglePlay()
+			}
+		}),
+		rate,
 	)
 }
 
@@ -108,6 +122,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Open…", v.openDialog),
 		recent,
 		fyne.NewMenuItem("Save View as PNG…", v.saveDialog),
+		fyne.NewMenuItem("Export Pyramid…", v.exportDialog),
 		fyne.NewMenuItem("Preferences…", v.prefsDialog),
 	)
 	view := fyne.NewMenu("View",

@@ -6,10 +6,13 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// playRate is the playback rate in planes per second.
-const playRate = 30
+// playRates are the playback rates offered, in planes per second.
+var playRates = []string{"5 fps", "10 fps", "30 fps", "60 fps", "120 fps"}
 
-// player steps through the planes at playRate while playing. Steps are
+// defaultPlayRate is the rate before one is chosen.
+const defaultPlayRate = 30
+
+// player steps through the planes at the chosen rate while playing. Steps are
 // scheduled one at a time, so a slow frame drops steps instead of
 // queueing them.
 type player struct {
@@ -24,8 +27,9 @@ func (v *Viewer) togglePlay() {
 	}
 	p := &player{stop: make(chan struct{})}
 	v.play = p
+	rate := v.playRate
 	go func() {
-		t := time.NewTicker(time.Second / playRate)
+		t := time.NewTicker(time.Second / time.Duration(max(1, rate)))
 		defer t.Stop()
 		for {
 			select {

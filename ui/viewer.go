@@ -46,16 +46,17 @@ type Viewer struct {
 	sliders  map[byte]*axisSlider
 	cmapSel  *widget.Select
 
-	s      *session
-	view   render.View
-	mods   modifiers
-	gen    uint64
-	shown  *frame // on screen
-	first  bool   // first_image traced
-	hoverX float32
-	hoverY float32
-	hover  bool
-	play   *player
+	s        *session
+	view     render.View
+	mods     modifiers
+	gen      uint64
+	shown    *frame // on screen
+	first    bool   // first_image traced
+	hoverX   float32
+	hoverY   float32
+	hover    bool
+	play     *player
+	playRate int // planes per second
 
 	d *drawer
 }
@@ -75,7 +76,7 @@ func Run(src loader.Source, name string, opts Options) {
 }
 
 func newViewer(a fyne.App, opts Options) *Viewer {
-	v := &Viewer{opts: opts, app: a, prefs: prefs.New(a.Preferences()), sliders: map[byte]*axisSlider{}}
+	v := &Viewer{opts: opts, app: a, prefs: prefs.New(a.Preferences()), sliders: map[byte]*axisSlider{}, playRate: defaultPlayRate}
 	v.win = a.NewWindow("vastview")
 	v.pv = newPlaneView()
 	v.pv.scale = func() float32 { return v.win.Canvas().Scale() }

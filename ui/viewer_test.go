@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -188,4 +189,48 @@ func abs(f float64) float64 {
 		return -f
 	}
 	return f
+}
+
+func TestExportWritesEveryLevel(t *testing.T) {
+	v := newTestViewer(t, nil)
+	out := filepath.Join(t.TempDir(), "volume.ome.zarr")
+	var levels int
+	uiDoAndWait(func() {
+		levels = len(v.s.pyr.Levels())
+		v.export(v.s, out)
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(out, ".zattrs")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no OME-Zarr written")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for k := 0; k < levels; k++ {
+		if _, err := os.Stat(filepath.Join(out, fmt.Sprint(k), ".zarray")); err != nil {
+			t.Errorf("level %d: %v", k, err)
+		}
+	}
+	if levels < 2 {
+		t.Errorf("only %d levels", levels)
+	}
+}
+
+func TestSpacePlaysAndPauses(t *testing.T) {
+	v := newTestViewer(t, nil)
+	uiDoAndWait(func() {
+		v.typedKey(&fyne.KeyEvent{Name: fyne.KeyHome})
+		v.typedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	})
+	waitShown(t, v, func(f *frame) bool { return f.view.Z >= 3 })
+	uiDoAndWait(func() { v.typedKey(&fyne.KeyEvent{Name: fyne.KeySpace}) })
+	time.Sleep(100 * time.Millisecond)
+	z := v.viewNow().Z
+	time.Sleep(300 * time.Millisecond)
+	if z2 := v.viewNow().Z; z2 != z {
+		t.Errorf("still playing after pause: z %d then %d", z, z2)
+	}
 }
