@@ -249,7 +249,7 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	events, cancel := p.Subscribe()
 	defer cancel()
 	// Generation 1 asks for planes 0..9; while the first read waits at the
-	// gate, generation 2 asks for plane 40.
+	// gate, generation 2 asks for plane 40 and a background request comes.
 	for z := 0; z < 10; z++ {
 		p.Request(Visible, 1, 0, []int{z, 0, 0})
 	}
@@ -257,12 +257,12 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	p.Request(Visible, 2, 0, []int{40, 0, 0})
 	p.Request(Background, 1, 0, []int{45, 0, 0})
 	go func() {
-		for range 3 {
+		for range 2 {
 			src.gate <- struct{}{}
 		}
 	}()
 	var got []int
-	for len(got) < 3 {
+	for len(got) < 2 {
 		select {
 		case e := <-events:
 			if e.Err != nil {
@@ -273,12 +273,12 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 			t.Fatalf("arrivals so far %v", got)
 		}
 	}
-	// The read already running for gen 1 finishes; then gen 2's plane,
-	// then the background request; planes 1..9 of gen 1 are dropped.
-	if got[1] != 40 || got[2] != 45 {
-		t.Errorf("arrival order %v, want [z, 40, 45]", got)
+	// The read running for gen 1 is cancelled and planes 1..9 of gen 1
+	// are dropped: gen 2's plane comes first, then the background request.
+	if got[0] != 40 || got[1] != 45 {
+		t.Errorf("arrival order %v, want [40, 45]", got)
 	}
-	if p.Get(0, []int{40, 0, 0}) == nil || p.Get(0, []int{5, 0, 0}) != nil {
+	if p.Get(0, []int{40, 0, 0}) == nil || p.Get(0, []int{0, 0, 0}) != nil || p.Get(0, []int{5, 0, 0}) != nil {
 		t.Error("Get does not reflect what was loaded")
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -432,4 +432,41 @@ func countChunks(root string) int {
 		return nil
 	})
 	return n
+}
+
+// A load shared by two callers survives the first one giving up.
+func TestSharedLoadOutlivesACancelledCaller(t *testing.T) {
+	src := newHash("ZYX", []int{4, 32, 32}, []int{1, 32, 32})
+	src.gate = make(chan struct{})
+	p, err := Open(src, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctxA, cancelA := context.WithCancel(context.Background())
+	errA := make(chan error, 1)
+	go func() { _, err := p.load(ctxA, 0, []int{2, 0, 0}); errA <- err }()
+	time.Sleep(30 * time.Millisecond) // A's read waits at the gate
+	resB := make(chan []byte, 1)
+	go func() {
+		b, err := p.load(context.Background(), 0, []int{2, 0, 0})
+		if err != nil {
+			t.Error(err)
+		}
+		resB <- b
+	}()
+	time.Sleep(30 * time.Millisecond)
+	cancelA()
+	if err := <-errA; err != context.Canceled {
+		t.Fatalf("cancelled caller got %v", err)
+	}
+	src.gate <- struct{}{} // B's own read
+	select {
+	case b := <-resB:
+		if want := value(2 * 32 * 32); binary.LittleEndian.Uint16(b) != want {
+			t.Errorf("B got %d, want %d", binary.LittleEndian.Uint16(b), want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second caller never got the chunk")
+	}
 }

@@ -162,32 +162,40 @@ var errClosed = errors.New("pyramid is closed")
 // or by computing it; concurrent loads of one chunk run once.
 func (p *Pyramid) load(ctx context.Context, level int, idx []int) ([]byte, error) {
 	k := Key{level, IdxKey(idx)}
-	if b := p.cache.get(k); b != nil {
-		return b, nil
-	}
-	if p.closed.Load() {
-		return nil, errClosed
-	}
-	ch := p.flight.DoChan(fmt.Sprint(k), func() (any, error) {
+	for {
 		if b := p.cache.get(k); b != nil {
 			return b, nil
 		}
-		b, class, err := p.fetch(context.WithoutCancel(ctx), level, idx)
-		if err != nil {
-			return nil, err
+		if p.closed.Load() {
+			return nil, errClosed
 		}
-		p.cache.put(k, b, class)
-		p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})
-		return b, nil
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
+		// The load runs under the context of the caller that started it,
+		// so that a request the view no longer needs can be cancelled;
+		// another caller whose own context is alive then starts it again.
+		ch := p.flight.DoChan(fmt.Sprint(k), func() (any, error) {
+			if b := p.cache.get(k); b != nil {
+				return b, nil
+			}
+			b, class, err := p.fetch(ctx, level, idx)
+			if err != nil {
+				return nil, err
+			}
+			p.cache.put(k, b, class)
+			p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})
+			return b, nil
+		})
+		select {
+		case r := <-ch:
+			if r.Err == nil {
+				return r.Val.([]byte), nil
+			}
+			if ctx.Err() == nil && (errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
+				continue // cancelled for its first caller, not for this one
+			}
 			return nil, r.Err
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-		return r.Val.([]byte), nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }
 

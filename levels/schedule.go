@@ -39,13 +39,15 @@ func (p *Pyramid) Request(prio Priority, gen uint64, level int, idxs ...[]int) {
 func (p *Pyramid) Pending() int { return p.sched.pending() }
 
 type job struct {
-	prio  Priority
-	gen   uint64
-	seq   uint64
-	key   Key
-	level int
-	idx   []int
-	pos   int // index in the heap
+	prio   Priority
+	gen    uint64
+	seq    uint64
+	key    Key
+	level  int
+	idx    []int
+	pos    int                // index in the heap
+	ctx    context.Context    // while running
+	cancel context.CancelFunc // while running
 }
 
 // jobHeap is a max-heap by priority, then generation, then first come.
@@ -78,7 +80,7 @@ type scheduler struct {
 	cond    *sync.Cond
 	q       jobHeap
 	queued  map[Key]*job
-	running int
+	running map[*job]struct{}
 	newest  uint64
 	seq     uint64
 	done    bool
@@ -88,7 +90,7 @@ type scheduler struct {
 }
 
 func newScheduler(p *Pyramid, workers int) *scheduler {
-	s := &scheduler{p: p, queued: map[Key]*job{}}
+	s := &scheduler{p: p, queued: map[Key]*job{}, running: map[*job]struct{}{}}
 	s.cond = sync.NewCond(&s.mu)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	for range workers {
@@ -106,6 +108,12 @@ func (s *scheduler) add(j job) {
 	}
 	if j.prio > Background && j.gen > s.newest {
 		s.newest = j.gen
+		// Loads running for an older view are stopped.
+		for r := range s.running {
+			if r.prio > Background && r.gen < s.newest && r.key != j.key {
+				r.cancel()
+			}
+		}
 	}
 	if q, ok := s.queued[j.key]; ok {
 		// Already waiting: raise it to the more urgent request.
@@ -138,7 +146,10 @@ func (s *scheduler) next() *job {
 		if j.prio > Background && j.gen < s.newest {
 			continue // the view has moved on
 		}
-		s.running++
+		var ctx context.Context
+		ctx, j.cancel = context.WithCancel(s.ctx)
+		s.running[j] = struct{}{}
+		j.ctx = ctx
 		return j
 	}
 }
@@ -150,12 +161,13 @@ func (s *scheduler) work() {
 		if j == nil {
 			return
 		}
-		_, err := s.p.load(s.ctx, j.level, j.idx)
-		if err != nil && s.ctx.Err() == nil {
+		_, err := s.p.load(j.ctx, j.level, j.idx)
+		if err != nil && j.ctx.Err() == nil {
 			s.p.subs.fail(Arrival{Level: j.level, Idx: j.idx}, err)
 		}
+		j.cancel()
 		s.mu.Lock()
-		s.running--
+		delete(s.running, j)
 		s.mu.Unlock()
 	}
 }
@@ -163,7 +175,7 @@ func (s *scheduler) work() {
 func (s *scheduler) pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.q) + s.running
+	return len(s.q) + len(s.running)
 }
 
 func (s *scheduler) stop() {

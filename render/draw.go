@@ -13,6 +13,7 @@ import (
 // background colour. Missing chunks of the frame's level are noted.
 func (r *Renderer) fill(k, x0, x1, y0, y1 int) {
 	if k >= r.f.nlevels {
+		r.unfilled += (x1 - x0) * (y1 - y0) // data no level has in memory
 		r.blank(x0, x1, y0, y1)
 		return
 	}

@@ -50,8 +50,12 @@ func TestIncompleteFrameRefines(t *testing.T) {
 	const lo, hi = 0, 5000
 	var r Renderer
 
-	// The coarsest level comes in first (its reads are not held back).
+	// Before anything is in memory the whole data area is unfilled.
 	coarse := View{Zoom: 0.25, Center: Point{130, 100}, Lo: lo, Hi: hi, Width: 65, Height: 50}
+	if _, info := r.Render(coarse, p.Pyramid, 1); info.Unfilled != 65*50 {
+		t.Fatalf("nothing in memory: %d pixels unfilled, want %d", info.Unfilled, 65*50)
+	}
+	// The coarsest level comes in first (its reads are not held back).
 	if _, info := renderComplete(t, &r, coarse, p.Pyramid, 1); info.Level != 2 {
 		t.Fatalf("coarse view drawn at level %d, want 2", info.Level)
 	}
@@ -62,8 +66,8 @@ func TestIncompleteFrameRefines(t *testing.T) {
 	p.reqs = nil
 	img, info := r.Render(v, p, 2)
 	// Columns 37..126 lie in chunks 1..3, rows 21..90 in chunks 0..2.
-	if info.Level != 0 || info.Complete || info.Missing != 9 {
-		t.Fatalf("info %+v, want level 0, incomplete, 9 missing", info)
+	if info.Level != 0 || info.Complete || info.Missing != 9 || info.Unfilled != 0 {
+		t.Fatalf("info %+v, want level 0, incomplete, 9 missing, nothing unfilled", info)
 	}
 	coarseImg := Plane(arrays[2], loader.Uint16, lv[2].Shape[1], lv[2].Shape[0], lo, hi, gray)
 	for y := 0; y < h; y++ {

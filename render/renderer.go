@@ -30,6 +30,9 @@ type Info struct {
 	// Missing counts the chunks of that level that were not, and have
 	// been requested.
 	Missing int
+	// Unfilled counts the pixels over the data that no level in memory
+	// could draw (shown in the background colour for now).
+	Unfilled int
 }
 
 // background is the colour outside the data, and where no level has data
@@ -44,9 +47,10 @@ const maxViewport = 16384
 // nothing. It is not safe for concurrent use: use one per drawing
 // goroutine. The zero value is ready to use.
 type Renderer struct {
-	bufs [3]*image.RGBA // frames returned, in turn
-	next int
-	bg   []byte // a row of background pixels
+	bufs     [3]*image.RGBA // frames returned, in turn
+	unfilled int            // pixels of the current frame no level could draw
+	next     int
+	bg       []byte // a row of background pixels
 
 	// The colour tables of the current frame.
 	lut    *[65536]uint32 // raw 8/16-bit value -> pixel
@@ -111,8 +115,9 @@ func (r *Renderer) Render(v View, p Source, gen uint64) (*image.RGBA, Info) {
 	r.prepareColours(m.DType, v.Lo, v.Hi, cm)
 	r.collect = false
 	r.miss = r.miss[:0]
+	r.unfilled = 0
 	r.fill(r.f.level, 0, w, 0, h)
-	info := Info{Level: r.f.level, Missing: len(r.miss), Complete: len(r.miss) == 0}
+	info := Info{Level: r.f.level, Missing: len(r.miss), Complete: len(r.miss) == 0, Unfilled: r.unfilled}
 	r.request(p, gen)
 	return r.img, info
 }

@@ -30,6 +30,9 @@ type frame struct {
 	bytesRead int64 // source bytes read since the previous frame
 }
 
+// refineEvery spaces the redraws of an incomplete frame as chunks arrive.
+const refineEvery = 50 * time.Millisecond
+
 // drawer renders on its own goroutine: the newest request, and again when
 // chunks arrive while the last frame is incomplete. Frames go out through
 // one slot and at most one pending fyne.Do, so nothing queues up while a
@@ -91,6 +94,7 @@ func (d *drawer) stop() { close(d.quit) }
 func (d *drawer) run() {
 	var last request
 	var lastFrame *frame
+	var drawn time.Time
 	for {
 		var r request
 		select {
@@ -101,8 +105,19 @@ func (d *drawer) run() {
 			if lastFrame == nil || lastFrame.info.Complete && lastFrame.lo != lastFrame.hi {
 				continue
 			}
+			// Redraws for arriving chunks come at most every refineEvery,
+			// leaving the cores to the loads; a new view goes first.
 			r = last
+			if wait := refineEvery - time.Since(drawn); wait > 0 {
+				select {
+				case <-d.quit:
+					return
+				case r = <-d.want:
+				case <-time.After(wait):
+				}
+			}
 		}
+		drawn = time.Now()
 		f := d.draw(r)
 		last, lastFrame = r, f
 		d.latest.Store(f)

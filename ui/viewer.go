@@ -45,6 +45,8 @@ type Viewer struct {
 	axesBox  *fyne.Container // one slider per axis not displayed
 	sliders  map[byte]*axisSlider
 	cmapSel  *widget.Select
+	contrast *contrastPanel
+	hist     *histWorker
 
 	s        *session
 	view     render.View
@@ -96,7 +98,20 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 			v.changed(time.Now())
 		}
 	})
-	bottom := container.NewVBox(v.axesBox, container.NewBorder(nil, nil, v.hoverLbl, container.NewHBox(v.buildBar, v.status)))
+	v.contrast = newContrastPanel(func(lo, hi float64) {
+		if v.s != nil {
+			v.view.Lo, v.view.Hi = lo, hi
+			v.changed(time.Now())
+		}
+	}, func() {
+		if v.s != nil {
+			v.autoContrast()
+			v.changed(time.Now())
+		}
+	})
+	v.hist = newHistWorker()
+	go v.hist.run(v)
+	bottom := container.NewVBox(v.contrast, v.axesBox, container.NewBorder(nil, nil, v.hoverLbl, container.NewHBox(v.buildBar, v.status)))
 	v.win.SetContent(container.NewBorder(v.toolbar(), bottom, nil, nil, v.pv))
 	v.win.SetMainMenu(v.menu())
 	v.win.Resize(fyne.NewSize(1024, 800))
@@ -138,6 +153,8 @@ func (v *Viewer) openSource(src loader.Source, name string) {
 		v.restoreView(saved)
 	}
 	v.cmapSel.SetSelected(v.view.Colormap)
+	v.contrast.setHistogram(histogram{})
+	v.contrast.setWindow(v.view.Lo, v.view.Hi)
 	v.win.SetTitle("vastview — " + filepath.Base(name))
 	if name != "demo" {
 		v.prefs.AddRecent(name)
@@ -175,17 +192,25 @@ func (v *Viewer) show(f *frame) {
 		// What the drawer chose for "fit" and "auto-contrast".
 		if v.view.Lo == v.view.Hi && f.lo != f.hi {
 			v.view.Lo, v.view.Hi = f.lo, f.hi
+			v.contrast.setWindow(f.lo, f.hi)
 		}
 		if !(v.view.Zoom > 0) {
 			v.view.Zoom, v.view.Center = f.view.Zoom, f.view.Center
 		}
 	}
-	if !v.first {
+	if !v.first && f.info.Unfilled == 0 {
+		// The first frame with data everywhere (perhaps coarse).
 		v.first = true
 		v.opts.Trace.Event("first_image", nil)
 	}
 	if f.info.Complete {
 		f.s.startBuild()
+		_, _, normal := f.view.Orientation.Axes()
+		key := histKey{s: f.s, orientation: f.view.Orientation, t: f.view.T, c: f.view.C, at: f.view.At(normal), level: f.info.Level}
+		if key != v.hist.last {
+			v.hist.last = key
+			v.hist.ask(histRequest{key: key, view: f.view})
+		}
 	}
 	// One frame_shown per view asked for; "refined" when a redraw of the
 	// same view after chunks arrived makes it complete.

@@ -234,3 +234,25 @@ func TestSpacePlaysAndPauses(t *testing.T) {
 		t.Errorf("still playing after pause: z %d then %d", z, z2)
 	}
 }
+
+func TestContrastPanelFollowsAndSetsTheWindow(t *testing.T) {
+	v := newTestViewer(t, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var ok bool
+		uiDoAndWait(func() { ok = v.contrast.valid() && v.contrast.lo == v.view.Lo && v.contrast.hi == v.view.Hi })
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the contrast panel never got the histogram and the window")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Dragging the window (simulated at its callback) redraws with it.
+	uiDoAndWait(func() { v.contrast.onChange(5000, 9000) })
+	waitShown(t, v, func(f *frame) bool { return f.view.Lo == 5000 && f.view.Hi == 9000 })
+	// A double tap goes back to auto-contrast.
+	uiDoAndWait(func() { v.contrast.DoubleTapped(nil) })
+	waitShown(t, v, func(f *frame) bool { return f.view.Lo != 5000 && f.view.Lo < f.view.Hi })
+}

@@ -1,0 +1,442 @@
+package ui
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"vastview/loader"
+	"vastview/render"
+)
+
+// histogram counts samples in equal-width bins over [Min, Max]: with
+// w = (Max-Min)/len(Counts), bin i holds the values in [Min+i·w,
+// Min+(i+1)·w), and the last bin also Max. Max > Min always.
+type histogram struct {
+	Min, Max float64
+	Counts   []int64
+}
+
+// computeHistogram counts the finite little-endian samples of type dt in
+// buf in at most bins bins (at least one). Float data is binned over
+// [min, max]; integer data in bins of a whole number of values starting
+// at its minimum, so that every bin holds as many distinct values (one
+// bin per value when the range is small). Constant data v is binned over
+// [v, v+1]; with no finite sample at all the range is [0, 1] and every
+// count zero. It does no I/O and is safe for concurrent use.
+func computeHistogram(buf []byte, dt loader.DType, bins int) histogram {
+	bins = max(1, bins)
+	n := 0
+	if s := dt.Size(); s > 0 {
+		n = len(buf) / s
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range n {
+		if v := render.Sample(buf, dt, i); finite(v) {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if lo > hi {
+		return histogram{Min: 0, Max: 1, Counts: make([]int64, bins)}
+	}
+	if dt.Float() {
+		return floatHistogram(buf, dt, n, lo, hi, bins)
+	}
+	return intHistogram(buf, dt, n, lo, hi, bins)
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func floatHistogram(buf []byte, dt loader.DType, n int, lo, hi float64, bins int) histogram {
+	if hi <= lo {
+		hi = lo + 1
+	}
+	h := histogram{Min: lo, Max: hi, Counts: make([]int64, bins)}
+	// Halved, so that a range wider than the largest float64 still bins.
+	w := (hi/2 - lo/2) / float64(bins)
+	last := bins - 1
+	for i := range n {
+		v := render.Sample(buf, dt, i)
+		if !finite(v) {
+			continue
+		}
+		f := (v/2 - lo/2) / w
+		if !(f >= 0) {
+			f = 0
+		}
+		h.Counts[int(min(f, float64(last)))]++
+	}
+	return h
+}
+
+func intHistogram(buf []byte, dt loader.DType, n int, lo, hi float64, bins int) histogram {
+	values := int64(hi-lo) + 1
+	width := (values + int64(bins) - 1) / int64(bins)
+	nb := (values + width - 1) / width
+	h := histogram{Min: lo, Max: lo + float64(nb*width), Counts: make([]int64, nb)}
+	base := int64(lo)
+	for i := range n {
+		h.Counts[(int64(render.Sample(buf, dt, i))-base)/width]++
+	}
+	return h
+}
+
+// contrastPart is what a drag on the contrast panel moves.
+type contrastPart uint8
+
+const (
+	contrastNone contrastPart = iota
+	contrastLow               // the low handle
+	contrastHigh              // the high handle
+	contrastBoth              // the window between them
+)
+
+const (
+	contrastMargin   = 5    // units left and right of the plot, room for the grips
+	contrastHit      = 6    // a handle takes the pointer this far either side
+	contrastPlotH    = 80   // minimum plot height
+	contrastMinGap   = 1e-3 // smallest window, as a fraction of the histogram range
+	contrastMinPlotW = 100  // minimum plot width
+)
+
+// contrastPanel shows a histogram of the values on screen, log-scaled,
+// under the display window [lo, hi]: a handle at each end and the window
+// shaded between them, with "lo … hi" written below. Dragging a handle
+// moves that end, dragging the shaded window moves both, and a double
+// tap asks for auto-contrast. It runs on the UI goroutine only.
+type contrastPanel struct {
+	widget.BaseWidget
+
+	onChange func(lo, hi float64) // the window, while a drag moves it
+	onAuto   func()               // a double tap
+
+	hist   histogram
+	lo, hi float64
+
+	dragging bool
+	part     contrastPart // what the drag in progress moves
+	x0       float32      // where it started
+	lo0, hi0 float64      // the window when it started
+	hovered  contrastPart // under the pointer
+}
+
+func newContrastPanel(onChange func(lo, hi float64), onAuto func()) *contrastPanel {
+	c := &contrastPanel{onChange: onChange, onAuto: onAuto, lo: 0, hi: 1}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// setHistogram replaces the bars; the window stays.
+func (c *contrastPanel) setHistogram(h histogram) {
+	c.hist = h
+	c.Refresh()
+}
+
+// setWindow moves the handles to [lo, hi] without calling onChange.
+func (c *contrastPanel) setWindow(lo, hi float64) {
+	c.lo, c.hi = lo, hi
+	c.Refresh()
+}
+
+// valid reports whether there is a histogram to place the handles on.
+func (c *contrastPanel) valid() bool {
+	return len(c.hist.Counts) > 0 && c.hist.Max > c.hist.Min && finite(c.hist.Max-c.hist.Min)
+}
+
+// plotWidth is the width of the value axis, in units.
+func (c *contrastPanel) plotWidth() float32 {
+	return c.Size().Width - 2*contrastMargin
+}
+
+// xOf is the position of value v on the plot, clamped to its ends.
+func (c *contrastPanel) xOf(v float64) float32 {
+	f := (v - c.hist.Min) / (c.hist.Max - c.hist.Min)
+	if !(f >= 0) { // below, or NaN
+		f = 0
+	}
+	return contrastMargin + float32(min(f, 1))*c.plotWidth()
+}
+
+// pick is the part a drag starting at x moves, first going by dx.
+func (c *contrastPanel) pick(x, dx float32) contrastPart {
+	xl, xh := c.xOf(c.lo), c.xOf(c.hi)
+	dl, dh := abs32(x-xl), abs32(x-xh)
+	switch {
+	case dl > contrastHit && dh > contrastHit:
+		if x > xl && x < xh {
+			return contrastBoth
+		}
+		return contrastNone
+	case abs32(dl-dh) < 1: // the handles meet: go by the direction
+		if dx < 0 {
+			return contrastLow
+		}
+		return contrastHigh
+	case dl < dh:
+		return contrastLow
+	}
+	return contrastHigh
+}
+
+// Dragged implements fyne.Draggable.
+func (c *contrastPanel) Dragged(e *fyne.DragEvent) {
+	if !c.dragging {
+		c.dragging = true
+		c.part = contrastNone
+		if c.valid() && c.plotWidth() > 0 {
+			c.x0 = e.Position.X - e.Dragged.DX
+			c.part = c.pick(c.x0, e.Dragged.DX)
+			c.lo0, c.hi0 = c.lo, c.hi
+		}
+	}
+	if c.part == contrastNone {
+		return
+	}
+	lo, hi := c.dragTo(e.Position.X)
+	if lo == c.lo && hi == c.hi {
+		return
+	}
+	c.setWindow(lo, hi)
+	if c.onChange != nil {
+		c.onChange(lo, hi)
+	}
+}
+
+// dragTo is the window once the drag in progress reaches x: within the
+// histogram's range (a window already beyond it may only come back) and
+// never narrower than contrastMinGap of it.
+func (c *contrastPanel) dragTo(x float32) (lo, hi float64) {
+	span := c.hist.Max - c.hist.Min
+	dv := float64(x-c.x0) / float64(c.plotWidth()) * span
+	gap := contrastMinGap * span
+	lo, hi = c.lo0, c.hi0
+	switch c.part {
+	case contrastLow:
+		lo = min(max(lo+dv, c.hist.Min), hi-gap)
+	case contrastHigh:
+		hi = max(min(hi+dv, c.hist.Max), lo+gap)
+	case contrastBoth:
+		dv = max(min(dv, max(0, c.hist.Max-hi)), min(0, c.hist.Min-lo))
+		lo, hi = lo+dv, hi+dv
+	}
+	return lo, hi
+}
+
+// DragEnd implements fyne.Draggable.
+func (c *contrastPanel) DragEnd() {
+	c.dragging = false
+	c.part = contrastNone
+}
+
+// DoubleTapped implements fyne.DoubleTappable: auto-contrast.
+func (c *contrastPanel) DoubleTapped(*fyne.PointEvent) {
+	if c.onAuto != nil {
+		c.onAuto()
+	}
+}
+
+// MouseIn implements desktop.Hoverable.
+func (c *contrastPanel) MouseIn(e *desktop.MouseEvent) { c.MouseMoved(e) }
+
+// MouseMoved implements desktop.Hoverable.
+func (c *contrastPanel) MouseMoved(e *desktop.MouseEvent) {
+	c.hovered = contrastNone
+	if c.valid() {
+		c.hovered = c.pick(e.Position.X, 0)
+	}
+}
+
+// MouseOut implements desktop.Hoverable.
+func (c *contrastPanel) MouseOut() { c.hovered = contrastNone }
+
+// Cursor implements desktop.Cursorable: a resize cursor over a handle.
+func (c *contrastPanel) Cursor() desktop.Cursor {
+	if c.hovered == contrastLow || c.hovered == contrastHigh {
+		return desktop.HResizeCursor
+	}
+	return desktop.DefaultCursor
+}
+
+func (c *contrastPanel) CreateRenderer() fyne.WidgetRenderer {
+	r := &contrastRenderer{
+		c:      c,
+		bg:     canvas.NewRectangle(color.Transparent),
+		shade:  canvas.NewRectangle(color.Transparent),
+		loLine: canvas.NewRectangle(color.Transparent),
+		hiLine: canvas.NewRectangle(color.Transparent),
+		loGrip: canvas.NewRectangle(color.Transparent),
+		hiGrip: canvas.NewRectangle(color.Transparent),
+		text:   canvas.NewText("", color.Black),
+	}
+	r.text.Alignment = fyne.TextAlignCenter
+	r.update()
+	return r
+}
+
+// contrastReadout is the window written compactly: as many decimals as
+// tell apart values a fiftieth of the narrower of the window and the
+// histogram's range apart.
+func contrastReadout(lo, hi, span float64) string {
+	step := min(span, hi-lo) / 50
+	return compactFloat(lo, step) + " … " + compactFloat(hi, step)
+}
+
+// compactFloat writes v to the resolution step.
+func compactFloat(v, step float64) string {
+	d := 0
+	if step > 0 && finite(step) {
+		d = max(0, int(math.Ceil(-math.Log10(step))))
+	}
+	if !finite(v) || !(step > 0) || d > 6 || math.Abs(v) >= 1e6 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if s[0] == '-' && allZero(s) {
+		s = s[1:] // not "-0.00"
+	}
+	return s
+}
+
+// allZero reports whether s has no digit other than 0.
+func allZero(s string) bool {
+	for _, r := range s {
+		if r >= '1' && r <= '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func abs32(f float32) float32 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+type contrastRenderer struct {
+	c              *contrastPanel
+	bg, shade      *canvas.Rectangle
+	loLine, hiLine *canvas.Rectangle
+	loGrip, hiGrip *canvas.Rectangle
+	bars           []*canvas.Rectangle
+	text           *canvas.Text
+	objects        []fyne.CanvasObject
+}
+
+// update brings the objects in line with the panel: one bar per bin,
+// theme colours, the read-out.
+func (r *contrastRenderer) update() {
+	c := r.c
+	th := c.Theme()
+	vr := fyne.CurrentApp().Settings().ThemeVariant()
+	fg := th.Color(theme.ColorNameForeground, vr)
+	primary := th.Color(theme.ColorNamePrimary, vr)
+	for len(r.bars) < len(c.hist.Counts) {
+		r.bars = append(r.bars, canvas.NewRectangle(color.Transparent))
+	}
+	r.bars = r.bars[:len(c.hist.Counts)]
+	r.bg.FillColor = th.Color(theme.ColorNameInputBackground, vr)
+	for _, b := range r.bars {
+		b.FillColor = withAlpha(fg, 0x99)
+	}
+	r.shade.FillColor = withAlpha(primary, 0x40)
+	for _, o := range []*canvas.Rectangle{r.loLine, r.hiLine, r.loGrip, r.hiGrip} {
+		o.FillColor = primary
+	}
+	r.loGrip.CornerRadius, r.hiGrip.CornerRadius = 2, 2
+	r.text.Color = fg
+	r.text.TextSize = th.Size(theme.SizeNameCaptionText)
+	r.text.Text = contrastReadout(c.lo, c.hi, c.hist.Max-c.hist.Min)
+	if !c.valid() {
+		r.text.Text = contrastReadout(c.lo, c.hi, c.hi-c.lo)
+	}
+	if len(r.objects) != len(r.bars)+7 {
+		r.objects = make([]fyne.CanvasObject, 0, len(r.bars)+7)
+		r.objects = append(r.objects, r.bg)
+		for _, b := range r.bars {
+			r.objects = append(r.objects, b)
+		}
+		r.objects = append(r.objects, r.shade, r.loLine, r.hiLine, r.loGrip, r.hiGrip, r.text)
+	}
+}
+
+func withAlpha(c color.Color, a uint8) color.NRGBA {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	n.A = uint8(uint16(n.A) * uint16(a) / 0xff)
+	return n
+}
+
+// plotHeight is the height of the histogram within size.
+func (r *contrastRenderer) plotHeight(size fyne.Size) float32 {
+	return max(0, size.Height-r.text.MinSize().Height-theme.Padding())
+}
+
+func (r *contrastRenderer) Layout(size fyne.Size) {
+	c := r.c
+	h := r.plotHeight(size)
+	r.bg.Move(fyne.NewPos(contrastMargin, 0))
+	r.bg.Resize(fyne.NewSize(max(0, size.Width-2*contrastMargin), h))
+	r.layoutBars(size.Width, h)
+	ok := c.valid()
+	for _, o := range []*canvas.Rectangle{r.shade, r.loLine, r.hiLine, r.loGrip, r.hiGrip} {
+		o.Hidden = !ok
+	}
+	if ok {
+		xl, xh := c.xOf(c.lo), c.xOf(c.hi)
+		r.shade.Move(fyne.NewPos(xl, 0))
+		r.shade.Resize(fyne.NewSize(xh-xl, h))
+		placeHandle(r.loLine, r.loGrip, xl, h)
+		placeHandle(r.hiLine, r.hiGrip, xh, h)
+	}
+	th := r.text.MinSize().Height
+	r.text.Move(fyne.NewPos(0, size.Height-th))
+	r.text.Resize(fyne.NewSize(size.Width, th))
+}
+
+// placeHandle centres a handle's line and grip on x.
+func placeHandle(line, grip *canvas.Rectangle, x, h float32) {
+	line.Move(fyne.NewPos(x-1, 0))
+	line.Resize(fyne.NewSize(2, h))
+	grip.Move(fyne.NewPos(x-4, 0))
+	grip.Resize(fyne.NewSize(8, min(h, 10)))
+}
+
+// layoutBars draws each bin's count, log-scaled, as a bar rising from the
+// bottom of a plot w wide and h high.
+func (r *contrastRenderer) layoutBars(w, h float32) {
+	var top int64
+	for _, n := range r.c.hist.Counts {
+		top = max(top, n)
+	}
+	bw := max(0, w-2*contrastMargin) / float32(max(1, len(r.bars)))
+	for i, b := range r.bars {
+		n := r.c.hist.Counts[i]
+		bh := float32(0)
+		if n > 0 {
+			bh = h * float32(math.Log1p(float64(n))/math.Log1p(float64(top)))
+		}
+		b.Hidden = bh == 0
+		b.Move(fyne.NewPos(contrastMargin+float32(i)*bw, h-bh))
+		b.Resize(fyne.NewSize(bw, bh))
+	}
+}
+
+func (r *contrastRenderer) MinSize() fyne.Size {
+	return fyne.NewSize(contrastMinPlotW+2*contrastMargin, contrastPlotH+theme.Padding()+r.text.MinSize().Height)
+}
+
+func (r *contrastRenderer) Refresh() {
+	r.update()
+	r.Layout(r.c.Size())
+	canvas.Refresh(r.c)
+}
+
+func (r *contrastRenderer) Objects() []fyne.CanvasObject { return r.objects }
+func (r *contrastRenderer) Destroy()                     {}

@@ -1,0 +1,401 @@
+package ui
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"vastview/loader"
+)
+
+func le16(vals ...int) []byte {
+	b := make([]byte, 2*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	}
+	return b
+}
+
+func le32f(vals ...float32) []byte {
+	b := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+func checkHistogram(t *testing.T, h histogram, lo, hi float64, counts []int64) {
+	t.Helper()
+	if h.Min != lo || h.Max != hi || !slices.Equal(h.Counts, counts) {
+		t.Errorf("histogram [%g, %g] %v, want [%g, %g] %v", h.Min, h.Max, h.Counts, lo, hi, counts)
+	}
+}
+
+func TestContrastHistogramUint8(t *testing.T) {
+	// 0..255 in 256 bins: one bin per value.
+	buf := []byte{0, 0, 1, 2, 2, 2, 255}
+	want := make([]int64, 256)
+	for _, v := range buf {
+		want[v]++
+	}
+	checkHistogram(t, computeHistogram(buf, loader.Uint8, 256), 0, 256, want)
+	// Values 10..13 in up to 256 bins: four bins, one per value.
+	checkHistogram(t, computeHistogram([]byte{10, 13, 13, 11}, loader.Uint8, 256), 10, 14, []int64{1, 1, 0, 2})
+	// Values 0..9 in 4 bins of 3 values: [0,3) [3,6) [6,9) [9,12).
+	checkHistogram(t, computeHistogram([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, loader.Uint8, 4), 0, 12, []int64{3, 3, 3, 1})
+}
+
+func TestContrastHistogramUint16(t *testing.T) {
+	// 0..4095 once each in 256 bins of 16 values.
+	vals := make([]int, 4096)
+	for i := range vals {
+		vals[i] = i
+	}
+	want := make([]int64, 256)
+	for i := range want {
+		want[i] = 16
+	}
+	checkHistogram(t, computeHistogram(le16(vals...), loader.Uint16, 256), 0, 4096, want)
+	// A constant image: one bin, and a range of width 1.
+	checkHistogram(t, computeHistogram(le16(7, 7, 7), loader.Uint16, 256), 7, 8, []int64{3})
+}
+
+func TestContrastHistogramInt16(t *testing.T) {
+	// -300..299 once each: 600 values in bins of 3 (the fewest values per
+	// bin that needs at most 256 bins).
+	vals := make([]int, 0, 600)
+	for v := -300; v < 300; v++ {
+		vals = append(vals, v)
+	}
+	want := make([]int64, 200)
+	for i := range want {
+		want[i] = 3
+	}
+	checkHistogram(t, computeHistogram(le16(vals...), loader.Int16, 256), -300, 300, want)
+}
+
+func TestContrastHistogramFloat32(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	// Bins of 0.25 over [0, 1]; 1 falls in the last; NaN and ±Inf are not counted.
+	buf := le32f(0, 0.25, 0.5, 0.75, 1, nan, inf, -inf, 0.1)
+	checkHistogram(t, computeHistogram(buf, loader.Float32, 4), 0, 1, []int64{2, 1, 1, 2})
+	// Constant: one non-empty bin.
+	h := computeHistogram(le32f(3.5, 3.5, nan, 3.5), loader.Float32, 8)
+	if !(h.Max > h.Min) || h.Min > 3.5 || h.Max < 3.5 {
+		t.Errorf("constant 3.5: range [%g, %g]", h.Min, h.Max)
+	}
+	var nonEmpty int
+	var total int64
+	for _, n := range h.Counts {
+		if n > 0 {
+			nonEmpty++
+		}
+		total += n
+	}
+	if nonEmpty != 1 || total != 3 {
+		t.Errorf("constant 3.5: counts %v, want 3 in one bin", h.Counts)
+	}
+	// Nothing finite: an empty histogram over a usable range.
+	h = computeHistogram(le32f(nan, inf), loader.Float32, 8)
+	if !(h.Max > h.Min) || slices.ContainsFunc(h.Counts, func(n int64) bool { return n != 0 }) {
+		t.Errorf("no finite sample: %+v", h)
+	}
+	h = computeHistogram(nil, loader.Float32, 8)
+	if !(h.Max > h.Min) || len(h.Counts) != 8 {
+		t.Errorf("no sample: %+v", h)
+	}
+}
+
+// Random data: every sample lies in the range, and each bin counts the
+// samples between its edges.
+func TestContrastHistogramRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := make([]int, 5000)
+	for i := range vals {
+		vals[i] = r.IntN(40000) - 20000
+	}
+	h := computeHistogram(le16(vals...), loader.Int16, 100)
+	if len(h.Counts) > 100 {
+		t.Fatalf("%d bins, asked for at most 100", len(h.Counts))
+	}
+	w := (h.Max - h.Min) / float64(len(h.Counts))
+	if w != math.Trunc(w) {
+		t.Errorf("integer data in bins %g wide", w)
+	}
+	for i, n := range h.Counts {
+		var want int64
+		for _, v := range vals {
+			if f := float64(v); f >= h.Min+float64(i)*w && f < h.Min+float64(i+1)*w {
+				want++
+			}
+		}
+		if n != want {
+			t.Errorf("bin %d counts %d, want %d", i, n, want)
+		}
+	}
+	if h.Min != float64(slices.Min(vals)) || h.Max <= float64(slices.Max(vals)) {
+		t.Errorf("range [%g, %g] for data in [%d, %d]", h.Min, h.Max, slices.Min(vals), slices.Max(vals))
+	}
+}
+
+// contrastFixture is a panel in a headless window, over a histogram of
+// [0, 100] in 10 bins, with the windows it reported.
+type contrastFixture struct {
+	c       *contrastPanel
+	r       *contrastRenderer
+	w       fyne.Window
+	changes [][2]float64
+	autos   int
+}
+
+func newContrastFixture(t *testing.T) *contrastFixture {
+	t.Helper()
+	test.NewTempApp(t)
+	f := &contrastFixture{}
+	f.c = newContrastPanel(func(lo, hi float64) { f.changes = append(f.changes, [2]float64{lo, hi}) }, func() { f.autos++ })
+	f.w = test.NewTempWindow(t, f.c)
+	f.w.Resize(fyne.NewSize(420, 200))
+	f.c.setHistogram(histogram{Min: 0, Max: 100, Counts: []int64{0, 1, 10, 100, 1000, 100, 10, 1, 0, 5}})
+	f.c.setWindow(20, 80)
+	f.r = test.WidgetRenderer(f.c).(*contrastRenderer)
+	if f.c.Size().Width < 300 {
+		t.Fatalf("panel laid out %v wide", f.c.Size())
+	}
+	return f
+}
+
+// plotW is the width of the value axis.
+func (f *contrastFixture) plotW() float32 { return f.c.Size().Width - 2*contrastMargin }
+
+// x is where value v lies on the panel.
+func (f *contrastFixture) x(v float64) float32 {
+	return contrastMargin + float32(v/100)*f.plotW()
+}
+
+// drag drags from x by the steps, then lets go.
+func (f *contrastFixture) drag(x float32, steps ...float32) {
+	for _, dx := range steps {
+		x += dx
+		f.c.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, 30)}, Dragged: fyne.Delta{DX: dx}})
+	}
+	f.c.DragEnd()
+}
+
+// last is the last window reported; it fails when none was.
+func (f *contrastFixture) last(t *testing.T) (lo, hi float64) {
+	t.Helper()
+	if len(f.changes) == 0 {
+		t.Fatal("the drag reported no window")
+	}
+	w := f.changes[len(f.changes)-1]
+	return w[0], w[1]
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
+
+func centre(o fyne.CanvasObject) float32 { return o.Position().X + o.Size().Width/2 }
+
+func TestContrastSetWindowPlacesHandles(t *testing.T) {
+	f := newContrastFixture(t)
+	check := func(lo, hi float64) {
+		t.Helper()
+		if got, want := centre(f.r.loLine), f.x(lo); math.Abs(float64(got-want)) > 0.01 {
+			t.Errorf("low handle at x %g, want %g", got, want)
+		}
+		if got, want := centre(f.r.hiLine), f.x(hi); math.Abs(float64(got-want)) > 0.01 {
+			t.Errorf("high handle at x %g, want %g", got, want)
+		}
+		if f.r.shade.Position().X != centre(f.r.loLine) || f.r.shade.Size().Width != centre(f.r.hiLine)-centre(f.r.loLine) {
+			t.Errorf("shade %v+%v not between the handles", f.r.shade.Position(), f.r.shade.Size())
+		}
+	}
+	check(20, 80)
+	if f.r.text.Text != "20 … 80" {
+		t.Errorf("read-out %q, want %q", f.r.text.Text, "20 … 80")
+	}
+	f.c.setWindow(0, 100)
+	check(0, 100)
+	f.c.setWindow(-50, 150) // beyond the histogram: at its ends
+	check(0, 100)
+	f.c.setWindow(12.5, 50)
+	check(12.5, 50)
+	if f.r.text.Text != "12.5 … 50.0" {
+		t.Errorf("read-out %q, want %q", f.r.text.Text, "12.5 … 50.0")
+	}
+	// The handles follow the panel's width.
+	f.w.Resize(fyne.NewSize(300, 200))
+	check(12.5, 50)
+	if len(f.changes) != 0 {
+		t.Errorf("setWindow reported windows %v", f.changes)
+	}
+}
+
+func TestContrastBarsLogScaled(t *testing.T) {
+	f := newContrastFixture(t)
+	counts := f.c.hist.Counts
+	if len(f.r.bars) != len(counts) {
+		t.Fatalf("%d bars for %d bins", len(f.r.bars), len(counts))
+	}
+	plotH := f.r.loLine.Size().Height
+	if plotH < contrastPlotH {
+		t.Errorf("plot %g high", plotH)
+	}
+	for i, b := range f.r.bars {
+		if (counts[i] == 0) != b.Hidden {
+			t.Errorf("bin %d of %d: hidden %v", i, counts[i], b.Hidden)
+		}
+		if b.Position().Y+b.Size().Height != plotH {
+			t.Errorf("bar %d does not stand on the bottom", i)
+		}
+	}
+	h := func(i int) float32 { return f.r.bars[i].Size().Height }
+	if h(4) != plotH || !(h(3) < h(4)) || !(h(2) < h(3)) || !(h(1) < h(2)) || h(3) != h(5) {
+		t.Errorf("bar heights %g %g %g %g %g do not follow the counts", h(1), h(2), h(3), h(4), h(5))
+	}
+	// Log scale: a count of 1 beside 1000 still shows (linear would be 1/1000).
+	if h(1) < 0.05*plotH {
+		t.Errorf("count 1 of 1000 drawn %g of %g high", h(1), plotH)
+	}
+	// Fewer bins: fewer bars.
+	f.c.setHistogram(histogram{Min: 0, Max: 4, Counts: []int64{1, 2, 3, 4}})
+	if len(f.r.bars) != 4 || len(f.r.Objects()) != 4+7 {
+		t.Errorf("%d bars, %d objects for 4 bins", len(f.r.bars), len(f.r.Objects()))
+	}
+	if ms := f.c.MinSize(); ms.Height < contrastPlotH || ms.Width > 200 {
+		t.Errorf("MinSize %v", ms)
+	}
+}
+
+func TestContrastDragLowHandle(t *testing.T) {
+	f := newContrastFixture(t)
+	step := f.plotW() / 100 // one value
+	f.drag(f.x(20)+2, 4*step, 6*step)
+	if len(f.changes) != 2 {
+		t.Errorf("%d windows reported for 2 drag events", len(f.changes))
+	}
+	if lo, hi := f.last(t); !near(lo, 30) || hi != 80 {
+		t.Errorf("low handle dragged +10: window [%g, %g], want [30, 80]", lo, hi)
+	}
+	f.drag(f.x(30)-3, -50*step) // below the histogram
+	if lo, hi := f.last(t); lo != 0 || hi != 80 {
+		t.Errorf("low handle dragged below 0: window [%g, %g], want [0, 80]", lo, hi)
+	}
+	f.drag(f.x(0), 200*step) // past the high handle
+	if lo, hi := f.last(t); !(lo < hi) || lo < 79 || hi != 80 {
+		t.Errorf("low handle dragged past high: window [%g, %g]", lo, hi)
+	}
+}
+
+func TestContrastDragHighHandle(t *testing.T) {
+	f := newContrastFixture(t)
+	step := f.plotW() / 100
+	f.drag(f.x(80)-3, -15*step)
+	if lo, hi := f.last(t); lo != 20 || !near(hi, 65) {
+		t.Errorf("high handle dragged -15: window [%g, %g], want [20, 65]", lo, hi)
+	}
+	f.drag(f.x(65)+3, 60*step)
+	if lo, hi := f.last(t); lo != 20 || hi != 100 {
+		t.Errorf("high handle dragged beyond 100: window [%g, %g], want [20, 100]", lo, hi)
+	}
+	f.drag(f.x(100), -200*step)
+	if lo, hi := f.last(t); !(hi > lo) || hi > 21 || lo != 20 {
+		t.Errorf("high handle dragged past low: window [%g, %g]", lo, hi)
+	}
+}
+
+func TestContrastDragWindow(t *testing.T) {
+	f := newContrastFixture(t)
+	step := f.plotW() / 100
+	f.drag(f.x(50), -5*step, -5*step)
+	if lo, hi := f.last(t); !near(lo, 10) || !near(hi, 70) {
+		t.Errorf("window dragged -10: [%g, %g], want [10, 70]", lo, hi)
+	}
+	f.drag(f.x(40), -30*step)
+	if lo, hi := f.last(t); lo != 0 || !near(hi, 60) {
+		t.Errorf("window dragged below 0: [%g, %g], want [0, 60]", lo, hi)
+	}
+	f.drag(f.x(30), 70*step)
+	if lo, hi := f.last(t); !near(lo, 40) || hi != 100 {
+		t.Errorf("window dragged beyond 100: [%g, %g], want [40, 100]", lo, hi)
+	}
+	lo, hi := f.c.lo, f.c.hi
+	if !near(lo, 40) || hi != 100 {
+		t.Errorf("panel shows [%g, %g] after the drags", lo, hi)
+	}
+	if got := centre(f.r.loLine); math.Abs(float64(got-f.x(40))) > 0.01 {
+		t.Errorf("low handle at %g after the drag, want %g", got, f.x(40))
+	}
+}
+
+func TestContrastDragOutsideWindowDoesNothing(t *testing.T) {
+	f := newContrastFixture(t)
+	step := f.plotW() / 100
+	f.drag(f.x(20)-contrastHit-2, 5*step) // left of the low handle's reach
+	f.drag(f.x(80)+contrastHit+2, -5*step)
+	if len(f.changes) != 0 {
+		t.Errorf("drags outside the window reported %v", f.changes)
+	}
+}
+
+func TestContrastHandlesThatMeetGoByDirection(t *testing.T) {
+	f := newContrastFixture(t)
+	step := f.plotW() / 100
+	f.c.setWindow(50, 50.01)
+	f.drag(f.x(50), -10*step)
+	if lo, hi := f.last(t); !near(lo, 40) || hi != 50.01 {
+		t.Errorf("dragged left from meeting handles: [%g, %g], want [40, 50.01]", lo, hi)
+	}
+	f.c.setWindow(50, 50.01)
+	f.drag(f.x(50), 10*step)
+	if lo, hi := f.last(t); lo != 50 || !near(hi, 60.01) {
+		t.Errorf("dragged right from meeting handles: [%g, %g], want [50, 60.01]", lo, hi)
+	}
+}
+
+func TestContrastDoubleTapAsksForAuto(t *testing.T) {
+	f := newContrastFixture(t)
+	test.DoubleTap(f.c)
+	if f.autos != 1 || len(f.changes) != 0 {
+		t.Errorf("double tap: %d auto-contrast calls, windows %v", f.autos, f.changes)
+	}
+}
+
+func TestContrastCursorOverHandles(t *testing.T) {
+	f := newContrastFixture(t)
+	move := func(x float32) desktop.Cursor {
+		f.c.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, 30)}})
+		return f.c.Cursor()
+	}
+	if move(f.x(20)+3) != desktop.HResizeCursor || move(f.x(80)-3) != desktop.HResizeCursor {
+		t.Error("no resize cursor over the handles")
+	}
+	if move(f.x(50)) != desktop.DefaultCursor {
+		t.Error("resize cursor between the handles")
+	}
+}
+
+func TestContrastReadoutCompact(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi, span float64
+		want         string
+	}{
+		{0, 65535, 65535, "0 … 65535"},
+		{0.125, 0.5, 1, "0.125 … 0.500"},
+		{-0.0001, 0.5, 1, "0.00 … 0.50"},
+		{-3, 12, 255, "-3.0 … 12.0"},
+		{-3, 300, 1000, "-3 … 300"},
+		{1e-6, 3e-6, 1e-5, "1e-06 … 3e-06"},
+		{1e7, 3e7, 1e8, "1e+07 … 3e+07"},
+	} {
+		if got := contrastReadout(c.lo, c.hi, c.span); got != c.want {
+			t.Errorf("contrastReadout(%g, %g, %g) = %q, want %q", c.lo, c.hi, c.span, got, c.want)
+		}
+	}
+}
