@@ -108,9 +108,10 @@ func (s *scheduler) add(j job) {
 	}
 	if j.prio > Background && j.gen > s.newest {
 		s.newest = j.gen
-		// Loads running for an older view are stopped.
+		// Visible loads running for an older view are stopped (prefetches
+		// in the direction of motion may still serve the new one).
 		for r := range s.running {
-			if r.prio > Background && r.gen < s.newest && r.key != j.key {
+			if r.prio == Visible && r.gen < s.newest && r.key != j.key {
 				r.cancel()
 			}
 		}

@@ -11,8 +11,18 @@ import (
 // part that lies in a chunk in memory from that chunk, each other part
 // from the next coarser level, and parts outside the data in the
 // background colour. Missing chunks of the frame's level are noted.
-func (r *Renderer) fill(k, x0, x1, y0, y1 int) {
+func (r *Renderer) fill(k, x0, x1, y0, y1 int) { r.fillFrom(k, 1, x0, x1, y0, y1) }
+
+// fillFrom is fill going from level k in direction dir: +1 towards the
+// coarser levels; when none has a part, -1 from the level finer than the
+// frame's towards level 0 (a finer level in memory, such as the pages read
+// to compute the frame's level, beats the background).
+func (r *Renderer) fillFrom(k, dir, x0, x1, y0, y1 int) {
 	if k >= r.f.nlevels {
+		r.fillFrom(r.f.level-1, -1, x0, x1, y0, y1)
+		return
+	}
+	if k < 0 {
 		r.unfilled += (x1 - x0) * (y1 - y0) // data no level has in memory
 		r.blank(x0, x1, y0, y1)
 		return
@@ -29,7 +39,7 @@ func (r *Renderer) fill(k, x0, x1, y0, y1 int) {
 			for xb < x1 && cols[xb] == cols[xa] {
 				xb++
 			}
-			r.fillChunk(k, ls, rows[ya], cols[xa], xa, xb, ya, yb)
+			r.fillChunk(k, dir, ls, rows[ya], cols[xa], xa, xb, ya, yb)
 			xa = xb
 		}
 		ya = yb
@@ -37,7 +47,7 @@ func (r *Renderer) fill(k, x0, x1, y0, y1 int) {
 }
 
 // fillChunk draws the rectangle that chunk (cy, cx) of level k covers.
-func (r *Renderer) fillChunk(k int, ls *levelState, cy, cx, xa, xb, ya, yb int) {
+func (r *Renderer) fillChunk(k, dir int, ls *levelState, cy, cx, xa, xb, ya, yb int) {
 	if cy < 0 || cx < 0 {
 		r.blank(xa, xb, ya, yb)
 		return
@@ -56,7 +66,7 @@ func (r *Renderer) fillChunk(k int, ls *levelState, cy, cx, xa, xb, ya, yb int) 
 			dy := float64(ya+yb-r.f.v.Height) / 2
 			r.miss = append(r.miss, missingChunk{dist: dx*dx + dy*dy, idx: idx})
 		}
-		r.fill(k+1, xa, xb, ya, yb)
+		r.fillFrom(k+dir, dir, xa, xb, ya, yb)
 		return
 	}
 	if r.collect {

@@ -160,3 +160,34 @@ func TestCoarseFillMixesLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestFinerLevelFillsWhenNoCoarserHasData: before the frame's level is
+// computed, a finer level in memory (the pages read to compute it) is
+// drawn instead of the background.
+func TestFinerLevelFillsWhenNoCoarserHasData(t *testing.T) {
+	shape := []int{64, 64}
+	data := bytesU16(makeArray(shape, loader.Uint16, func(p []int) float64 { return hashByte(p) }))
+	lv, arrays := binLevels(shape, []int{32, 32}, nil, data, 32)
+	m := loader.NewMeta("mem", "YX", shape, loader.Uint16, []int{32, 32}, nil, nil)
+	m.Levels = lv
+	src := &memSource{meta: m, arrays: arrays}
+	f := newFake(m)
+	f.load(t, src, 0)
+	var r Renderer
+	// Zoom 0.5 calls for level 1, which is not in memory.
+	v := View{Zoom: 0.5, Center: Point{32, 32}, Lo: 0, Hi: 255, Width: 32, Height: 32}
+	img, info := r.Render(v, f, 1)
+	if info.Level != 1 || info.Complete || info.Unfilled != 0 {
+		t.Fatalf("info %+v, want level 1, incomplete, nothing unfilled", info)
+	}
+	gray, _ := ColormapNamed("gray")
+	fine := Plane(arrays[0], loader.Uint16, 64, 64, 0, 255, gray)
+	for y := 0; y < 32; y++ {
+		for x := 0; x < 32; x++ {
+			// Screen pixel x shows level-0 sample floor(32 + (x+0.5-16)*2).
+			if got, want := pixel(img, x, y), pixel(fine, 2*x+1, 2*y+1); got != want {
+				t.Fatalf("(%d,%d) = %v, want level 0's %v", x, y, got, want)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"time"
 
 	"vastview/loader"
 	"vastview/render"
@@ -46,8 +47,23 @@ func (h *histWorker) ask(r histRequest) {
 	}
 }
 
+// histBins is the number of bars: each is an object the window draws on
+// every frame, which a software renderer pays for.
+const histBins = 64
+
+// histSettle is how long the plane must stay put before its histogram is
+// computed: scrubbing through planes does not redraw the panel.
+const histSettle = 200 * time.Millisecond
+
 func (h *histWorker) run(v *Viewer) {
 	for r := range h.want {
+		for settled := false; !settled; {
+			select {
+			case r = <-h.want:
+			case <-time.After(histSettle):
+				settled = true
+			}
+		}
 		pyr := r.key.s.pyr
 		row, col, _ := r.view.Orientation.Axes()
 		at := map[byte]int{}
@@ -61,7 +77,7 @@ func (h *histWorker) run(v *Viewer) {
 		if err != nil {
 			continue
 		}
-		hist := computeHistogram(buf, pyr.Meta().DType, 256)
+		hist := computeHistogram(buf, pyr.Meta().DType, histBins)
 		uiDo(func() {
 			if v.s == r.key.s {
 				v.contrast.setHistogram(hist)
