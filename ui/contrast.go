@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"image"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"fyne.io/fyne/v2"
@@ -325,12 +327,14 @@ type contrastRenderer struct {
 	bg, shade      *canvas.Rectangle
 	loLine, hiLine *canvas.Rectangle
 	loGrip, hiGrip *canvas.Rectangle
-	bars           []*canvas.Rectangle
+	bars           *canvas.Raster // the histogram, one image: cheap to repaint
+	barColor       color.NRGBA
+	drawn          histogram // what bars shows
 	text           *canvas.Text
 	objects        []fyne.CanvasObject
 }
 
-// update brings the objects in line with the panel: one bar per bin,
+// update brings the objects in line with the panel: the histogram image,
 // theme colours, the read-out.
 func (r *contrastRenderer) update() {
 	c := r.c
@@ -338,13 +342,14 @@ func (r *contrastRenderer) update() {
 	vr := fyne.CurrentApp().Settings().ThemeVariant()
 	fg := th.Color(theme.ColorNameForeground, vr)
 	primary := th.Color(theme.ColorNamePrimary, vr)
-	for len(r.bars) < len(c.hist.Counts) {
-		r.bars = append(r.bars, canvas.NewRectangle(color.Transparent))
+	if r.bars == nil {
+		r.bars = canvas.NewRaster(r.drawBars)
+		r.bars.ScaleMode = canvas.ImageScalePixels
 	}
-	r.bars = r.bars[:len(c.hist.Counts)]
 	r.bg.FillColor = th.Color(theme.ColorNameInputBackground, vr)
-	for _, b := range r.bars {
-		b.FillColor = withAlpha(fg, 0x99)
+	if bc := withAlpha(fg, 0x99); bc != r.barColor || !sameHistogram(r.drawn, c.hist) {
+		r.barColor, r.drawn = bc, c.hist
+		r.bars.Refresh() // a new image only when the bars change
 	}
 	r.shade.FillColor = withAlpha(primary, 0x40)
 	for _, o := range []*canvas.Rectangle{r.loLine, r.hiLine, r.loGrip, r.hiGrip} {
@@ -357,14 +362,46 @@ func (r *contrastRenderer) update() {
 	if !c.valid() {
 		r.text.Text = contrastReadout(c.lo, c.hi, c.hi-c.lo)
 	}
-	if len(r.objects) != len(r.bars)+7 {
-		r.objects = make([]fyne.CanvasObject, 0, len(r.bars)+7)
-		r.objects = append(r.objects, r.bg)
-		for _, b := range r.bars {
-			r.objects = append(r.objects, b)
-		}
-		r.objects = append(r.objects, r.shade, r.loLine, r.hiLine, r.loGrip, r.hiGrip, r.text)
+	if r.objects == nil {
+		r.objects = []fyne.CanvasObject{r.bg, r.bars, r.shade, r.loLine, r.hiLine, r.loGrip, r.hiGrip, r.text}
 	}
+}
+
+func sameHistogram(a, b histogram) bool {
+	return a.Min == b.Min && a.Max == b.Max && slices.Equal(a.Counts, b.Counts)
+}
+
+// barHeights returns each bin's bar height in a plot h pixels high: its
+// count, log-scaled, the largest bin filling the plot.
+func barHeights(counts []int64, h int) []int {
+	var top int64
+	for _, n := range counts {
+		top = max(top, n)
+	}
+	out := make([]int, len(counts))
+	for i, n := range counts {
+		if n > 0 {
+			out[i] = max(1, int(math.Round(float64(h)*math.Log1p(float64(n))/math.Log1p(float64(top)))))
+		}
+	}
+	return out
+}
+
+// drawBars is the histogram image at w×h pixels.
+func (r *contrastRenderer) drawBars(w, h int) image.Image {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	counts := r.drawn.Counts
+	if len(counts) == 0 || w <= 0 {
+		return img
+	}
+	hs := barHeights(counts, h)
+	for x := 0; x < w; x++ {
+		bh := hs[min(len(hs)-1, x*len(hs)/w)]
+		for y := h - bh; y < h; y++ {
+			img.SetNRGBA(x, y, r.barColor)
+		}
+	}
+	return img
 }
 
 func withAlpha(c color.Color, a uint8) color.NRGBA {
@@ -408,24 +445,10 @@ func placeHandle(line, grip *canvas.Rectangle, x, h float32) {
 	grip.Resize(fyne.NewSize(8, min(h, 10)))
 }
 
-// layoutBars draws each bin's count, log-scaled, as a bar rising from the
-// bottom of a plot w wide and h high.
+// layoutBars places the histogram image over the plot, w wide and h high.
 func (r *contrastRenderer) layoutBars(w, h float32) {
-	var top int64
-	for _, n := range r.c.hist.Counts {
-		top = max(top, n)
-	}
-	bw := max(0, w-2*contrastMargin) / float32(max(1, len(r.bars)))
-	for i, b := range r.bars {
-		n := r.c.hist.Counts[i]
-		bh := float32(0)
-		if n > 0 {
-			bh = h * float32(math.Log1p(float64(n))/math.Log1p(float64(top)))
-		}
-		b.Hidden = bh == 0
-		b.Move(fyne.NewPos(contrastMargin+float32(i)*bw, h-bh))
-		b.Resize(fyne.NewSize(bw, bh))
-	}
+	r.bars.Move(fyne.NewPos(contrastMargin, 0))
+	r.bars.Resize(fyne.NewSize(max(0, w-2*contrastMargin), h))
 }
 
 func (r *contrastRenderer) MinSize() fyne.Size {

@@ -240,33 +240,47 @@ func TestContrastSetWindowPlacesHandles(t *testing.T) {
 func TestContrastBarsLogScaled(t *testing.T) {
 	f := newContrastFixture(t)
 	counts := f.c.hist.Counts
-	if len(f.r.bars) != len(counts) {
-		t.Fatalf("%d bars for %d bins", len(f.r.bars), len(counts))
-	}
 	plotH := f.r.loLine.Size().Height
 	if plotH < contrastPlotH {
 		t.Errorf("plot %g high", plotH)
 	}
-	for i, b := range f.r.bars {
-		if (counts[i] == 0) != b.Hidden {
-			t.Errorf("bin %d of %d: hidden %v", i, counts[i], b.Hidden)
+	if f.r.bars.Position().Y+f.r.bars.Size().Height != plotH {
+		t.Error("the histogram does not stand on the bottom of the plot")
+	}
+	// The image: each bin's columns are filled from the bottom to its
+	// bar's height, nothing above.
+	const w, h = 10 * 7, 90
+	img := f.r.bars.Generator(w, h)
+	hs := barHeights(counts, h)
+	for i := range counts {
+		x := i*w/len(counts) + w/len(counts)/2
+		filled := 0
+		for y := 0; y < h; y++ {
+			if _, _, _, a := img.At(x, y).RGBA(); a != 0 {
+				filled++
+				if y < h-hs[i] {
+					t.Fatalf("bin %d: pixel at y %d above its bar of %d", i, y, hs[i])
+				}
+			}
 		}
-		if b.Position().Y+b.Size().Height != plotH {
-			t.Errorf("bar %d does not stand on the bottom", i)
+		if filled != hs[i] || (counts[i] == 0) != (filled == 0) {
+			t.Errorf("bin %d (count %d): %d pixels filled, bar %d", i, counts[i], filled, hs[i])
 		}
 	}
-	h := func(i int) float32 { return f.r.bars[i].Size().Height }
-	if h(4) != plotH || !(h(3) < h(4)) || !(h(2) < h(3)) || !(h(1) < h(2)) || h(3) != h(5) {
-		t.Errorf("bar heights %g %g %g %g %g do not follow the counts", h(1), h(2), h(3), h(4), h(5))
+	if hs[4] != h || !(hs[3] < hs[4]) || !(hs[2] < hs[3]) || !(hs[1] < hs[2]) || hs[3] != hs[5] {
+		t.Errorf("bar heights %v do not follow the counts %v", hs, counts)
 	}
 	// Log scale: a count of 1 beside 1000 still shows (linear would be 1/1000).
-	if h(1) < 0.05*plotH {
-		t.Errorf("count 1 of 1000 drawn %g of %g high", h(1), plotH)
+	if hs[1] < h/20 {
+		t.Errorf("count 1 of 1000 drawn %d of %d high", hs[1], h)
 	}
-	// Fewer bins: fewer bars.
+	// However many bins, the histogram is one object.
 	f.c.setHistogram(histogram{Min: 0, Max: 4, Counts: []int64{1, 2, 3, 4}})
-	if len(f.r.bars) != 4 || len(f.r.Objects()) != 4+7 {
-		t.Errorf("%d bars, %d objects for 4 bins", len(f.r.bars), len(f.r.Objects()))
+	if n := len(f.r.Objects()); n != 8 {
+		t.Errorf("%d objects for 4 bins, want 8", n)
+	}
+	if got := barHeights(f.r.drawn.Counts, 100); len(got) != 4 {
+		t.Errorf("the image was not redrawn for the new histogram: %v", got)
 	}
 	if ms := f.c.MinSize(); ms.Height < contrastPlotH || ms.Width > 200 {
 		t.Errorf("MinSize %v", ms)

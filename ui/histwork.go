@@ -47,9 +47,8 @@ func (h *histWorker) ask(r histRequest) {
 	}
 }
 
-// histBins is the number of bars: each is an object the window draws on
-// every frame, which a software renderer pays for.
-const histBins = 64
+// histBins is the number of bars of the histogram.
+const histBins = 256
 
 // histSettle is how long the plane must stay put before its histogram is
 // computed: scrubbing through planes does not redraw the panel.
