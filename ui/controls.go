@@ -166,12 +166,7 @@ func (v *Viewer) saveDialog() {
 	if f == nil {
 		return
 	}
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
+	v.askSavePath("view.png", []string{".png"}, func(path string) {
 		go func() {
 			var b bytes.Buffer
 			err := png.Encode(&b, f.img)
@@ -182,9 +177,24 @@ func (v *Viewer) saveDialog() {
 				uiDo(func() { v.showError(path, err) })
 			}
 		}()
+	})
+}
+
+// askSavePath asks where to save, suggesting name (and, with exts, only
+// those file types), and passes the chosen path to save.
+func (v *Viewer) askSavePath(name string, exts []string, save func(path string)) {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			return
+		}
+		path := w.URI().Path()
+		w.Close()
+		save(path)
 	}, v.win)
-	d.SetFileName("view.png")
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".png"}))
+	d.SetFileName(name)
+	if exts != nil {
+		d.SetFilter(storage.NewExtensionFileFilter(exts))
+	}
 	d.Show()
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
@@ -24,21 +23,14 @@ func (v *Viewer) exportDialog() {
 	if s == nil {
 		return
 	}
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
+	base := strings.TrimSuffix(filepath.Base(s.name), filepath.Ext(s.name))
+	v.askSavePath(base+".ome.zarr", nil, func(path string) {
 		os.Remove(path) // the dialog made an empty file; the export makes a folder
 		if !strings.HasSuffix(path, ".zarr") {
 			path += ".ome.zarr"
 		}
 		v.export(s, path)
-	}, v.win)
-	base := strings.TrimSuffix(filepath.Base(s.name), filepath.Ext(s.name))
-	d.SetFileName(base + ".ome.zarr")
-	d.Show()
+	})
 }
 
 // export writes s to path, showing progress.
