@@ -64,16 +64,21 @@ func ReadAll(ctx context.Context, src Source, level int, maxBytes int64) ([]byte
 				break
 			}
 		}
-		i := n - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < grid[i] {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
+		if !NextIndex(idx, grid) {
 			return out, nil
 		}
 	}
+}
+
+// NextIndex advances idx to the next position of a C-order walk over
+// grid (the last axis fastest) and reports false after the last one.
+func NextIndex(idx, grid []int) bool {
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i]++
+		if idx[i] < grid[i] {
+			return true
+		}
+		idx[i] = 0
+	}
+	return false
 }

@@ -71,7 +71,7 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	for k, l := range lay.src {
 		grid := l.Grid()
 		idx := make([]int, len(grid))
-		for more := true; more && gctx.Err() == nil; more = next(idx, grid) {
+		for more := true; more && gctx.Err() == nil; more = loader.NextIndex(idx, grid) {
 			i := append([]int(nil), idx...)
 			g.Go(func() error { return w.chunk(gctx, k, i) })
 		}
@@ -147,18 +147,6 @@ func chunkKey(ver, k int, idx []int) string {
 		sb.WriteString(strconv.Itoa(i))
 	}
 	return sb.String()
-}
-
-// next advances idx to the next grid index in C order; false after the last.
-func next(idx, grid []int) bool {
-	for i := len(idx) - 1; i >= 0; i-- {
-		idx[i]++
-		if idx[i] < grid[i] {
-			return true
-		}
-		idx[i] = 0
-	}
-	return false
 }
 
 // count is the number of cells of a grid.

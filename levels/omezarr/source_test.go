@@ -81,7 +81,7 @@ func forEach(shape []int, fn func(p []int)) {
 	p := make([]int, len(shape))
 	for {
 		fn(p)
-		if !next(p, shape) {
+		if !loader.NextIndex(p, shape) {
 			return
 		}
 	}

@@ -73,23 +73,10 @@ func assemble(ctx context.Context, src loader.Source, dst []byte) error {
 			return err
 		}
 		placeChunk(dst, chunk, l.Shape, l.Chunk, idx, es)
-		if !next(idx, grid) {
+		if !loader.NextIndex(idx, grid) {
 			return nil
 		}
 	}
-}
-
-// next advances idx to the following position in a C-order walk of grid,
-// reporting false after the last one.
-func next(idx, grid []int) bool {
-	for i := len(idx) - 1; i >= 0; i-- {
-		idx[i]++
-		if idx[i] < grid[i] {
-			return true
-		}
-		idx[i] = 0
-	}
-	return false
 }
 
 // placeChunk copies the part of chunk (at grid index idx) that lies inside
@@ -116,7 +103,7 @@ func placeChunk(arr, chunk []byte, shape, cshape, idx []int, es int) {
 			co += pos[i] * cstr[i]
 		}
 		copy(arr[ao:ao+row], chunk[co:co+row])
-		if !next(pos[:n-1], ext[:n-1]) {
+		if !loader.NextIndex(pos[:n-1], ext[:n-1]) {
 			return
 		}
 	}
