@@ -26,3 +26,12 @@ type UnsupportedError struct {
 func (e *UnsupportedError) Error() string {
 	return e.Format + ": unsupported " + e.Feature
 }
+
+// ErrNotStored is returned (possibly wrapped) by ReadChunk when the store
+// holds no data for the chunk yet, as in a Zarr array another program is
+// still writing. dst has been filled with the array's fill value, so callers
+// may show it, but should read the chunk again later rather than keep it.
+var ErrNotStored = errors.New("chunk not stored yet")
+
+// IsNotStored reports whether err says a chunk is absent (see ErrNotStored).
+func IsNotStored(err error) bool { return errors.Is(err, ErrNotStored) }

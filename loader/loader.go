@@ -51,6 +51,20 @@ type Meta struct {
 	Label bool
 	// Palette, for palette-colour images, maps a stored index to RGB.
 	Palette [][3]uint16
+	// Channels, when the file describes them, holds display defaults per
+	// position on the C axis (or one entry for data without a C axis).
+	Channels []Channel
+}
+
+// Channel is what a file says about displaying one channel.
+type Channel struct {
+	Label string // name, e.g. "DAPI" ("" when unknown)
+	// Color is the channel's display colour; HasColor says it was given.
+	Color    [3]uint8
+	HasColor bool
+	// Lo and Hi are the default display window; HasWindow says it was given.
+	Lo, Hi    float64
+	HasWindow bool
 }
 
 // ValueScale is a linear map from stored sample values to physical values.
@@ -174,8 +188,8 @@ type Format struct {
 	// Name is the short name reported in Meta.Format.
 	Name string
 	// Match reports whether the file at path, whose first bytes are head
-	// (up to 4 KiB; nil for a directory or a glob pattern), is in this
-	// format. It must not do I/O beyond cheap checks.
+	// (up to 4 KiB; nil for a directory, a glob pattern or a URL), is in
+	// this format. It must not do I/O beyond cheap checks.
 	Match func(path string, head []byte) bool
 	// Open opens the file. Errors do not repeat the path.
 	Open func(path string) (Source, error)
@@ -197,11 +211,17 @@ func Register(f Format) {
 // IsPattern reports whether path is a glob pattern rather than a file name.
 func IsPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
 
-// Open opens the file, folder or glob pattern at path with the first
+// IsURL reports whether path is an http:// or https:// address.
+func IsURL(path string) bool {
+	p := strings.ToLower(path)
+	return strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://")
+}
+
+// Open opens the file, folder, glob pattern or URL at path with the first
 // registered format that matches it. Errors name the path once.
 func Open(path string) (Source, error) {
 	var head []byte
-	if !IsPattern(path) {
+	if !IsPattern(path) && !IsURL(path) {
 		st, err := os.Stat(path)
 		if err != nil {
 			return nil, cleanPathError(err)

@@ -40,9 +40,9 @@ func init() {
 var zarrMarkers = []string{".zgroup", ".zarray", ".zattrs", "zarr.json"}
 
 // Match reports whether path is a glob pattern or a folder (head is nil for
-// both) that is not a Zarr store. It is safe for concurrent use.
+// both) that is not a Zarr store or a URL. It is safe for concurrent use.
 func Match(path string, head []byte) bool {
-	if head != nil {
+	if head != nil || loader.IsURL(path) {
 		return false
 	}
 	if loader.IsPattern(path) {
