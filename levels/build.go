@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+
+	"vastview/loader"
 )
 
 // LevelProgress counts the chunks of one computed level.
@@ -49,7 +51,14 @@ func (p *Pyramid) Build(ctx context.Context, workers int) error {
 		return nil
 	}
 	if p.cascadeOK() {
-		return p.buildCascade(ctx, max(1, workers))
+		// A source still being written (chunks not stored yet) goes level
+		// by level instead, which keeps placeholders out of the disk cache.
+		if err := p.buildCascade(ctx, max(1, workers)); !loader.IsNotStored(err) {
+			return err
+		}
+		for k := range p.prog.done {
+			p.prog.done[k].Store(0) // counted again below
+		}
 	}
 	for k := p.stored; k < len(p.meta.Levels); k++ {
 		g, gctx := errgroup.WithContext(ctx)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Key names one chunk of one level.
@@ -37,7 +38,16 @@ type entry struct {
 	key   Key
 	data  []byte
 	class int
+	// provisional entries hold a placeholder for data the source did not
+	// have yet (loader.ErrNotStored); they are dropped once older than
+	// provisionalTTL, so that a revisit reads the chunk again.
+	provisional bool
+	at          time.Time
 }
+
+// provisionalTTL is how long a placeholder for a chunk the source did not
+// hold is shown before the chunk is asked for again.
+var provisionalTTL = 2 * time.Second
 
 // lru is a byte-bounded least-recently-used cache of chunk buffers. It is
 // not safe for concurrent use; cache wraps it with a lock.
@@ -46,30 +56,40 @@ type lru struct {
 	used   int64
 	lists  [2]*list.List
 	items  map[Key]*list.Element
+	prov   int // provisional entries held
 }
 
 func newLRU(budget int64) *lru {
 	return &lru{budget: budget, lists: [2]*list.List{list.New(), list.New()}, items: map[Key]*list.Element{}}
 }
 
-func (c *lru) get(k Key) []byte {
-	if e, ok := c.items[k]; ok {
-		c.lists[e.Value.(*entry).class].MoveToFront(e)
-		return e.Value.(*entry).data
+// get returns the chunk's data and whether it is a placeholder; an
+// expired placeholder is removed and reported absent.
+func (c *lru) get(k Key) ([]byte, bool) {
+	e, ok := c.items[k]
+	if !ok {
+		return nil, false
 	}
-	return nil
+	en := e.Value.(*entry)
+	if en.provisional && time.Since(en.at) > provisionalTTL {
+		c.remove(e)
+		return nil, false
+	}
+	c.lists[en.class].MoveToFront(e)
+	return en.data, en.provisional
 }
 
-func (c *lru) put(k Key, data []byte, class int) {
+func (c *lru) put(k Key, data []byte, class int, provisional bool) {
 	if e, ok := c.items[k]; ok {
-		old := e.Value.(*entry)
-		c.used += int64(len(data) - len(old.data))
-		old.data = data
-		c.lists[old.class].MoveToFront(e)
-	} else {
-		c.items[k] = c.lists[class].PushFront(&entry{key: k, data: data, class: class})
-		c.used += int64(len(data))
+		c.remove(e)
 	}
+	en := &entry{key: k, data: data, class: class, provisional: provisional}
+	if provisional {
+		en.at = time.Now()
+		c.prov++
+	}
+	c.items[k] = c.lists[class].PushFront(en)
+	c.used += int64(len(data))
 	for c.used > c.budget {
 		victim := c.victim(k)
 		if victim == nil {
@@ -97,6 +117,25 @@ func (c *lru) remove(e *list.Element) {
 	c.lists[en.class].Remove(e)
 	delete(c.items, en.key)
 	c.used -= int64(len(en.data))
+	if en.provisional {
+		c.prov--
+	}
+}
+
+// dropProvisional removes every placeholder and returns how many there were.
+func (c *lru) dropProvisional() int {
+	n := 0
+	for _, l := range c.lists {
+		for e := l.Back(); e != nil; {
+			prev := e.Prev()
+			if e.Value.(*entry).provisional {
+				c.remove(e)
+				n++
+			}
+			e = prev
+		}
+	}
+	return n
 }
 
 // cache is the locked wrapper of lru; safe for concurrent use.
@@ -105,16 +144,28 @@ type cache struct {
 	c  *lru
 }
 
-func (c *cache) get(k Key) []byte {
+func (c *cache) get(k Key) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.c.get(k)
 }
 
-func (c *cache) put(k Key, data []byte, class int) {
+func (c *cache) put(k Key, data []byte, class int, provisional bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.c.put(k, data, class)
+	c.c.put(k, data, class, provisional)
+}
+
+func (c *cache) dropProvisional() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.c.dropProvisional()
+}
+
+func (c *cache) provisional() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.c.prov
 }
 
 // Used returns the bytes held.

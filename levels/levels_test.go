@@ -218,7 +218,7 @@ func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			buf[i] = b
+			buf[i] = b.data
 		}()
 	}
 	wg.Wait()
@@ -453,7 +453,7 @@ func TestSharedLoadOutlivesACancelledCaller(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
-		resB <- b
+		resB <- b.data
 	}()
 	time.Sleep(30 * time.Millisecond)
 	cancelA()

@@ -67,7 +67,7 @@ func (p *Pyramid) store(k int, idx []int, chunk []byte) error {
 			return err
 		}
 	} else {
-		p.cache.put(Key{k, IdxKey(idx)}, chunk, classComputed)
+		p.cache.put(Key{k, IdxKey(idx)}, chunk, classComputed, false)
 	}
 	p.compute.Add(1)
 	p.prog.done[k].Add(1)

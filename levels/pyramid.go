@@ -31,21 +31,22 @@ type Options struct {
 // loader.Source (whose Meta lists every level). It is safe for concurrent
 // use.
 type Pyramid struct {
-	src     loader.Source
-	meta    *loader.Meta
-	reduce  [][]bool // reduce[k]: axes halved from level k to k+1
-	stored  int      // levels read from the source
-	mode    bool
-	cache   cache
-	flight  singleflight.Group
-	disk    *DiskEntry
-	sched   *scheduler
-	subs    subscribers
-	prog    progress
-	loads   atomic.Int64 // chunks read from the source
-	compute atomic.Int64 // chunks computed
-	closed  atomic.Bool
-	closeMu sync.Mutex
+	src       loader.Source
+	meta      *loader.Meta
+	reduce    [][]bool // reduce[k]: axes halved from level k to k+1
+	stored    int      // levels read from the source
+	mode      bool
+	cache     cache
+	flight    singleflight.Group
+	disk      *DiskEntry
+	sched     *scheduler
+	subs      subscribers
+	prog      progress
+	loads     atomic.Int64 // chunks read from the source
+	compute   atomic.Int64 // chunks computed
+	refreshes atomic.Uint64
+	closed    atomic.Bool
+	closeMu   sync.Mutex
 }
 
 // Open builds the pyramid's geometry over src and starts its workers; no
@@ -88,9 +89,30 @@ func (p *Pyramid) Stored() int { return p.stored }
 
 // Get returns the chunk if it is in memory now, else nil. It never blocks
 // on I/O. The returned bytes must not be modified.
+//
+// A chunk the source did not hold yet (see loader.ErrNotStored) is returned
+// as its fill value for a short while, then reported absent so that the
+// next view of it asks the source again.
 func (p *Pyramid) Get(level int, idx []int) []byte {
-	return p.cache.get(Key{level, IdxKey(idx)})
+	b, _ := p.cache.get(Key{level, IdxKey(idx)})
+	return b
 }
+
+// Refresh forgets every chunk the source did not hold when it was read, so
+// that the next view of it reads it again (a store still being written).
+// It returns how many were forgotten.
+func (p *Pyramid) Refresh() int {
+	p.refreshes.Add(1)
+	return p.cache.dropProvisional()
+}
+
+// Refreshes counts the calls of Refresh, so that holders of chunk bytes
+// (a renderer's memo) know to let go of placeholders.
+func (p *Pyramid) Refreshes() uint64 { return p.refreshes.Load() }
+
+// NotStored reports how many chunks in memory are placeholders for data
+// the source did not hold when they were read.
+func (p *Pyramid) NotStored() int { return p.cache.provisional() }
 
 // ReadChunk copies a chunk into dst, loading or computing it first if
 // needed; it blocks until then or until ctx ends.
@@ -105,18 +127,21 @@ func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byt
 	if level < p.stored {
 		// Stored chunks that are not cached are read straight into dst:
 		// a reader of every chunk (an export) should not churn the cache.
-		if b := p.Get(level, idx); b != nil {
+		if b, prov := p.cache.get(Key{level, IdxKey(idx)}); b != nil && !prov {
 			copy(dst, b)
 			return nil
 		}
 		p.loads.Add(1)
 		return p.src.ReadChunk(ctx, level, idx, dst)
 	}
-	b, err := p.load(ctx, level, idx)
+	c, err := p.load(ctx, level, idx)
 	if err != nil {
 		return err
 	}
-	copy(dst, b)
+	copy(dst, c.data)
+	if c.provisional {
+		return fmt.Errorf("level %d chunk %v: %w", level, idx, loader.ErrNotStored)
+	}
 	return nil
 }
 
@@ -158,74 +183,89 @@ func (p *Pyramid) checkIdx(level int, idx []int) error {
 // errClosed is returned by loads on a closed pyramid.
 var errClosed = errors.New("pyramid is closed")
 
+// loaded is a chunk in memory: its bytes, and whether they are a
+// placeholder for data the source did not hold yet.
+type loaded struct {
+	data        []byte
+	provisional bool
+}
+
 // load returns the chunk's bytes from the cache, the disk cache, the source
 // or by computing it; concurrent loads of one chunk run once.
-func (p *Pyramid) load(ctx context.Context, level int, idx []int) ([]byte, error) {
+func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error) {
 	k := Key{level, IdxKey(idx)}
 	for {
-		if b := p.cache.get(k); b != nil {
-			return b, nil
+		if b, prov := p.cache.get(k); b != nil {
+			return loaded{b, prov}, nil
 		}
 		if p.closed.Load() {
-			return nil, errClosed
+			return loaded{}, errClosed
 		}
 		// The load runs under the context of the caller that started it,
 		// so that a request the view no longer needs can be cancelled;
 		// another caller whose own context is alive then starts it again.
 		ch := p.flight.DoChan(fmt.Sprint(k), func() (any, error) {
-			if b := p.cache.get(k); b != nil {
-				return b, nil
+			if b, prov := p.cache.get(k); b != nil {
+				return loaded{b, prov}, nil
 			}
-			b, class, err := p.fetch(ctx, level, idx)
+			c, class, err := p.fetch(ctx, level, idx)
 			if err != nil {
 				return nil, err
 			}
-			p.cache.put(k, b, class)
+			p.cache.put(k, c.data, class, c.provisional)
 			p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})
-			return b, nil
+			return c, nil
 		})
 		select {
 		case r := <-ch:
 			if r.Err == nil {
-				return r.Val.([]byte), nil
+				return r.Val.(loaded), nil
 			}
 			if ctx.Err() == nil && (errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
 				continue // cancelled for its first caller, not for this one
 			}
-			return nil, r.Err
+			return loaded{}, r.Err
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return loaded{}, ctx.Err()
 		}
 	}
 }
 
-// fetch produces a chunk that is not in memory.
-func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) ([]byte, int, error) {
+// fetch produces a chunk that is not in memory. A chunk the source does not
+// hold yet, or one computed from such chunks, is provisional: kept in
+// memory for a while but never in the disk cache.
+func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int, error) {
 	l := &p.meta.Levels[level]
 	buf := make([]byte, l.ChunkBytes(p.meta.DType))
 	if level < p.stored {
 		p.loads.Add(1)
-		return buf, classSource, p.src.ReadChunk(ctx, level, idx, buf)
+		err := p.src.ReadChunk(ctx, level, idx, buf)
+		if loader.IsNotStored(err) {
+			return loaded{buf, true}, classSource, nil
+		}
+		return loaded{buf, false}, classSource, err
 	}
 	if p.disk != nil && p.disk.get(level, idx, buf) {
-		return buf, classComputed, nil
+		return loaded{buf, false}, classComputed, nil
 	}
-	if err := p.computeChunk(ctx, level, idx, buf); err != nil {
-		return nil, 0, err
+	prov, err := p.computeChunk(ctx, level, idx, buf)
+	if err != nil {
+		return loaded{}, 0, err
 	}
 	p.compute.Add(1)
-	if p.disk != nil {
+	if p.disk != nil && !prov {
 		if err := p.disk.put(level, idx, buf); err != nil {
-			return nil, 0, err
+			return loaded{}, 0, err
 		}
 	}
-	return buf, classComputed, nil
+	return loaded{buf, prov}, classComputed, nil
 }
 
 // computeChunk fills dst with chunk idx of a computed level: the region of
 // the level below that it covers, gathered from that level's chunks and
-// halved along the level's reduced axes.
-func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+// halved along the level's reduced axes. It reports whether any of those
+// chunks was provisional.
+func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []byte) (bool, error) {
 	below := &p.meta.Levels[level-1]
 	l := &p.meta.Levels[level]
 	red := p.reduce[level-1]
@@ -243,8 +283,9 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 	rb := getBuf(product(shape) * es)
 	defer putBuf(rb)
 	region := *rb
-	if err := p.gather(ctx, level-1, start, shape, region); err != nil {
-		return err
+	prov, err := p.gather(ctx, level-1, start, shape, region)
+	if err != nil {
+		return false, err
 	}
 	out := downsample.OutShape(shape, red)
 	small := dst
@@ -254,24 +295,24 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 		defer putBuf(sb)
 		small = *sb
 	}
-	var err error
 	if p.mode {
 		err = downsample.Mode(p.meta.DType, small, region, shape, red)
 	} else {
 		err = downsample.Mean(p.meta.DType, small, region, shape, red)
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if padded {
 		clear(dst)
 		copyBox(dst, l.Chunk, make([]int, n), small, out, make([]int, n), out, es)
 	}
-	return nil
+	return prov, nil
 }
 
-// gather copies the box [start, start+shape) of a level into dst (C order).
-func (p *Pyramid) gather(ctx context.Context, level int, start, shape []int, dst []byte) error {
+// gather copies the box [start, start+shape) of a level into dst (C order)
+// and reports whether any chunk it used was provisional.
+func (p *Pyramid) gather(ctx context.Context, level int, start, shape []int, dst []byte) (bool, error) {
 	l := &p.meta.Levels[level]
 	es := p.meta.DType.Size()
 	n := len(start)
@@ -281,11 +322,13 @@ func (p *Pyramid) gather(ctx context.Context, level int, start, shape []int, dst
 		hi[i] = (start[i] + shape[i] - 1) / l.Chunk[i]
 	}
 	idx := append([]int(nil), lo...)
+	prov := false
 	for {
-		b, err := p.load(ctx, level, idx)
+		c, err := p.load(ctx, level, idx)
 		if err != nil {
-			return err
+			return false, err
 		}
+		prov = prov || c.provisional
 		// The overlap of this chunk with the box.
 		srcOff, dstOff, box := make([]int, n), make([]int, n), make([]int, n)
 		for i := 0; i < n; i++ {
@@ -294,9 +337,9 @@ func (p *Pyramid) gather(ctx context.Context, level int, start, shape []int, dst
 			z := min(c0+l.Chunk[i], start[i]+shape[i])
 			srcOff[i], dstOff[i], box[i] = a-c0, a-start[i], z-a
 		}
-		copyBox(dst, shape, dstOff, b, l.Chunk, srcOff, box, es)
+		copyBox(dst, shape, dstOff, c.data, l.Chunk, srcOff, box, es)
 		if !nextIdx(idx, lo, hi) {
-			return nil
+			return prov, nil
 		}
 	}
 }

@@ -93,7 +93,7 @@ func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte,
 		g.Go(func() error {
 			chunk := make([]byte, l.ChunkBytes(m.DType))
 			for idx := range next {
-				if err := src.ReadChunk(gctx, level, idx, chunk); err != nil {
+				if err := src.ReadChunk(gctx, level, idx, chunk); err != nil && !IsNotStored(err) {
 					return err
 				}
 				copyPlane(buf, chunk, l, idx, at, ra, ca, cstr, w, es)

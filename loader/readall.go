@@ -7,7 +7,8 @@ import (
 
 // ReadAll reads a whole stored level into one buffer in C order over the
 // axes (little-endian samples). It refuses arrays over maxBytes. It is meant
-// for small arrays and tests; viewers read chunks.
+// for small arrays and tests; viewers read chunks. Chunks the source does
+// not hold yet (ErrNotStored) read as the fill value.
 func ReadAll(ctx context.Context, src Source, level int, maxBytes int64) ([]byte, error) {
 	m := src.Meta()
 	if level < 0 || level >= len(m.Levels) {
@@ -36,7 +37,7 @@ func ReadAll(ctx context.Context, src Source, level int, maxBytes int64) ([]byte
 		cstr[i] = cstr[i+1] * l.Chunk[i+1]
 	}
 	for {
-		if err := src.ReadChunk(ctx, level, idx, chunk); err != nil {
+		if err := src.ReadChunk(ctx, level, idx, chunk); err != nil && !IsNotStored(err) {
 			return nil, err
 		}
 		// Copy the chunk's valid part row by row (rows along the last axis).

@@ -139,6 +139,14 @@ func (r *Renderer) target(w, h int) *image.RGBA {
 	return b
 }
 
+// Forget drops the chunks the renderer remembers from recent frames, so
+// that the next frame asks the source for every chunk again (after the
+// source replaced placeholders, see levels.Pyramid.Refresh).
+func (r *Renderer) Forget() {
+	clear(r.cur)
+	clear(r.prev)
+}
+
 // begin sets up the frame's geometry and turns over the chunk memo.
 func (r *Renderer) begin(v View, p Source) {
 	m := p.Meta()

@@ -232,6 +232,7 @@ drag             pan
 0                fit
 1 2 3            XY, XZ, YZ
 C                auto-contrast
+R                reload chunks a store did not hold yet
 Ctrl+O           open
 Ctrl+S           save the view as PNG
 F1 ?             this list`

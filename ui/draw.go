@@ -46,9 +46,10 @@ type drawer struct {
 	pending atomic.Bool
 	r       render.Renderer
 
-	mu       sync.Mutex
-	unsub    func()
-	lastRead int64
+	mu        sync.Mutex
+	unsub     func()
+	lastRead  int64
+	refreshes uint64 // the pyramid's Refreshes at the last frame
 }
 
 func newDrawer(v *Viewer) *drawer {
@@ -80,7 +81,11 @@ func (d *drawer) setSession(s *session) {
 	d.unsub = unsub
 	d.mu.Unlock()
 	go func() {
-		for range events {
+		for e := range events {
+			if e.Err != nil {
+				s.failed(e.Err)
+				continue
+			}
 			select {
 			case d.poke <- struct{}{}:
 			default:
@@ -156,6 +161,10 @@ func (d *drawer) draw(r request) *frame {
 		} else {
 			v.Lo, v.Hi = 0, 1 // nothing in memory yet: redrawn on arrival
 		}
+	}
+	if n := pyr.Refreshes(); n != d.refreshes {
+		d.refreshes = n
+		d.r.Forget()
 	}
 	img, info := d.r.Render(v, pyr, r.gen)
 	if r.dir != 0 {

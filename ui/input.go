@@ -80,6 +80,8 @@ func (v *Viewer) typedRune(r rune) {
 		v.setOrientation(render.Orientation(r - '1'))
 	case 'c', 'C':
 		v.autoContrast()
+	case 'r', 'R':
+		v.s.pyr.Refresh()
 	case '?':
 		v.showShortcuts()
 	default:

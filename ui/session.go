@@ -21,6 +21,10 @@ type session struct {
 
 	start     chan struct{} // closed when the build may begin
 	startOnce sync.Once
+
+	failMu   sync.Mutex
+	failMsg  string    // the last chunk load that failed
+	failedAt time.Time // when
 }
 
 // SessionOptions are the budgets a session is opened with.
@@ -84,6 +88,23 @@ func (s *session) progress() (done, total int64) {
 		total += lp.Total
 	}
 	return done, total
+}
+
+// failed notes a chunk load that failed (a server error, a damaged chunk).
+func (s *session) failed(err error) {
+	s.failMu.Lock()
+	s.failMsg, s.failedAt = err.Error(), time.Now()
+	s.failMu.Unlock()
+}
+
+// failShown is how long a failed load stays in the status bar.
+const failShown = 10 * time.Second
+
+// lastFailure returns the newest load failure of the last failShown.
+func (s *session) lastFailure() (string, bool) {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	return s.failMsg, s.failMsg != "" && time.Since(s.failedAt) < failShown
 }
 
 // close stops the build and releases the data.

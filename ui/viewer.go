@@ -48,17 +48,18 @@ type Viewer struct {
 	contrast *contrastPanel
 	hist     *histWorker
 
-	s        *session
-	view     render.View
-	mods     modifiers
-	gen      uint64
-	shown    *frame // on screen
-	first    bool   // first_image traced
-	hoverX   float32
-	hoverY   float32
-	hover    bool
-	play     *player
-	playRate int // planes per second
+	s           *session
+	view        render.View
+	mods        modifiers
+	gen         uint64
+	shown       *frame // on screen
+	lastFailure string // the load failure last written to the trace
+	first       bool   // first_image traced
+	hoverX      float32
+	hoverY      float32
+	hover       bool
+	play        *player
+	playRate    int // planes per second
 
 	d *drawer
 }
@@ -253,8 +254,19 @@ func (v *Viewer) updateStatus() {
 	if !complete {
 		state = " (refining)"
 	}
-	v.status.SetText(fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
-		level, len(pyr.Levels())-1, state, pyr.Pending(), humanBytes(pyr.CacheUsed())))
+	text := fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
+		level, len(pyr.Levels())-1, state, pyr.Pending(), humanBytes(pyr.CacheUsed()))
+	if n := pyr.NotStored(); n > 0 {
+		text += fmt.Sprintf("   %d chunks not stored yet (R reloads)", n)
+	}
+	if msg, ok := v.s.lastFailure(); ok {
+		text += "   error: " + msg
+		if msg != v.lastFailure {
+			v.lastFailure = msg
+			v.opts.Trace.Event("error", map[string]any{"message": msg})
+		}
+	}
+	v.status.SetText(text)
 	done, total := v.s.progress()
 	select {
 	case <-v.s.done:

@@ -92,7 +92,7 @@ func (w *chunkWriter) chunk(ctx context.Context, k int, idx []int) error {
 	l := &w.lay.src[k]
 	n := l.ChunkBytes(w.lay.dtype)
 	b.raw = grow(b.raw, n)
-	if err := w.src.ReadChunk(ctx, k, idx, b.raw); err != nil {
+	if err := w.src.ReadChunk(ctx, k, idx, b.raw); err != nil && !loader.IsNotStored(err) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
