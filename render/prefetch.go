@@ -50,6 +50,36 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 	return len(r.reqs)
 }
 
+// RequestFinest requests, at Visible priority for generation gen, the
+// level-0 chunks of view v's plane that are not in memory, if the view is
+// drawn at a coarser level and those chunks hold at most maxBytes. A view
+// whose level must first be computed from many full-resolution planes (the
+// first view of a volume whose levels are not built yet) is then drawn from
+// its own plane at once, and refined when its level arrives. Call it before
+// Render, which then asks for its level's chunks behind these. It returns
+// how many it requested, never blocks, and shares the Renderer's state.
+func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int {
+	m := p.Meta()
+	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
+	r.setup(v, m)
+	if r.f.level == 0 {
+		return 0
+	}
+	ls := r.level(0)
+	r.miss = r.miss[:0]
+	r.missingInLayer(p, ls, 0, -1, 0)
+	if len(r.miss) == 0 || len(r.miss)*ls.bytes > maxBytes {
+		return 0
+	}
+	n := len(m.Axes)
+	r.reqs = r.reqs[:0]
+	for i := range r.miss {
+		r.reqs = append(r.reqs, r.miss[i].idx[:n])
+	}
+	p.Request(levels.Visible, gen, 0, r.reqs...)
+	return len(r.reqs)
+}
+
 // motionAxis is the axis planes step along: the orientation's normal
 // axis, or time when the data has no such axis (or just one plane on it).
 func motionAxis(m *loader.Meta, o Orientation) int {
@@ -64,11 +94,14 @@ func motionAxis(m *loader.Meta, o Orientation) int {
 }
 
 // missingInLayer notes the chunks the viewport covers, with the index
-// along axis set to layer, that are not in memory.
+// along axis set to layer (axis < 0: the view's own), that are not in
+// memory.
 func (r *Renderer) missingInLayer(p Source, ls *levelState, k, axis, layer int) {
 	n := len(r.f.m.Axes)
 	idx := ls.idx
-	idx[axis] = layer
+	if axis >= 0 {
+		idx[axis] = layer
+	}
 	rows, cols := ls.rows.chunk, ls.cols.chunk
 	for y := 0; y < len(rows); y++ {
 		if rows[y] < 0 || y > 0 && rows[y] == rows[y-1] {

@@ -3,7 +3,6 @@ package ui
 import (
 	"image"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"vastview/render"
@@ -30,6 +29,9 @@ type frame struct {
 	bytesRead int64 // source bytes read since the previous frame
 }
 
+// firstPlaneBytes bounds the full-resolution data read for the first image.
+const firstPlaneBytes = 64 << 20
+
 // refineEvery spaces the redraws of an incomplete frame as chunks arrive.
 const refineEvery = 50 * time.Millisecond
 
@@ -38,13 +40,20 @@ const refineEvery = 50 * time.Millisecond
 // one slot and at most one pending fyne.Do, so nothing queues up while a
 // key is held.
 type drawer struct {
-	v       *Viewer
-	want    chan request // capacity 1: only the newest request waits
-	poke    chan struct{}
-	quit    chan struct{}
-	latest  atomic.Pointer[frame]
-	pending atomic.Bool
-	r       render.Renderer
+	v    *Viewer
+	want chan request // capacity 1: only the newest request waits
+	poke chan struct{}
+	quit chan struct{}
+	r    render.Renderer
+
+	// The latest-frame slot. The renderer draws into three buffers in
+	// turn, so at most two frames may be drawn after the one on screen
+	// before the UI takes the newest: the drawer waits for room.
+	slotMu  sync.Mutex
+	latest  *frame
+	untaken int  // frames drawn since the UI last took one
+	pending bool // a take is queued on the UI goroutine
+	taken   chan struct{}
 
 	mu        sync.Mutex
 	unsub     func()
@@ -53,7 +62,7 @@ type drawer struct {
 }
 
 func newDrawer(v *Viewer) *drawer {
-	return &drawer{v: v, want: make(chan request, 1), poke: make(chan struct{}, 1), quit: make(chan struct{})}
+	return &drawer{v: v, want: make(chan request, 1), poke: make(chan struct{}, 1), quit: make(chan struct{}), taken: make(chan struct{}, 1)}
 }
 
 // ask replaces any waiting request by r; it never blocks.
@@ -122,18 +131,64 @@ func (d *drawer) run() {
 				}
 			}
 		}
+		if !d.waitRoom() {
+			return
+		}
+		select {
+		case r = <-d.want: // a newer view came while waiting
+		default:
+		}
 		drawn = time.Now()
 		f := d.draw(r)
 		last, lastFrame = r, f
-		d.latest.Store(f)
-		if d.pending.CompareAndSwap(false, true) {
-			uiDo(func() {
-				d.pending.Store(false)
-				if f := d.latest.Load(); f != nil {
-					d.v.show(f)
-				}
-			})
+		d.publish(f)
+	}
+}
+
+// waitRoom waits until a frame may be drawn without touching the buffer on
+// screen; false when the drawer stops.
+func (d *drawer) waitRoom() bool {
+	for {
+		d.slotMu.Lock()
+		room := d.untaken < 2
+		d.slotMu.Unlock()
+		if room {
+			return true
 		}
+		select {
+		case <-d.taken:
+		case <-d.quit:
+			return false
+		}
+	}
+}
+
+// publish puts f in the slot and queues one take on the UI goroutine
+// unless one is queued already.
+func (d *drawer) publish(f *frame) {
+	d.slotMu.Lock()
+	d.latest = f
+	d.untaken++
+	queue := !d.pending
+	d.pending = true
+	d.slotMu.Unlock()
+	if queue {
+		uiDo(d.take)
+	}
+}
+
+// take shows the newest frame; it runs on the UI goroutine.
+func (d *drawer) take() {
+	d.slotMu.Lock()
+	f := d.latest
+	d.untaken, d.pending = 0, false
+	d.slotMu.Unlock()
+	select {
+	case d.taken <- struct{}{}:
+	default:
+	}
+	if f != nil {
+		d.v.show(f)
 	}
 }
 
@@ -165,6 +220,12 @@ func (d *drawer) draw(r request) *frame {
 	if n := pyr.Refreshes(); n != d.refreshes {
 		d.refreshes = n
 		d.r.Forget()
+	}
+	if !r.s.shown.Load() {
+		// Until the first image, the view's own full-resolution plane is
+		// asked for first: it can be drawn long before a level computed
+		// from many planes.
+		d.r.RequestFinest(v, pyr, r.gen, firstPlaneBytes)
 	}
 	img, info := d.r.Render(v, pyr, r.gen)
 	if r.dir != 0 {

@@ -60,10 +60,8 @@ func TestMissingChunksReloadOnRAndFailuresShowInTheStatusBar(t *testing.T) {
 		}
 		return len(colours) <= 2
 	}
-	f := waitShown(t, v, func(f *frame) bool { return f.info.Complete && f.view.Z == 4 })
-	if !uniform(f) {
-		t.Fatal("a plane that is not stored yet is not drawn as its fill value")
-	}
+	// A plane that is not stored yet is drawn as its fill value.
+	waitShown(t, v, func(f *frame) bool { return f.info.Complete && f.view.Z == 4 && uniform(f) })
 	status := func() (s string) {
 		uiDoAndWait(func() { v.updateStatus(); s = v.status.Text })
 		return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"vastview/levels"
@@ -21,6 +22,10 @@ type session struct {
 
 	start     chan struct{} // closed when the build may begin
 	startOnce sync.Once
+
+	// shown is set once a frame with data over the whole view is on
+	// screen (the first_image of this data).
+	shown atomic.Bool
 
 	failMu   sync.Mutex
 	failMsg  string    // the last chunk load that failed

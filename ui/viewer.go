@@ -113,9 +113,11 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.hist = newHistWorker()
 	go v.hist.run(v)
 	bottom := container.NewVBox(v.contrast, v.axesBox, container.NewBorder(nil, nil, v.hoverLbl, container.NewHBox(v.buildBar, v.status)))
-	v.win.SetContent(container.NewBorder(v.toolbar(), bottom, nil, nil, v.pv))
-	v.win.SetMainMenu(v.menu())
+	// Sized before its content is set, so that the first layout is the
+	// real one and the first view is drawn at its real size.
 	v.win.Resize(fyne.NewSize(1024, 800))
+	v.win.SetMainMenu(v.menu())
+	v.win.SetContent(container.NewBorder(v.toolbar(), bottom, nil, nil, v.pv))
 	v.win.Canvas().SetOnTypedKey(v.typedKey)
 	v.win.Canvas().SetOnTypedRune(v.typedRune)
 	if dc, ok := v.win.Canvas().(desktop.Canvas); ok {
@@ -199,9 +201,8 @@ func (v *Viewer) show(f *frame) {
 			v.view.Zoom, v.view.Center = f.view.Zoom, f.view.Center
 		}
 	}
-	if !v.first && f.info.Unfilled == 0 {
-		// The first frame with data everywhere (perhaps coarse).
-		v.first = true
+	if f.info.Unfilled == 0 && f.s.shown.CompareAndSwap(false, true) {
+		// The first frame of this data with data everywhere (perhaps coarse).
 		v.opts.Trace.Event("first_image", nil)
 	}
 	if f.info.Complete {
@@ -234,10 +235,17 @@ func (v *Viewer) show(f *frame) {
 	}
 }
 
-// tick refreshes the status bar twice a second.
+// tick refreshes the status bar twice a second until the viewer stops.
 func (v *Viewer) tick() {
-	for range time.Tick(500 * time.Millisecond) {
-		uiDo(v.updateStatus)
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			uiDo(v.updateStatus)
+		case <-v.d.quit:
+			return
+		}
 	}
 }
 

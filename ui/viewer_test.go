@@ -51,14 +51,18 @@ func newTestViewer(t *testing.T, open func(string) (loader.Source, error)) *View
 	return v
 }
 
-// waitShown waits until the frame on screen satisfies ok.
+// waitShown waits until the frame on screen satisfies ok, which runs on
+// the UI goroutine.
 func waitShown(t *testing.T, v *Viewer, ok func(*frame) bool) *frame {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// On the UI goroutine: the frame on screen is not drawn over
+		// while ok looks at it.
 		var f *frame
-		uiDoAndWait(func() { f = v.shown })
-		if f != nil && ok(f) {
+		good := false
+		uiDoAndWait(func() { f = v.shown; good = f != nil && ok(f) })
+		if good {
 			return f
 		}
 		if time.Now().After(deadline) {
