@@ -21,11 +21,30 @@ type progress struct {
 	total []int64
 }
 
+// buildFrom returns the first level Build computes: the finest computed
+// level from which all coarser levels together hold at most budget bytes
+// (0: no bound). len(m.Levels) means none.
+func buildFrom(m *loader.Meta, stored int, budget int64) int {
+	if budget <= 0 {
+		return stored
+	}
+	k, sum := len(m.Levels), int64(0)
+	for k > stored {
+		l := &m.Levels[k-1]
+		sum += int64(product(l.Grid())) * int64(l.ChunkBytes(m.DType))
+		if sum > budget {
+			break
+		}
+		k--
+	}
+	return k
+}
+
 func (p *Pyramid) initProgress() {
 	n := len(p.meta.Levels)
 	p.prog.done = make([]atomic.Int64, n)
 	p.prog.total = make([]int64, n)
-	for k := p.stored; k < n; k++ {
+	for k := p.built; k < n; k++ {
 		p.prog.total[k] = int64(product(p.meta.Levels[k].Grid()))
 	}
 }
@@ -34,19 +53,28 @@ func (p *Pyramid) initProgress() {
 // built. It is safe for concurrent use.
 func (p *Pyramid) Progress() []LevelProgress {
 	var out []LevelProgress
-	for k := p.stored; k < len(p.meta.Levels); k++ {
+	for k := p.built; k < len(p.meta.Levels); k++ {
 		out = append(out, LevelProgress{Level: k, Done: p.prog.done[k].Load(), Total: p.prog.total[k]})
 	}
 	return out
 }
 
-// Build computes every level the source does not store. Over whole-plane
+// Build computes every level the source does not store, from BuiltFrom on
+// (the finer ones are computed where they are viewed). Over whole-plane
 // chunks it streams the planes once through every level (see cascade.go);
 // otherwise it goes level by level, each in C order of its chunks (so that
 // the chunks of the level below are reused while cached), with the given
 // number of workers. Chunks already in the disk cache are counted and kept. It returns when every chunk is built,
 // or ctx ends, or a chunk fails.
 func (p *Pyramid) Build(ctx context.Context, workers int) error {
+	err := p.build(ctx, workers)
+	if err == nil {
+		p.buildDone.Store(true)
+	}
+	return err
+}
+
+func (p *Pyramid) build(ctx context.Context, workers int) error {
 	if p.allOnDisk() {
 		return nil
 	}
@@ -60,7 +88,7 @@ func (p *Pyramid) Build(ctx context.Context, workers int) error {
 			p.prog.done[k].Store(0) // counted again below
 		}
 	}
-	for k := p.stored; k < len(p.meta.Levels); k++ {
+	for k := p.built; k < len(p.meta.Levels); k++ {
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(max(1, workers))
 		grid := p.meta.Levels[k].Grid()
@@ -105,7 +133,7 @@ func (p *Pyramid) allOnDisk() bool {
 	if p.disk == nil {
 		return false
 	}
-	for k := p.stored; k < len(p.meta.Levels); k++ {
+	for k := p.built; k < len(p.meta.Levels); k++ {
 		grid := p.meta.Levels[k].Grid()
 		lo, hi := make([]int, len(grid)), make([]int, len(grid))
 		for i := range grid {
@@ -120,7 +148,7 @@ func (p *Pyramid) allOnDisk() bool {
 			}
 		}
 	}
-	for k := p.stored; k < len(p.meta.Levels); k++ {
+	for k := p.built; k < len(p.meta.Levels); k++ {
 		p.prog.done[k].Store(p.prog.total[k])
 	}
 	return true

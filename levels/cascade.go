@@ -156,6 +156,9 @@ func (p *Pyramid) newStages(oidx []int) []*stage {
 			st.zinTotal = below.Shape[za]
 			st.slabLen = l.Chunk[za]
 		}
+		if k < p.built {
+			st.slabLen = 1 // only passed on: its chunks are not kept
+		}
 		if k > p.stored {
 			st.pair = make([]byte, 2*st.inPlane)
 		}
@@ -201,6 +204,10 @@ func (p *Pyramid) reduceStage(stages []*stage, i int, oidx []int) error {
 				return err
 			}
 		}
+	}
+	if st.k < p.built {
+		st.nslab = 0
+		return nil
 	}
 	if st.nslab == st.slabLen || last {
 		slabShape := make([]int, n)

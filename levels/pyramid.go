@@ -24,6 +24,10 @@ type Options struct {
 	// Mode downsamples by the most frequent value (label images) instead
 	// of the mean; it is on by default for sources marked as labels.
 	Mode bool
+	// BuildBytes bounds what Build computes: the coarsest computed levels
+	// that fit in it together (a long movie gets a thumbnail level rather
+	// than 50 GB of levels). 0 means every level.
+	BuildBytes int64
 }
 
 // Pyramid is a multi-resolution view of a Source: the levels the source
@@ -35,6 +39,7 @@ type Pyramid struct {
 	meta      *loader.Meta
 	reduce    [][]bool // reduce[k]: axes halved from level k to k+1
 	stored    int      // levels read from the source
+	built     int      // the first level Build computes (levels from it on)
 	mode      bool
 	cache     cache
 	flight    singleflight.Group
@@ -45,6 +50,7 @@ type Pyramid struct {
 	loads     atomic.Int64 // chunks read from the source
 	compute   atomic.Int64 // chunks computed
 	refreshes atomic.Uint64
+	buildDone atomic.Bool // Build finished
 	closed    atomic.Bool
 	closeMu   sync.Mutex
 }
@@ -73,6 +79,7 @@ func Open(src loader.Source, opt Options) (*Pyramid, error) {
 	if p.mode && m.DType.Float() {
 		return nil, fmt.Errorf("label images need integer samples, not %s", m.DType)
 	}
+	p.built = buildFrom(p.meta, p.stored, opt.BuildBytes)
 	p.initProgress()
 	p.sched = newScheduler(p, opt.Workers)
 	return p, nil
@@ -86,6 +93,20 @@ func (p *Pyramid) Levels() []loader.Level { return p.meta.Levels }
 
 // Stored reports how many levels come from the source itself.
 func (p *Pyramid) Stored() int { return p.stored }
+
+// BuiltFrom returns the first level Build computes: Build computes the
+// levels from it on, and the finer computed levels are computed only where
+// they are viewed. It equals Stored unless Options.BuildBytes left some out.
+func (p *Pyramid) BuiltFrom() int { return p.built }
+
+// Thumbnails returns BuiltFrom once Build has finished (every chunk of
+// those levels is then cheap to read), else the number of levels.
+func (p *Pyramid) Thumbnails() int {
+	if p.buildDone.Load() {
+		return p.built
+	}
+	return len(p.meta.Levels)
+}
 
 // Get returns the chunk if it is in memory now, else nil. It never blocks
 // on I/O. The returned bytes must not be modified.

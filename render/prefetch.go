@@ -13,9 +13,11 @@ const prefetchLayers = 3
 // planes (dir > 0 forward, < 0 back): those of the level Render would draw
 // at, for the next three chunk layers along the plane's normal axis (Z for
 // xy, Y for xz, X for yz; time for a movie, whose planes have no normal
-// axis), that are not in memory. It returns how many it requested. It
-// never blocks, and shares the Renderer's state: call it from the
-// goroutine that renders.
+// axis), that are not in memory; and when that level is finer than the
+// levels the source has built in the background (levels.Pyramid.Thumbnails),
+// those of the first built level for the next 32 layers. It returns how
+// many it requested. It never blocks, and shares the Renderer's state:
+// call it from the goroutine that renders.
 func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 	m := p.Meta()
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
@@ -39,13 +41,48 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 		layers++
 		r.missingInLayer(p, ls, k, axis, layer)
 	}
-	n := len(m.Axes)
+	count := r.requestMissing(p, levels.Prefetch, gen, k)
+	if tk := thumbnails(p); tk > k && tk < len(m.Levels) {
+		// The built level (a long movie's thumbnails) much further ahead:
+		// read back from the disk cache, it keeps a held key drawing a
+		// frame at every step while the frame's own level is computed.
+		ts := r.level(tk)
+		last := -1
+		r.miss = r.miss[:0]
+		for q, layers := pos+dir, 0; q >= 0 && q < n0 && layers < thumbLayers; q += dir {
+			if layer := layerAt(m, tk, axis, q); layer != last {
+				last = layer
+				layers++
+				r.missingInLayer(p, ts, tk, axis, layer)
+			}
+		}
+		count += r.requestMissing(p, levels.Prefetch, gen, tk)
+	}
+	return count
+}
+
+// thumbLayers is how many chunk layers of the built level Prefetch asks for.
+const thumbLayers = 32
+
+// thumbnails returns the first of the levels p has built in the
+// background, for a source that says (a *levels.Pyramid), else the number
+// of levels.
+func thumbnails(p Source) int {
+	if b, ok := p.(interface{ Thumbnails() int }); ok {
+		return b.Thumbnails()
+	}
+	return len(p.Meta().Levels)
+}
+
+// requestMissing requests the chunks of level k noted in r.miss.
+func (r *Renderer) requestMissing(p Source, prio levels.Priority, gen uint64, k int) int {
+	n := len(r.f.m.Axes)
 	r.reqs = r.reqs[:0]
 	for i := range r.miss {
 		r.reqs = append(r.reqs, r.miss[i].idx[:n])
 	}
 	if len(r.reqs) > 0 {
-		p.Request(levels.Prefetch, gen, k, r.reqs...)
+		p.Request(prio, gen, k, r.reqs...)
 	}
 	return len(r.reqs)
 }
@@ -68,16 +105,10 @@ func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int
 	ls := r.level(0)
 	r.miss = r.miss[:0]
 	r.missingInLayer(p, ls, 0, -1, 0)
-	if len(r.miss) == 0 || len(r.miss)*ls.bytes > maxBytes {
+	if len(r.miss)*ls.bytes > maxBytes {
 		return 0
 	}
-	n := len(m.Axes)
-	r.reqs = r.reqs[:0]
-	for i := range r.miss {
-		r.reqs = append(r.reqs, r.miss[i].idx[:n])
-	}
-	p.Request(levels.Visible, gen, 0, r.reqs...)
-	return len(r.reqs)
+	return r.requestMissing(p, levels.Visible, gen, 0)
 }
 
 // motionAxis is the axis planes step along: the orientation's normal

@@ -40,12 +40,23 @@ type SessionOptions struct {
 // openSession builds the pyramid over src and starts computing its levels
 // in the background, kept in the disk cache when the source is a file.
 func openSession(name string, src loader.Source, opt SessionOptions) (*session, error) {
-	pyr, err := levels.Open(src, levels.Options{CacheBytes: opt.CacheBytes})
+	// The background build keeps to a quarter of the disk cache (of the
+	// memory cache for data with no disk identity, such as a URL): a long
+	// movie gets thumbnail levels, not every level.
+	id, idErr := levels.FileIdentity(name)
+	build := opt.CacheBytes
+	if build <= 0 {
+		build = levels.DefaultCacheBytes()
+	}
+	if idErr == nil && name != "demo" {
+		build = opt.DiskBytes
+	}
+	pyr, err := levels.Open(src, levels.Options{CacheBytes: opt.CacheBytes, BuildBytes: max(build/4, 0)})
 	if err != nil {
 		src.Close()
 		return nil, err
 	}
-	if id, err := levels.FileIdentity(name); err == nil && name != "demo" {
+	if idErr == nil && name != "demo" {
 		if root, err := levels.DefaultDiskRoot(); err == nil {
 			if d, err := levels.OpenDisk(root, opt.DiskBytes); err == nil {
 				d.Entry(id, pyr) // without it levels live in memory only

@@ -1,0 +1,73 @@
+package levels
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+
+	"vastview/loader"
+)
+
+// TestBuildBudgetBuildsTheCoarseLevelsOfALongMovie checks Options.BuildBytes:
+// a movie whose levels do not all fit gets the coarsest ones that do (a
+// thumbnail level and those above it), equal to the plain rule, while the
+// finer level is still computed where it is viewed and never built.
+func TestBuildBudgetBuildsTheCoarseLevelsOfALongMovie(t *testing.T) {
+	shape := []int{40, 600, 520} // T, Y, X: levels halve Y and X only
+	open := func(budget int64) *Pyramid {
+		p, err := Open(newHash("TYX", shape, []int{1, 600, 520}), Options{CacheBytes: 256 << 20, BuildBytes: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	all := open(0)
+	defer all.Close()
+	lv := all.Levels()
+	if len(lv) != 3 || all.BuiltFrom() != 1 {
+		t.Fatalf("%d levels built from %d, want 3 levels built from 1", len(lv), all.BuiltFrom())
+	}
+	bytesOf := func(k int) int64 {
+		return int64(product(lv[k].Grid())) * int64(lv[k].ChunkBytes(loader.Uint16))
+	}
+	p := open(bytesOf(2) + bytesOf(1)/2) // room for level 2, not for level 1 too
+	defer p.Close()
+	if p.BuiltFrom() != 2 {
+		t.Fatalf("built from level %d, want 2", p.BuiltFrom())
+	}
+	d, _ := OpenDisk(t.TempDir(), 1<<30)
+	if _, err := d.Entry(Identity{Path: "/movie.avi", Size: 1, MTime: 1}, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Thumbnails() != len(lv) {
+		t.Errorf("thumbnails at level %d before the build", p.Thumbnails())
+	}
+	if err := p.Build(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if p.Thumbnails() != 2 {
+		t.Errorf("thumbnails at level %d after the build, want 2", p.Thumbnails())
+	}
+	prog := p.Progress()
+	if len(prog) != 1 || prog[0].Level != 2 || prog[0].Done != prog[0].Total || prog[0].Total != int64(product(lv[2].Grid())) {
+		t.Errorf("progress %+v, want level 2 complete", prog)
+	}
+	if p.disk.has(1, []int{0, 0, 0}) {
+		t.Error("level 1 was built beyond the budget")
+	}
+	if !p.disk.has(2, []int{39, 0, 0}) {
+		t.Error("the thumbnail level's last frame was not built")
+	}
+	ref := refLevels(shape, allValues(shape), p.reduce)
+	for _, k := range []int{2, 1} {
+		got, err := loader.ReadAll(context.Background(), p, k, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range ref[k] {
+			if g := binary.LittleEndian.Uint16(got[2*i:]); g != w {
+				t.Fatalf("level %d sample %d = %d, want %d", k, i, g, w)
+			}
+		}
+	}
+}
