@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"vastview/loader"
 )
@@ -62,7 +64,8 @@ func ColormapNames() []string {
 
 // ColormapNamed returns the colormap called name: "gray", "gray-inverted",
 // "fire", "viridis", "magma", or "glasbey" (also "labels"), the label
-// colormap.
+// colormap; or "#rrggbb", a ramp from black to that colour (a channel's
+// colour in a fluorescence image).
 func ColormapNamed(name string) (*Colormap, error) {
 	n := strings.ToLower(name)
 	if n == "labels" || n == "label" {
@@ -71,7 +74,44 @@ func ColormapNamed(name string) (*Colormap, error) {
 	if cm, ok := colormaps[n]; ok {
 		return cm, nil
 	}
-	return nil, fmt.Errorf("unknown colormap %q (have %s)", name, strings.Join(ColormapNames(), ", "))
+	if c, ok := ParseColor(n); ok {
+		if cm, ok := ramps.Load(n); ok {
+			return cm.(*Colormap), nil
+		}
+		cm, _ := ramps.LoadOrStore(n, &Colormap{Name: n, LUT: rampLUT(c)})
+		return cm.(*Colormap), nil
+	}
+	return nil, fmt.Errorf("unknown colormap %q (have %s, or #rrggbb)", name, strings.Join(ColormapNames(), ", "))
+}
+
+// ramps holds the colour ramps made so far, by name.
+var ramps sync.Map
+
+// ParseColor reads a colour written "#rrggbb" or "rrggbb".
+func ParseColor(s string) ([3]uint8, bool) {
+	s = strings.TrimPrefix(s, "#")
+	var c [3]uint8
+	if len(s) != 6 {
+		return c, false
+	}
+	for i := range c {
+		v, err := strconv.ParseUint(s[2*i:2*i+2], 16, 8)
+		if err != nil {
+			return c, false
+		}
+		c[i] = uint8(v)
+	}
+	return c, true
+}
+
+// rampLUT runs from black to colour c.
+func rampLUT(c [3]uint8) (l [256][3]uint8) {
+	for i := range l {
+		for j := range c {
+			l[i][j] = uint8((int(c[j])*i + 127) / 255)
+		}
+	}
+	return l
 }
 
 // colormapOrGray is ColormapNamed with gray for an unknown name.

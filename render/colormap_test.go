@@ -115,3 +115,19 @@ func TestIndexEdges(t *testing.T) {
 		}
 	}
 }
+
+func TestColourRampsFromChannelColours(t *testing.T) {
+	cm, err := ColormapNamed("#FF8000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.LUT[0] != [3]uint8{0, 0, 0} || cm.LUT[255] != [3]uint8{255, 128, 0} || cm.LUT[128] != [3]uint8{128, 64, 0} {
+		t.Errorf("ramp to #FF8000: %v %v %v", cm.LUT[0], cm.LUT[128], cm.LUT[255])
+	}
+	if again, _ := ColormapNamed("#ff8000"); again != cm {
+		t.Error("a ramp is made again for each use")
+	}
+	if _, err := ColormapNamed("#ff80zz"); err == nil {
+		t.Error("a malformed colour was accepted")
+	}
+}

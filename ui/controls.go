@@ -46,6 +46,10 @@ func (v *Viewer) rebuildSliders() {
 				return
 			}
 			v.view.SetAt(a, int(f))
+			if a == 'C' {
+				v.applyChannel()
+				v.showColormap()
+			}
 			v.changed(time.Now())
 		}
 		as.slider.OnChangeEnded = func(float64) { v.win.Canvas().Unfocus() }

@@ -6,6 +6,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -152,12 +153,13 @@ func (v *Viewer) openSource(src loader.Source, name string) {
 	if m.Label {
 		v.view.Colormap = "glasbey"
 	}
+	v.cmapSel.Options = render.ColormapNames()
+	v.applyChannel()
 	if saved, ok := v.prefs.View(name); ok && name != "demo" {
 		v.restoreView(saved)
 	}
-	v.cmapSel.SetSelected(v.view.Colormap)
+	v.showColormap()
 	v.contrast.setHistogram(histogram{})
-	v.contrast.setWindow(v.view.Lo, v.view.Hi)
 	v.win.SetTitle("vastview — " + filepath.Base(name))
 	if name != "demo" {
 		v.prefs.AddRecent(name)
@@ -166,6 +168,33 @@ func (v *Viewer) openSource(src loader.Source, name string) {
 	v.rebuildSliders()
 	v.d.setSession(s)
 	v.changed(time.Now())
+}
+
+// applyChannel shows the view's channel as the file describes it (OME-Zarr
+// omero metadata): in its colour and display window.
+func (v *Viewer) applyChannel() {
+	m := v.s.pyr.Meta()
+	c := v.view.C
+	if c >= len(m.Channels) || m.Label {
+		return
+	}
+	ch := m.Channels[c]
+	if ch.HasColor {
+		v.view.Colormap = fmt.Sprintf("#%02x%02x%02x", ch.Color[0], ch.Color[1], ch.Color[2])
+	}
+	if ch.HasWindow && ch.Lo < ch.Hi {
+		v.view.Lo, v.view.Hi = ch.Lo, ch.Hi
+	}
+}
+
+// showColormap selects the view's colormap in the toolbar, adding a
+// channel's colour to the choices.
+func (v *Viewer) showColormap() {
+	if !slices.Contains(v.cmapSel.Options, v.view.Colormap) {
+		v.cmapSel.Options = append(v.cmapSel.Options, v.view.Colormap)
+	}
+	v.cmapSel.SetSelected(v.view.Colormap)
+	v.contrast.setWindow(v.view.Lo, v.view.Hi)
 }
 
 // changed asks for the current view to be drawn, for the input at time at.
