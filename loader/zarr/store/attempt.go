@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// Causes of an attempt's cancellation by the store itself.
+var (
+	errStalled        = errors.New("stalled")
+	errAttemptTimeout = errors.New("attempt timed out")
+)
+
+// attemptError is how one attempt failed.
+type attemptError struct {
+	err    error         // for the message; may match ErrNotFound, ErrOutOfRange
+	status int           // response status, 0 if none
+	retry  bool          // worth another attempt
+	after  time.Duration // the server's Retry-After, 0 if none
+}
+
+// attempt makes one request for r of target within a concurrency slot, with
+// a watchdog that cancels it when it stops making progress.
+func (h *HTTP) attempt(ctx context.Context, target string, r byteRange) ([]byte, *attemptError) {
+	select {
+	case h.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &attemptError{err: ctx.Err()}
+	}
+	defer func() { <-h.slots }()
+	h.stats.inFlight.Add(1)
+	defer h.stats.inFlight.Add(-1)
+	h.stats.requests.Add(1)
+
+	sctx, stall := context.WithCancelCause(ctx)
+	defer stall(nil)
+	actx, cancel := context.WithTimeoutCause(sctx, h.opt.AttemptTimeout, errAttemptTimeout)
+	defer cancel()
+	watchdog := time.AfterFunc(h.opt.IdleTimeout, func() { stall(errStalled) })
+	defer watchdog.Stop()
+
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, &attemptError{err: err}
+	}
+	if v := r.header(); v != "" {
+		req.Header.Set("Range", v)
+	}
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, h.broken(actx, err, false)
+	}
+	defer resp.Body.Close()
+	body := &watched{r: resp.Body, watchdog: watchdog, idle: h.opt.IdleTimeout, bytes: &h.stats.bytes}
+	if f := h.checkStatus(resp, body, r); f != nil {
+		return nil, f
+	}
+	b, err := h.readBody(resp, body, r)
+	if err != nil {
+		var re *readError
+		if errors.As(err, &re) {
+			return nil, h.brokenBody(actx, re, resp.StatusCode)
+		}
+		return nil, &attemptError{err: err, status: resp.StatusCode}
+	}
+	return b, nil
+}
+
+// broken describes a failed request or body read.
+func (h *HTTP) broken(actx context.Context, err error, body bool) *attemptError {
+	switch context.Cause(actx) {
+	case errStalled:
+		if body {
+			return &attemptError{err: fmt.Errorf("no data for %v", h.opt.IdleTimeout), retry: true}
+		}
+		return &attemptError{err: fmt.Errorf("no response within %v", h.opt.IdleTimeout), retry: true}
+	case errAttemptTimeout:
+		return &attemptError{err: fmt.Errorf("not done within %v", h.opt.AttemptTimeout), retry: true}
+	}
+	return &attemptError{err: describe(err), retry: retryable(err)}
+}
+
+// brokenBody describes a failed body read.
+func (h *HTTP) brokenBody(actx context.Context, re *readError, status int) *attemptError {
+	f := h.broken(actx, re.err, true)
+	f.status = status
+	if actx.Err() == nil && (errors.Is(re.err, io.EOF) || errors.Is(re.err, io.ErrUnexpectedEOF)) {
+		f.err, f.retry = re, true
+	}
+	return f
+}
+
+// readError is a body that broke off after got of want bytes (want -1 if
+// unknown).
+type readError struct {
+	err       error
+	got, want int64
+}
+
+func (e *readError) Error() string {
+	if e.want >= 0 {
+		return fmt.Sprintf("body truncated at %d of %d bytes", e.got, e.want)
+	}
+	return fmt.Sprintf("body truncated after %d bytes", e.got)
+}
+
+func (e *readError) Unwrap() error { return e.err }
+
+// watched is a response body whose every read that brings data re-arms the
+// attempt's watchdog and is counted.
+type watched struct {
+	r        io.Reader
+	watchdog *time.Timer
+	idle     time.Duration
+	bytes    *atomic.Int64
+}
+
+func (w *watched) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 {
+		w.watchdog.Reset(w.idle)
+		w.bytes.Add(int64(n))
+	}
+	return n, err
+}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// readBody reads the part of a 200 or 206 response that r asks for,
+// checking the lengths the response declares against r and MaxBody before
+// it allocates. A body that breaks off gives a *readError.
+func (h *HTTP) readBody(resp *http.Response, body io.Reader, r byteRange) ([]byte, error) {
+	start, length, total := int64(0), resp.ContentLength, resp.ContentLength
+	if resp.StatusCode == http.StatusPartialContent {
+		first, last, tot, err := parseContentRange(resp.Header.Get("Content-Range"))
+		if err != nil {
+			return nil, err
+		}
+		if length >= 0 && length != last-first+1 {
+			return nil, fmt.Errorf("%w: Content-Length %d for bytes %d-%d", errProtocol, length, first, last)
+		}
+		start, length, total = first, last-first+1, tot
+	}
+	if length < 0 {
+		return h.readUnsized(body, r)
+	}
+	sp, err := r.plan(start, length, total)
+	if err != nil {
+		return nil, err
+	}
+	if sp.skip+sp.take > h.opt.MaxBody {
+		return nil, h.tooLarge(r, sp.skip+sp.take)
+	}
+	if got, err := discard(body, sp.skip); err != nil {
+		return nil, &readError{err, got, length}
+	}
+	b := make([]byte, sp.take)
+	if got, err := readFull(body, b); err != nil {
+		return nil, &readError{err, sp.skip + int64(got), length}
+	}
+	return b, nil
+}
+
+// readUnsized reads r from a 200 response of unknown length, at most
+// MaxBody bytes of it: a range at an offset up to its end, a suffix or a
+// whole value to the end of the body. Buffers grow as bytes arrive.
+func (h *HTTP) readUnsized(body io.Reader, r byteRange) ([]byte, error) {
+	lim := &io.LimitedReader{R: body, N: h.opt.MaxBody}
+	var buf bytes.Buffer
+	var err error
+	if r.all || r.suffix {
+		_, err = buf.ReadFrom(lim)
+	} else if _, err = discard(lim, r.off); err == nil {
+		_, err = buf.ReadFrom(io.LimitReader(lim, r.n))
+	}
+	got := h.opt.MaxBody - lim.N
+	if err != nil && err != io.EOF {
+		return nil, &readError{err, got, -1}
+	}
+	b := buf.Bytes()
+	short := r.all || r.suffix || int64(len(b)) < r.n // needs what lies beyond
+	if lim.N == 0 && short && more(body) {
+		return nil, h.tooLarge(r, -1)
+	}
+	if r.all {
+		return b, nil
+	}
+	sp, err := r.plan(got-int64(len(b)), int64(len(b)), got)
+	if err != nil {
+		return nil, err
+	}
+	if sp.take == int64(len(b)) {
+		return b, nil
+	}
+	return bytes.Clone(b[sp.skip : sp.skip+sp.take]), nil
+}
+
+// more reports whether r has another byte.
+func more(r io.Reader) bool {
+	var b [1]byte
+	n, _ := io.ReadFull(r, b[:])
+	return n > 0
+}
+
+// tooLarge reports a read that needs n (-1: an unknown number) bytes of
+// body, more than MaxBody.
+func (h *HTTP) tooLarge(r byteRange, n int64) error {
+	lim := h.opt.MaxBody
+	switch {
+	case r.all && n < 0:
+		return fmt.Errorf("value is over the %d-byte limit", lim)
+	case r.all:
+		return fmt.Errorf("value of %d bytes is over the %d-byte limit", n, lim)
+	case n < 0:
+		return fmt.Errorf("server ignored the Range header: reading %s needs more than the %d-byte limit", r, lim)
+	}
+	return fmt.Errorf("server ignored the Range header: reading %s needs %d bytes, over the %d-byte limit", r, n, lim)
+}
+
+// readFull fills p from r. On a short read it returns the reader's own
+// error: io.EOF for a clean end, io.ErrUnexpectedEOF for a broken one.
+func readFull(r io.Reader, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			if n == len(p) {
+				return n, nil
+			}
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// discard reads and drops n bytes of r.
+func discard(r io.Reader, n int64) (int64, error) {
+	if n == 0 {
+		return 0, nil
+	}
+	got, err := io.CopyN(io.Discard, r, n)
+	return got, err
+}

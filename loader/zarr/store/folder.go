@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+)
+
+// Folder is a Store over a local directory: the value of key "a/b/c" is the
+// file root/a/b/c. It is safe for concurrent use.
+type Folder struct {
+	root   string
+	closed atomic.Bool
+}
+
+// NewFolder returns a Folder rooted at root. It does not check that root
+// exists: reads from a missing folder report ErrNotFound.
+func NewFolder(root string) *Folder { return &Folder{root: root} }
+
+// String returns the folder's path.
+func (f *Folder) String() string { return f.root }
+
+// Close makes later calls fail with ErrClosed. Folder holds no open files.
+func (f *Folder) Close() error {
+	f.closed.Store(true)
+	return nil
+}
+
+// path checks the store's state and key and returns the key's file name.
+func (f *Folder) path(ctx context.Context, key string) (string, error) {
+	if f.closed.Load() {
+		return "", ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := checkKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(f.root, filepath.FromSlash(key)), nil
+}
+
+// Get returns the content of the key's file. A missing file (or a directory
+// in its place) gives an error matching ErrNotFound.
+func (f *Folder) Get(ctx context.Context, key string) ([]byte, error) {
+	p, err := f.path(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fileError(key, err)
+	}
+	return b, nil
+}
+
+// GetRange returns n bytes of the key's file at off, or its last -off bytes
+// when off < 0. It checks the range against the file size before it
+// allocates.
+func (f *Folder) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if err := badRange(off, n); err != nil {
+		return nil, err
+	}
+	p, err := f.path(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if off >= 0 && n == 0 {
+		return []byte{}, nil
+	}
+	file, err := os.Open(p)
+	if err != nil {
+		return nil, fileError(key, err)
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return nil, fileError(key, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	size := st.Size()
+	if off < 0 {
+		off, n = size+off, -off
+	}
+	if off < 0 || off > size || n > size-off {
+		return nil, fmt.Errorf("%s: bytes %d-%d of %d: %w", key, off, off+n-1, size, ErrOutOfRange)
+	}
+	b := make([]byte, n)
+	if _, err := file.ReadAt(b, off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: file shrank while read: %w", key, ErrOutOfRange)
+		}
+		return nil, fileError(key, err)
+	}
+	return b, nil
+}
+
+// fileError names the key and maps a missing file to ErrNotFound. It drops
+// the full path: callers name the store.
+func fileError(key string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+		return fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}

@@ -1,0 +1,291 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HTTPOptions tunes an HTTP store. Zero fields take the defaults given.
+type HTTPOptions struct {
+	// Client sends the requests; nil means a client with keep-alive, enough
+	// idle connections per host for MaxConcurrent, and no transparent
+	// decompression.
+	Client *http.Client
+	// MaxConcurrent is the number of requests in flight at once (default
+	// 16). Waiting for a slot honours the read's context.
+	MaxConcurrent int
+	// IdleTimeout fails (and retries) an attempt that makes no progress, no
+	// response headers or no body bytes, for this long (default 5s).
+	IdleTimeout time.Duration
+	// AttemptTimeout caps one attempt, headers and body (default 60s).
+	AttemptTimeout time.Duration
+	// Retries is the number of retries after the first attempt (default 4;
+	// negative: none).
+	Retries int
+	// Backoff is the wait before the first retry (default 100ms), doubled
+	// for each further retry, with jitter.
+	Backoff time.Duration
+	// MaxWait caps one wait between attempts, including a server's
+	// Retry-After (default 10s).
+	MaxWait time.Duration
+	// MaxBody is the largest response body read (default 2 GiB); larger
+	// values are an error.
+	MaxBody int64
+	// ForbiddenIsNotFound makes 403 Forbidden mean a missing key. S3 answers
+	// 403 for a missing key when the caller may not list the bucket, but
+	// also for expired or wrong credentials, so by default 403 is an error
+	// (reported at once) rather than silently turning chunks into fill.
+	ForbiddenIsNotFound bool
+}
+
+// withDefaults fills in the zero fields of o.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = 16
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 5 * time.Second
+	}
+	if o.AttemptTimeout <= 0 {
+		o.AttemptTimeout = 60 * time.Second
+	}
+	switch {
+	case o.Retries == 0:
+		o.Retries = 4
+	case o.Retries < 0:
+		o.Retries = 0
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 100 * time.Millisecond
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 10 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 2 << 30
+	}
+	return o
+}
+
+// HTTP is a Store that GETs key K from BASE/K over HTTP(S): plain web
+// servers and S3-compatible object stores (path-style URLs). A query string
+// of the base URL (an access token, a presigned signature) is sent with
+// every request but never shown in messages, nor is a password.
+//
+// 404 Not Found and 410 Gone mean a missing key (ErrNotFound); 403
+// Forbidden is an error unless HTTPOptions.ForbiddenIsNotFound. 5xx (but 501
+// and 505), 408, 429 (after the server's Retry-After), stalls, timeouts,
+// broken connections and truncated bodies are retried with exponential
+// backoff and jitter; other statuses fail at once. Failures are *HTTPError
+// values of one line. HTTP is safe for concurrent use.
+type HTTP struct {
+	prefix string // base URL with a trailing '/', for requests
+	query  string // "?query" of the base URL, or ""
+	shown  string // prefix without credentials, for messages
+	opt    HTTPOptions
+	client *http.Client
+	own    bool // client made here: Close drops its idle connections
+	slots  chan struct{}
+
+	root  context.Context // cancelled by Close
+	stop  context.CancelFunc
+	mu    sync.Mutex
+	dead  bool
+	calls sync.WaitGroup
+
+	stats counters
+}
+
+// NewHTTP returns a store reading keys below the base URL, which must be
+// http:// or https:// with a host.
+func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL: %w", errors.Unwrap(err))
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("invalid URL: want http:// or https:// and a host")
+	}
+	h := &HTTP{opt: opt.withDefaults()}
+	if u.RawQuery != "" {
+		h.query = "?" + u.RawQuery
+	}
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	h.prefix = u.String()
+	u.User = nil
+	h.shown = u.String()
+	h.client = h.opt.Client
+	if h.client == nil {
+		h.client, h.own = newClient(h.opt.MaxConcurrent), true
+	}
+	h.slots = make(chan struct{}, h.opt.MaxConcurrent)
+	h.root, h.stop = context.WithCancel(context.Background())
+	return h, nil
+}
+
+// newClient returns a client whose transport keeps enough idle
+// connections for n concurrent requests and leaves bodies as sent.
+func newClient(n int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(100, 2*n)
+	t.MaxIdleConnsPerHost = n
+	t.DisableCompression = true
+	return &http.Client{Transport: t}
+}
+
+// String returns the base URL without credentials or query string.
+func (h *HTTP) String() string { return h.shown }
+
+// Stats returns a snapshot of the store's counters.
+func (h *HTTP) Stats() Stats { return h.stats.snapshot() }
+
+// Close cancels the reads in flight, waits for them to return (they return
+// ErrClosed), and drops idle connections. Later calls fail with ErrClosed.
+func (h *HTTP) Close() error {
+	h.mu.Lock()
+	h.dead = true
+	h.mu.Unlock()
+	h.stop()
+	h.calls.Wait()
+	if h.own {
+		h.client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// Get returns the whole value of key.
+func (h *HTTP) Get(ctx context.Context, key string) ([]byte, error) {
+	return h.read(ctx, key, byteRange{all: true})
+}
+
+// GetRange returns n bytes of key's value at off, or its last -off bytes
+// when off < 0, with a Range request. A server that ignores the range is
+// read up to the bytes wanted (within MaxBody) and sliced.
+func (h *HTTP) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if err := badRange(off, n); err != nil {
+		return nil, err
+	}
+	r := byteRange{off: off, n: n}
+	if off < 0 {
+		r = byteRange{suffix: true, n: -off}
+	}
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	if r.n > h.opt.MaxBody {
+		return nil, fmt.Errorf("GET %s%s: %s are over the %d-byte limit", h.shown, escapeKey(key), r, h.opt.MaxBody)
+	}
+	if r.n == 0 {
+		if h.root.Err() != nil {
+			return nil, ErrClosed
+		}
+		return []byte{}, nil
+	}
+	return h.read(ctx, key, r)
+}
+
+// begin registers a read and returns its context, cancelled also by Close,
+// and the function that ends the read.
+func (h *HTTP) begin(ctx context.Context) (context.Context, func(), error) {
+	h.mu.Lock()
+	if h.dead {
+		h.mu.Unlock()
+		return nil, nil, ErrClosed
+	}
+	h.calls.Add(1)
+	h.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		h.calls.Done()
+		return nil, nil, err
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	unhook := context.AfterFunc(h.root, func() { cancel(ErrClosed) })
+	return cctx, func() {
+		unhook()
+		cancel(nil)
+		h.calls.Done()
+	}, nil
+}
+
+// ended returns the error for a read whose context ended: ErrClosed if the
+// store was closed, else the caller's ctx.Err().
+func ended(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), ErrClosed) {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+// read fetches r of key, retrying failed attempts.
+func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	ctx, done, err := h.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	esc := escapeKey(key)
+	target, shown := h.prefix+esc+h.query, h.shown+esc
+	for n := 1; ; n++ {
+		b, fail := h.attempt(ctx, target, r)
+		if fail == nil {
+			return b, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ended(ctx)
+		}
+		if !fail.retry || n > h.opt.Retries {
+			return nil, h.failed(shown, n, fail)
+		}
+		h.stats.setError("GET " + shown + ": " + fail.err.Error())
+		h.stats.retries.Add(1)
+		if !sleep(ctx, h.wait(n, fail.after)) {
+			return nil, ended(ctx)
+		}
+	}
+}
+
+// failed makes the final error of a read after n attempts and counts it.
+func (h *HTTP) failed(shown string, n int, f *attemptError) error {
+	e := &HTTPError{URL: shown, Status: f.status, Attempts: n, Err: f.err}
+	if !errors.Is(e, ErrNotFound) {
+		h.stats.failures.Add(1)
+		h.stats.setError(e.Error())
+	}
+	return e
+}
+
+// HTTPError is a failed HTTP read.
+type HTTPError struct {
+	URL      string // the value's URL, without credentials or query string
+	Status   int    // the last response's status code, 0 if none came
+	Attempts int    // requests made
+	Err      error  // the last attempt's failure; matches ErrNotFound for 404/410
+}
+
+// Error is one line: "GET URL: what went wrong (N attempts)".
+func (e *HTTPError) Error() string {
+	s := "GET " + e.URL + ": " + e.Err.Error()
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (%d attempts)", e.Attempts)
+	}
+	return s
+}
+
+// Unwrap returns Err.
+func (e *HTTPError) Unwrap() error { return e.Err }

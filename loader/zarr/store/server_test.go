@@ -1,0 +1,247 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fault is what the test server does on one attempt: "ok", a status code
+// ("503"), or one of the behaviours handled in ServeHTTP.
+type fault string
+
+const (
+	ok           fault = "ok"
+	stallHeaders fault = "stall-headers" // never answer
+	stallBody    fault = "stall-body"    // send half the body, then nothing
+	truncate     fault = "truncate"      // declare the full length, send half, close
+	reset        fault = "reset"         // close the connection without an answer
+	ignoreRange  fault = "ignore-range"  // answer 200 with the whole value
+	chunked      fault = "chunked"       // ignore the range, no Content-Length
+	slow         fault = "slow"          // send the body in 10 pieces, a pause between
+	s3Denied     fault = "s3-denied"     // 403 with an S3 XML error body
+)
+
+// faultServer serves values under /base/ and misbehaves as planned, per key
+// and per attempt. It records what clients asked for.
+type faultServer struct {
+	*httptest.Server
+	mu         sync.Mutex
+	values     map[string][]byte
+	plans      map[string][]fault // attempt i of key gets plans[key][i]; later attempts "ok"
+	always     fault              // used when not "" and no plan applies
+	hits       map[string]int
+	queries    []string
+	ranges     []string
+	rawPaths   []string
+	inFlight   int
+	peak       int
+	delay      time.Duration // before answering
+	pause      time.Duration // between pieces of a slow body
+	retryAfter string
+	release    chan struct{}
+}
+
+// newFaultServer starts a server; it is closed when the test ends.
+func newFaultServer(t *testing.T) *faultServer {
+	s := &faultServer{
+		values:  map[string][]byte{},
+		plans:   map[string][]fault{},
+		hits:    map[string]int{},
+		release: make(chan struct{}),
+		pause:   20 * time.Millisecond,
+	}
+	s.Server = httptest.NewServer(s)
+	t.Cleanup(func() {
+		close(s.release)
+		s.Close()
+	})
+	return s
+}
+
+// put stores a value of n random bytes under key and returns it.
+func (s *faultServer) put(key string, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rand.N(256))
+	}
+	s.mu.Lock()
+	s.values[key] = b
+	s.mu.Unlock()
+	return b
+}
+
+// plan sets what the next attempts on key do, and restarts its count.
+func (s *faultServer) plan(key string, faults ...fault) {
+	s.mu.Lock()
+	s.plans[key] = faults
+	s.hits[key] = 0
+	s.mu.Unlock()
+}
+
+// attempts returns how many requests key received since its last plan.
+func (s *faultServer) attempts(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[key]
+}
+
+func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := strings.TrimPrefix(r.URL.Path, "/base/")
+	s.mu.Lock()
+	n := s.hits[key]
+	s.hits[key]++
+	f := s.always
+	if p, found := s.plans[key]; found {
+		f = ok
+		if n < len(p) {
+			f = p[n]
+		}
+	}
+	s.queries = append(s.queries, r.URL.RawQuery)
+	s.ranges = append(s.ranges, r.Header.Get("Range"))
+	s.rawPaths = append(s.rawPaths, r.URL.EscapedPath())
+	s.inFlight++
+	s.peak = max(s.peak, s.inFlight)
+	value, exists := s.values[key]
+	delay, pause, retryAfter := s.delay, s.pause, s.retryAfter
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	if delay > 0 && !s.wait(r, delay) {
+		return
+	}
+	if f == "" {
+		f = ok
+	}
+	if code, err := strconv.Atoi(string(f)); err == nil {
+		if code == http.StatusTooManyRequests && retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		http.Error(w, http.StatusText(code), code)
+		return
+	}
+	if !exists && f != stallHeaders && f != reset {
+		http.NotFound(w, r)
+		return
+	}
+	s.misbehave(w, r, f, value, pause)
+}
+
+// misbehave answers r with value as fault f says (a slow body pauses
+// between pieces).
+func (s *faultServer) misbehave(w http.ResponseWriter, r *http.Request, f fault, value []byte, pause time.Duration) {
+	switch f {
+	case stallHeaders:
+		s.wait(r, time.Hour)
+	case stallBody, truncate:
+		w.Header().Set("Content-Length", strconv.Itoa(len(value)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(value[:len(value)/2])
+		w.(http.Flusher).Flush()
+		if f == stallBody {
+			s.wait(r, time.Hour)
+			return
+		}
+		hangUp(w)
+	case reset:
+		hangUp(w)
+	case chunked:
+		w.WriteHeader(http.StatusOK)
+		w.Write(value[:len(value)/2])
+		w.(http.Flusher).Flush()
+		w.Write(value[len(value)/2:])
+	case slow:
+		w.Header().Set("Content-Length", strconv.Itoa(len(value)))
+		w.WriteHeader(http.StatusOK)
+		for i := range 10 {
+			if i > 0 && !s.wait(r, pause) {
+				return
+			}
+			w.Write(value[i*len(value)/10 : (i+1)*len(value)/10])
+			w.(http.Flusher).Flush()
+		}
+	case s3Denied:
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>`)
+	case ignoreRange:
+		r.Header.Del("Range")
+		fallthrough
+	default:
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(value))
+	}
+}
+
+// hangUp closes the connection under w at once.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		conn.Close()
+	}
+}
+
+// wait pauses for d, the client's going away or the server's end; it
+// reports whether d passed.
+func (s *faultServer) wait(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.release:
+	}
+	return false
+}
+
+// noLeaks fails the test if goroutines started during it are still running
+// when it ends (after its other cleanups, so call it first).
+func noLeaks(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// testOptions are quick timeouts for tests.
+func testOptions() HTTPOptions {
+	return HTTPOptions{
+		IdleTimeout:    2 * time.Second,
+		AttemptTimeout: 10 * time.Second,
+		Retries:        3,
+		Backoff:        time.Millisecond,
+		MaxWait:        20 * time.Millisecond,
+	}
+}
+
+// newStore opens an HTTP store on s's /base/ (with a query string), closed
+// when the test ends.
+func newStore(t *testing.T, s *faultServer, opt HTTPOptions) *HTTP {
+	h, err := NewHTTP(s.URL+"/base?token=s3cr%2Fet&x=1", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}

@@ -1,0 +1,93 @@
+// Package store reads the values of a Zarr hierarchy by key ("0/.zarray",
+// "0/1.2.3", "s0/c/0/0/1") from a local folder (Folder) or over HTTP(S)
+// (HTTP; S3-compatible object stores are served the same way, path-style).
+//
+// Keys are '/'-separated and validated before use: no empty segments, no
+// "." or ".." segments, no leading or trailing '/', no NUL or backslash. A
+// key with no value gives an error matching ErrNotFound, which the Zarr
+// reader turns into the array's fill value.
+package store
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotFound means the store holds no value for the key (a missing chunk,
+// which the reader turns into the fill value). Errors returned by stores
+// match it with errors.Is.
+var ErrNotFound = errors.New("not found")
+
+// ErrOutOfRange means a GetRange asked for bytes beyond the end of the value.
+var ErrOutOfRange = errors.New("range beyond the end of the value")
+
+// ErrInvalidKey means a key is malformed (see the package documentation).
+var ErrInvalidKey = errors.New("invalid key")
+
+// ErrClosed is returned by calls on a closed store, and by calls that were in
+// flight when the store was closed.
+var ErrClosed = errors.New("store is closed")
+
+// Store reads values by key. Implementations are safe for concurrent use.
+type Store interface {
+	// Get returns the whole value stored under key.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// GetRange returns exactly n bytes of the value at offset off; off < 0
+	// means the last -off bytes (a suffix, n ignored). Bytes beyond the end
+	// of the value are an error matching ErrOutOfRange. n == 0 (with
+	// off >= 0) returns an empty slice without reading. Used for shard
+	// indexes and the chunks inside shards.
+	GetRange(ctx context.Context, key string, off, n int64) ([]byte, error)
+	// String is the store's location for messages (credentials and query
+	// strings left out).
+	String() string
+	// Close releases the store; calls in flight end with ErrClosed, and so
+	// do later calls.
+	Close() error
+}
+
+// Open returns an HTTP store (default options) for http:// and https://
+// locations, and a Folder otherwise (also for file:// URLs). A folder must
+// exist. Errors do not repeat the location.
+func Open(location string) (Store, error) {
+	low := strings.ToLower(location)
+	if strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://") {
+		return NewHTTP(location, HTTPOptions{})
+	}
+	if strings.HasPrefix(low, "file://") {
+		u, err := url.Parse(location)
+		if err != nil || (u.Host != "" && u.Host != "localhost") {
+			return nil, errors.New("not a local file URL")
+		}
+		location = filepath.FromSlash(u.Path)
+	}
+	st, err := os.Stat(location)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, errors.New("not a folder")
+	}
+	return NewFolder(location), nil
+}
+
+// badRange checks the arguments of GetRange.
+func badRange(off, n int64) error {
+	switch {
+	case off < 0 && -off < 0: // math.MinInt64
+		return errors.New("invalid range: suffix too long")
+	case off >= 0 && n < 0:
+		return errors.New("invalid range: negative length")
+	case off >= 0 && off+n < off:
+		return errors.New("invalid range: end overflows")
+	}
+	return nil
+}
