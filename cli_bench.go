@@ -42,6 +42,7 @@ var benchmarks = []benchmark{
 	{"open", benchOpen},
 	{"pyramid", benchPyramid},
 	{"downsample", func(_ context.Context, env *benchEnv) error { return downsample.RunBench(env.report) }},
+	{"zarr", benchZarr},
 }
 
 func cmdBench(args []string, out, log io.Writer) error {

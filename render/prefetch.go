@@ -64,6 +64,15 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 // thumbLayers is how many chunk layers of the built level Prefetch asks for.
 const thumbLayers = 32
 
+// stored returns how many levels p reads from its source rather than
+// computes, for a source that says (a *levels.Pyramid), else 1.
+func stored(p Source) int {
+	if s, ok := p.(interface{ Stored() int }); ok {
+		return s.Stored()
+	}
+	return 1
+}
+
 // thumbnails returns the first of the levels p has built in the
 // background, for a source that says (a *levels.Pyramid), else the number
 // of levels.
@@ -89,7 +98,8 @@ func (r *Renderer) requestMissing(p Source, prio levels.Priority, gen uint64, k 
 
 // RequestFinest requests, at Visible priority for generation gen, the
 // level-0 chunks of view v's plane that are not in memory, if the view is
-// drawn at a coarser level and those chunks hold at most maxBytes. A view
+// drawn at a coarser level that is computed (not stored by the source) and
+// those chunks hold at most maxBytes. A view
 // whose level must first be computed from many full-resolution planes (the
 // first view of a volume whose levels are not built yet) is then drawn from
 // its own plane at once, and refined when its level arrives. Call it before
@@ -99,8 +109,8 @@ func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int
 	m := p.Meta()
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	r.setup(v, m)
-	if r.f.level == 0 {
-		return 0
+	if r.f.level == 0 || r.f.level < stored(p) {
+		return 0 // the view's own level is read, not computed
 	}
 	ls := r.level(0)
 	r.miss = r.miss[:0]
