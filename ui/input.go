@@ -35,7 +35,7 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 	case e.Name == fyne.KeySpace:
 		trace()
 		v.togglePlay()
-	default:
+	case !v.repeated(e.Name):
 		v.step(e.Name, v.mods, now)
 	}
 }
@@ -58,7 +58,7 @@ func (v *Viewer) addShortcuts() {
 	}
 	for _, k := range []fyne.KeyName{fyne.KeyLeft, fyne.KeyRight, fyne.KeyComma, fyne.KeyPeriod, fyne.KeyPageUp, fyne.KeyPageDown} {
 		ctrl(k, func() {
-			if v.s != nil {
+			if v.s != nil && !v.repeated(k) {
 				v.step(k, modifiers{ctrl: true}, time.Now())
 			}
 		})

@@ -60,6 +60,7 @@ type Viewer struct {
 	hoverY      float32
 	hover       bool
 	play        *player
+	scrub       scrub
 	playRate    int // planes per second
 
 	d *drawer
@@ -122,8 +123,8 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.win.Canvas().SetOnTypedKey(v.typedKey)
 	v.win.Canvas().SetOnTypedRune(v.typedRune)
 	if dc, ok := v.win.Canvas().(desktop.Canvas); ok {
-		dc.SetOnKeyDown(func(e *fyne.KeyEvent) { v.setModifier(e.Name, true) })
-		dc.SetOnKeyUp(func(e *fyne.KeyEvent) { v.setModifier(e.Name, false) })
+		dc.SetOnKeyDown(v.keyDown)
+		dc.SetOnKeyUp(v.keyUp)
 	}
 	v.addShortcuts()
 	v.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.dropped(uris) })
@@ -220,6 +221,7 @@ func (v *Viewer) show(f *frame) {
 	prev := v.shown
 	v.pv.show(f.img)
 	v.shown = f
+	defer v.scrubNext(f) // after this frame is traced
 	if f.gen == v.gen {
 		// What the drawer chose for "fit" and "auto-contrast".
 		if v.view.Lo == v.view.Hi && f.lo != f.hi {
