@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/png"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vastview/loader"
 	"vastview/render"
 )
 
@@ -124,6 +126,8 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	}
 	file := fyne.NewMenu("File",
 		fyne.NewMenuItem("Open…", v.openDialog),
+		fyne.NewMenuItem("Open Folder…", v.openFolderDialog),
+		fyne.NewMenuItem("Open URL…", v.openURLDialog),
 		recent,
 		fyne.NewMenuItem("Save View as PNG…", v.saveDialog),
 		fyne.NewMenuItem("Export Pyramid…", v.exportDialog),
@@ -162,6 +166,34 @@ func (v *Viewer) openDialog() {
 		r.Close()
 		v.openPath(path)
 	}, v.win)
+}
+
+// openFolderDialog opens a folder: an OME-Zarr store or a folder of frames.
+func (v *Viewer) openFolderDialog() {
+	dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
+		if err == nil && u != nil {
+			v.openPath(u.Path())
+		}
+	}, v.win)
+}
+
+// openURLDialog asks for the address of a Zarr store served over HTTP(S).
+func (v *Viewer) openURLDialog() {
+	e := widget.NewEntry()
+	e.SetPlaceHolder("https://host/path/image.ome.zarr")
+	e.Validator = func(s string) error {
+		if !loader.IsURL(strings.TrimSpace(s)) {
+			return errors.New("an http:// or https:// address")
+		}
+		return nil
+	}
+	d := dialog.NewForm("Open URL", "Open", "Cancel", []*widget.FormItem{widget.NewFormItem("URL", e)}, func(ok bool) {
+		if ok {
+			v.openPath(strings.TrimSpace(e.Text))
+		}
+	}, v.win)
+	d.Resize(fyne.NewSize(560, 160))
+	d.Show()
 }
 
 // saveDialog saves the picture on screen as a PNG.

@@ -351,8 +351,17 @@ func (v *Viewer) openPath(path string) {
 // dropped opens the first dropped file or folder.
 func (v *Viewer) dropped(uris []fyne.URI) {
 	if len(uris) > 0 {
-		v.openPath(uris[0].Path())
+		v.openPath(uriPath(uris[0]))
 	}
+}
+
+// uriPath is the file path of a file URI, or the whole address of another
+// (an http(s) URL of a Zarr store).
+func uriPath(u fyne.URI) string {
+	if u.Scheme() == "file" {
+		return u.Path()
+	}
+	return u.String()
 }
 
 func (v *Viewer) saveView() {

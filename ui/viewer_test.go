@@ -260,3 +260,23 @@ func TestContrastPanelFollowsAndSetsTheWindow(t *testing.T) {
 	uiDoAndWait(func() { v.contrast.DoubleTapped(nil) })
 	waitShown(t, v, func(f *frame) bool { return f.view.Lo != 5000 && f.view.Lo < f.view.Hi })
 }
+
+func TestDroppedAddressesOpenAsURLsAndFilesAsPaths(t *testing.T) {
+	opened := make(chan string, 2)
+	v := newTestViewer(t, func(p string) (loader.Source, error) {
+		opened <- p
+		return nil, loader.ErrFormat
+	})
+	web, err := storage.ParseURI("https://example.org/data/cells.ome.zarr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uiDoAndWait(func() { v.dropped([]fyne.URI{web}) })
+	if got := <-opened; got != "https://example.org/data/cells.ome.zarr" {
+		t.Errorf("a dropped URL opened as %q", got)
+	}
+	uiDoAndWait(func() { v.dropped([]fyne.URI{storage.NewFileURI("/data/a b.tif")}) })
+	if got := <-opened; got != "/data/a b.tif" {
+		t.Errorf("a dropped file opened as %q", got)
+	}
+}
