@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"vastview/downsample"
+	"vastview/loader/zarr/codec"
 )
 
 // A benchmark prints figures through report; names are dotted, e.g.
@@ -42,6 +43,7 @@ var benchmarks = []benchmark{
 	{"open", benchOpen},
 	{"pyramid", benchPyramid},
 	{"downsample", func(_ context.Context, env *benchEnv) error { return downsample.RunBench(env.report) }},
+	{"codec", func(_ context.Context, env *benchEnv) error { return codec.RunBench(env.report) }},
 	{"zarr", benchZarr},
 }
 

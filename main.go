@@ -21,6 +21,7 @@ import (
 	_ "vastview/loader/nrrd"
 	_ "vastview/loader/sequence"
 	_ "vastview/loader/tiff"
+	_ "vastview/loader/zarr"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,0 +1,103 @@
+// Package zarr reads Zarr arrays and OME-Zarr images (OME-NGFF 0.1 to 0.4
+// on Zarr v2, OME-NGFF 0.5 on Zarr v3) from a local folder or over HTTP,
+// and registers the format "zarr" with the loader.
+//
+// An OME-NGFF multiscale image presents every level the file stores, with
+// its axes (in the file's order, ending in y, x), units, scales and
+// translations, and the "omero" channel display settings; a label image
+// (image-label) is marked as one and gets its colours as a palette. A
+// plain array presents one level, with axes from its dimension names when
+// they are t, c, z, y, x, else YX, ZYX, CZYX or TCZYX by its number of
+// dimensions. A labels group opens its first label image, a
+// bioformats2raw container its first series.
+//
+// Chunks are read on demand. The read unit is the Zarr chunk, or for a
+// sharded Zarr v3 array the inner chunk, fetched with a range read after
+// the shard's index (kept in a small cache). Compressors and checksums
+// are decoded by loader/zarr/codec, samples brought to little-endian C
+// order. A chunk the store does not hold reads as the fill value with an
+// error matching loader.ErrNotStored, and is looked up again on the next
+// read: an array still being written fills in as it grows.
+package zarr
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+
+	"vastview/loader"
+	"vastview/loader/zarr/store"
+)
+
+func init() {
+	loader.Register(loader.Format{Name: "zarr", Match: Match, Open: openSource})
+}
+
+// Match reports whether path is a URL or a folder holding Zarr metadata
+// (.zgroup, .zattrs, .zarray or zarr.json). head must be nil: files are
+// never Zarr. It is safe for concurrent use.
+func Match(path string, head []byte) bool {
+	if head != nil || loader.IsPattern(path) {
+		return false
+	}
+	if loader.IsURL(path) {
+		return true
+	}
+	for _, name := range []string{"zarr.json", ".zattrs", ".zgroup", ".zarray"} {
+		if st, err := os.Stat(filepath.Join(path, name)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+func openSource(path string) (loader.Source, error) {
+	s, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Open opens the Zarr array, OME-Zarr image, label image or labels group
+// at location: a folder, or an http:// or https:// URL. Errors do not
+// repeat the location.
+func Open(location string) (*Source, error) {
+	st, err := store.Open(location)
+	if err != nil {
+		return nil, err
+	}
+	return OpenStore(st)
+}
+
+// OpenStore opens the image at the root of st. The Source closes st when
+// it is closed; on error st is closed at once.
+func OpenStore(st store.Store) (*Source, error) {
+	s, err := openImage(context.Background(), st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Source is an opened Zarr array or OME-Zarr image. It is safe for
+// concurrent use.
+type Source struct {
+	st     store.Store
+	meta   *loader.Meta
+	levels []*array
+	shards *indexCache        // recently read shard indexes
+	flight singleflight.Group // shard index reads in progress
+	bufs   sync.Pool          // of *[]byte, scratch space for decoding
+}
+
+// Meta describes the image. It is safe for concurrent use; the result must
+// not be modified.
+func (s *Source) Meta() *loader.Meta { return s.meta }
+
+// Close closes the store; reads in flight end with an error.
+func (s *Source) Close() error { return s.st.Close() }
