@@ -120,9 +120,10 @@ func (d *drawer) run() {
 				continue
 			}
 			// Redraws for arriving chunks come at most every refineEvery,
-			// leaving the cores to the loads; a new view goes first.
+			// leaving the cores to the loads, except while part of the
+			// view is blank; a new view goes first.
 			r = last
-			if wait := refineEvery - time.Since(drawn); wait > 0 {
+			if wait := refineEvery - time.Since(drawn); wait > 0 && lastFrame.info.Unfilled == 0 {
 				select {
 				case <-d.quit:
 					return
