@@ -254,7 +254,8 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 
 // fetch produces a chunk that is not in memory. A chunk the source does not
 // hold yet, or one computed from such chunks, is provisional: kept in
-// memory for a while but never in the disk cache.
+// memory for a while but never in the disk cache. Chunks of levels finer
+// than BuiltFrom stay in memory too: the disk cache has no room for them.
 func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int, error) {
 	l := &p.meta.Levels[level]
 	buf := make([]byte, l.ChunkBytes(p.meta.DType))
@@ -274,7 +275,7 @@ func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int,
 		return loaded{}, 0, err
 	}
 	p.compute.Add(1)
-	if p.disk != nil && !prov {
+	if p.disk != nil && !prov && level >= p.built {
 		if err := p.disk.put(level, idx, buf); err != nil {
 			return loaded{}, 0, err
 		}
