@@ -51,6 +51,10 @@ type Meta struct {
 	Label bool
 	// Palette, for palette-colour images, maps a stored index to RGB.
 	Palette [][3]uint16
+	// RGB is true when the C axis holds the red, green and blue samples
+	// of colour pixels (an RGB TIFF, a colour video): one picture, not
+	// three channels.
+	RGB bool
 	// Channels, when the file describes them, holds display defaults per
 	// position on the C axis (or one entry for data without a C axis).
 	Channels []Channel

@@ -229,6 +229,9 @@ func quantiles(vals []float64) (lo, hi float64) {
 // on screen, as ImageJ's is on the current slice. ok is false when none of
 // it is in memory. It requests nothing.
 func (r *Renderer) ViewRange(v View, p Source) (lo, hi float64, ok bool) {
+	if composite(v, p.Meta()) {
+		v = channelView(v, 1) // green: what the eye reads as brightness
+	}
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	r.begin(v, p)
 	r.collect = true

@@ -20,6 +20,13 @@ const prefetchLayers = 3
 // call it from the goroutine that renders.
 func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 	m := p.Meta()
+	if composite(v, m) {
+		n := 0
+		for c := range 3 {
+			n += r.Prefetch(channelView(v, c), p, gen, dir)
+		}
+		return n
+	}
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	axis := motionAxis(m, v.Orientation)
 	if dir == 0 || axis < 0 {
@@ -107,6 +114,13 @@ func (r *Renderer) requestMissing(p Source, prio levels.Priority, gen uint64, k 
 // how many it requested, never blocks, and shares the Renderer's state.
 func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int {
 	m := p.Meta()
+	if composite(v, m) {
+		n := 0
+		for c := range 3 {
+			n += r.RequestFinest(channelView(v, c), p, gen, maxBytes/3)
+		}
+		return n
+	}
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	r.setup(v, m)
 	if r.f.level == 0 || r.f.level < stored(p) {

@@ -74,6 +74,8 @@ type Renderer struct {
 	miss []missingChunk
 	reqs [][]int
 
+	sub *[3]Renderer // the samples of an RGB view (see renderRGB)
+
 	collect bool      // gather values instead of drawing (ViewRange)
 	step    int       // collect every step-th pixel along each axis
 	vals    []float64 // values gathered
@@ -96,7 +98,8 @@ type missingChunk struct {
 }
 
 // Render draws view v of p into a viewport-sized image and says how
-// complete it is. It picks the coarsest level with at least one sample per
+// complete it is (with colormap RGB, the three samples of colour pixels as
+// one picture). It picks the coarsest level with at least one sample per
 // screen pixel, draws what of that level is in memory now, fills the rest
 // from coarser levels in memory (the background colour only where no level
 // has data), and requests the missing chunks of that level at Visible
@@ -108,6 +111,9 @@ type missingChunk struct {
 func (r *Renderer) Render(v View, p Source, gen uint64) (*image.RGBA, Info) {
 	w, h := max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	v.Width, v.Height = w, h
+	if composite(v, p.Meta()) {
+		return r.renderRGB(v, p, gen)
+	}
 	r.img = r.target(w, h)
 	m := p.Meta()
 	r.begin(v, p)
@@ -145,6 +151,11 @@ func (r *Renderer) target(w, h int) *image.RGBA {
 func (r *Renderer) Forget() {
 	clear(r.cur)
 	clear(r.prev)
+	if r.sub != nil {
+		for c := range r.sub {
+			r.sub[c].Forget()
+		}
+	}
 }
 
 // begin sets up the frame's geometry and turns over the chunk memo.

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"context"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 
 	"vastview/loader"
 	"vastview/loader/demo"
+	"vastview/render"
 )
 
 // channelSource is a demo volume whose file describes its one channel.
@@ -51,5 +53,45 @@ func TestChannelColourAndWindowFromTheFile(t *testing.T) {
 	uiDoAndWait(func() { sel = v.cmapSel.Selected })
 	if sel != "#00ff00" {
 		t.Errorf("toolbar shows colormap %q", sel)
+	}
+}
+
+// rgbSource is a 3×32×48 colour image: red 200, green 100, blue 0.
+type rgbSource struct{ meta *loader.Meta }
+
+func (s *rgbSource) Meta() *loader.Meta { return s.meta }
+func (s *rgbSource) Close() error       { return nil }
+func (s *rgbSource) ReadChunk(_ context.Context, _ int, idx []int, dst []byte) error {
+	v := [3]byte{200, 100, 0}[idx[0]]
+	for i := range dst {
+		dst[i] = v
+	}
+	return nil
+}
+
+func TestColourImagesShowInColour(t *testing.T) {
+	a := test.NewTempApp(t)
+	m := loader.NewMeta("mem", "CYX", []int{3, 32, 48}, loader.Uint8, []int{1, 32, 48}, nil, nil)
+	m.RGB = true
+	var v *Viewer
+	uiDoAndWait(func() {
+		v = newViewer(a, Options{})
+		v.openSource(&rgbSource{meta: m}, "/data/photo.tif")
+		v.win.Show()
+	})
+	t.Cleanup(func() {
+		uiDoAndWait(func() { v.win.Close() })
+		v.d.stop()
+		v.s.close()
+	})
+	orange := func(f *frame) bool {
+		p := f.img.Pix
+		w, h := f.img.Rect.Dx(), f.img.Rect.Dy()
+		i := 4 * (h/2*w + w/2) // the centre shows the image
+		return p[i] == 200 && p[i+1] == 100 && p[i+2] == 0
+	}
+	f := waitShown(t, v, func(f *frame) bool { return f.info.Complete && orange(f) })
+	if f.view.Colormap != render.RGB || f.view.Lo != 0 || f.view.Hi != 255 {
+		t.Errorf("view %s [%g, %g], want rgb [0, 255]", f.view.Colormap, f.view.Lo, f.view.Hi)
 	}
 }

@@ -155,6 +155,13 @@ func (v *Viewer) openSource(src loader.Source, name string) {
 		v.view.Colormap = "glasbey"
 	}
 	v.cmapSel.Options = render.ColormapNames()
+	if m.RGB {
+		v.cmapSel.Options = append([]string{render.RGB}, v.cmapSel.Options...)
+		v.view.Colormap = render.RGB
+		if !m.DType.Float() && !m.DType.Signed() {
+			v.view.Lo, v.view.Hi = 0, float64(uint64(1)<<(8*m.DType.Size())-1)
+		}
+	}
 	v.applyChannel()
 	if saved, ok := v.prefs.View(name); ok && name != "demo" {
 		v.restoreView(saved)
@@ -176,8 +183,8 @@ func (v *Viewer) openSource(src loader.Source, name string) {
 func (v *Viewer) applyChannel() {
 	m := v.s.pyr.Meta()
 	c := v.view.C
-	if c >= len(m.Channels) || m.Label {
-		return
+	if c >= len(m.Channels) || m.Label || m.RGB {
+		return // colour pixels keep the colormap chosen
 	}
 	ch := m.Channels[c]
 	if ch.HasColor {

@@ -64,6 +64,7 @@ func newSource(lf *loader.File, path string) (*source, error) {
 	if p0.photometric == 3 {
 		m.Palette = f.palette(p0)
 	}
+	m.RGB = p0.photometric == 2 && p0.spp >= 3 && m.Size('C') == p0.spp
 	s.levels = s.subLevels(m)
 	if err := m.Validate(); err != nil {
 		s.idx.close()
