@@ -1,6 +1,9 @@
 package loader
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // DType is a sample type.
 type DType uint8
@@ -70,4 +73,23 @@ func IntDType(bits int, signed bool) DType {
 		return Int32
 	}
 	return Invalid
+}
+
+// SwapBytes reverses the byte order of every es-byte sample of b in place
+// (big-endian samples to little-endian and back); es of 1 leaves b as it is.
+func SwapBytes(b []byte, es int) {
+	switch es {
+	case 2:
+		for i := 0; i+1 < len(b); i += 2 {
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+	case 4:
+		for i := 0; i+3 < len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
+		}
+	case 8:
+		for i := 0; i+7 < len(b); i += 8 {
+			binary.LittleEndian.PutUint64(b[i:], binary.BigEndian.Uint64(b[i:]))
+		}
+	}
 }

@@ -44,7 +44,7 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 		return nil
 	}
 	if s.swapped(p) {
-		swapBytes(out, es)
+		loader.SwapBytes(out, es)
 	}
 	if p.predictor == 2 {
 		accumulate(out, rb, p.blockSamples(), es)

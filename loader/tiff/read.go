@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+
+	"vastview/loader"
 )
 
 // scratch holds decoded blocks that cannot be decoded straight into the
@@ -42,7 +44,7 @@ func (s *source) readTile(ctx context.Context, p *page, plane, ty, tx int, dst [
 			return err
 		}
 		if s.swapped(p) {
-			swapBytes(dst, es)
+			loader.SwapBytes(dst, es)
 		}
 	case p.compression == cNone:
 		deinterleave(dst, pix*es, s.f.b[off:off+n], pix, ppb, es, s.swapped(p))
@@ -146,7 +148,7 @@ func (s *source) readStrip(p *page, b, y0, y1 int, dst []byte, ps int) error {
 			return err
 		}
 		if s.swapped(p) {
-			swapBytes(d, es)
+			loader.SwapBytes(d, es)
 		}
 		return nil
 	case p.compression == cNone:
@@ -196,24 +198,6 @@ func deinterleave(dst []byte, planeStride int, src []byte, pix, spp, es int, swa
 				}
 				o += step
 			}
-		}
-	}
-}
-
-// swapBytes reverses the byte order of each es-byte sample of b in place.
-func swapBytes(b []byte, es int) {
-	switch es {
-	case 2:
-		for i := 0; i+1 < len(b); i += 2 {
-			b[i], b[i+1] = b[i+1], b[i]
-		}
-	case 4:
-		for i := 0; i+3 < len(b); i += 4 {
-			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
-		}
-	case 8:
-		for i := 0; i+7 < len(b); i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], binary.BigEndian.Uint64(b[i:]))
 		}
 	}
 }

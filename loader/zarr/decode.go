@@ -1,6 +1,9 @@
 package zarr
 
-import "vastview/loader/zarr/codec"
+import (
+	"vastview/loader"
+	"vastview/loader/zarr/codec"
+)
 
 // decode turns the stored unit src into dst: codecs undone, samples made
 // little-endian C order, samples beyond the array's edge (ext per axis)
@@ -23,7 +26,7 @@ func (s *Source) decode(a *array, src []byte, ext []int, dst []byte) error {
 		copy(dst, out)
 	}
 	if a.pipe.big {
-		swapBytes(dst, es)
+		loader.SwapBytes(dst, es)
 	}
 	if a.typ.bool {
 		for i, v := range dst {

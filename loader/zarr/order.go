@@ -1,7 +1,5 @@
 package zarr
 
-import "encoding/binary"
-
 // transpose copies src, a chunk stored with its axes permuted (encoded
 // axis i is decoded axis perm[i], C order over the encoded shape), into
 // dst in C order over chunk. Samples are es bytes.
@@ -64,24 +62,6 @@ func copyStrided(dst, src []byte, step, es int) {
 		for s := 0; s < len(src); s += es {
 			copy(dst[o:o+es], src[s:s+es])
 			o += step
-		}
-	}
-}
-
-// swapBytes reverses the byte order of every es-byte sample of b in place.
-func swapBytes(b []byte, es int) {
-	switch es {
-	case 2:
-		for i := 0; i+1 < len(b); i += 2 {
-			b[i], b[i+1] = b[i+1], b[i]
-		}
-	case 4:
-		for i := 0; i+3 < len(b); i += 4 {
-			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
-		}
-	case 8:
-		for i := 0; i+7 < len(b); i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], binary.BigEndian.Uint64(b[i:]))
 		}
 	}
 }

@@ -132,7 +132,7 @@ func encode(t testing.TB, codecs []map[string]any, data []byte, shape []int, es 
 		case "bytes":
 			if conf != nil && conf["endian"] == "big" {
 				data = bytes.Clone(data)
-				swapBytes(data, es)
+				loader.SwapBytes(data, es)
 			}
 		case "gzip":
 			var buf bytes.Buffer
