@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"vastview/downsample"
+	"vastview/loader/video"
 	"vastview/loader/zarr/codec"
 )
 
@@ -45,6 +46,7 @@ var benchmarks = []benchmark{
 	{"downsample", func(_ context.Context, env *benchEnv) error { return downsample.RunBench(env.report) }},
 	{"codec", func(_ context.Context, env *benchEnv) error { return codec.RunBench(env.report) }},
 	{"zarr", benchZarr},
+	{"video", func(ctx context.Context, env *benchEnv) error { return video.RunBench(ctx, env.dir, env.report) }},
 }
 
 func cmdBench(args []string, out, log io.Writer) error {

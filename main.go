@@ -21,6 +21,7 @@ import (
 	_ "vastview/loader/nrrd"
 	_ "vastview/loader/sequence"
 	_ "vastview/loader/tiff"
+	_ "vastview/loader/video"
 	_ "vastview/loader/zarr"
 )
 
