@@ -46,7 +46,8 @@ func cmdPlane(args []string) error {
 		return usageError{"plane: --out must end in .raw or .png"}
 	}
 	var cm *render.Colormap
-	if ext == ".png" {
+	rgb := ext == ".png" && o.colormap == render.RGB
+	if ext == ".png" && !rgb {
 		if cm, err = render.ColormapNamed(o.colormap); err != nil {
 			return usageError{"plane: " + err.Error()}
 		}
@@ -60,6 +61,9 @@ func cmdPlane(args []string) error {
 		return err
 	}
 	defer src.Close()
+	if rgb {
+		return o.writeRGB(pos[0], src, sel)
+	}
 	buf, w, h, err := loader.ReadPlane(context.Background(), src, o.level, sel)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
@@ -74,6 +78,39 @@ func cmdPlane(args []string) error {
 	}
 	var b bytes.Buffer
 	if err := png.Encode(&b, render.Plane(buf, dt, w, h, lo, hi, cm)); err != nil {
+		return err
+	}
+	return writeFileAtomic(o.out, b.Bytes())
+}
+
+// writeRGB draws a plane of colour pixels as the viewer does with the rgb
+// colormap: the window applies to each sample, and is 0 to the type's
+// maximum for unsigned integers unless given.
+func (o *planeOpts) writeRGB(name string, src loader.Source, sel loader.Plane) error {
+	m := src.Meta()
+	if m.Size('C') != 3 || m.AxisIndex('C') < 0 {
+		return usageError{"plane: --colormap rgb needs three samples on the C axis"}
+	}
+	var samples [3][]byte
+	var w, h int
+	for c := range samples {
+		sel.At['C'] = c
+		buf, pw, ph, err := loader.ReadPlane(context.Background(), src, o.level, sel)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		samples[c], w, h = buf, pw, ph
+	}
+	dt := m.DType
+	lo, hi, err := o.displayRange(samples[1], dt)
+	if err != nil {
+		return usageError{"plane: " + err.Error()}
+	}
+	if o.window == "" && o.levelRange == "" && !dt.Float() && !dt.Signed() {
+		lo, hi = 0, float64(uint64(1)<<(8*dt.Size())-1)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, render.PlaneRGB(samples, dt, w, h, lo, hi)); err != nil {
 		return err
 	}
 	return writeFileAtomic(o.out, b.Bytes())

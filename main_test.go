@@ -194,3 +194,41 @@ func near(a, b []float64) bool {
 	}
 	return true
 }
+
+func TestPlanePNGOfColourPixels(t *testing.T) {
+	testtool.RequirePython(t, "tifffile", "numpy")
+	dir := t.TempDir()
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+a = (np.arange(5 * 7 * 3).reshape(5, 7, 3) * 11 % 256).astype(np.uint8)
+tifffile.imwrite(sys.argv[1] + '/rgb.tif', a, photometric='rgb')
+a.tofile(sys.argv[1] + '/rgb.raw')
+`, dir)
+	out := filepath.Join(dir, "rgb.png")
+	mustRun(t, "plane", filepath.Join(dir, "rgb.tif"), "--out", out, "--colormap", "rgb")
+	img := readPNG(t, out)
+	want, err := os.ReadFile(filepath.Join(dir, "rgb.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 7 || b.Dy() != 5 {
+		t.Fatalf("png is %v", b)
+	}
+	for y := 0; y < 5; y++ {
+		for x := 0; x < 7; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			w := want[3*(7*y+x):]
+			if uint8(r>>8) != w[0] || uint8(g>>8) != w[1] || uint8(b>>8) != w[2] {
+				t.Fatalf("pixel (%d,%d) = %d %d %d, want %v", x, y, r>>8, g>>8, b>>8, w[:3])
+			}
+		}
+	}
+	gray := filepath.Join(dir, "w.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+tifffile.imwrite(sys.argv[1], np.zeros((4, 4), np.uint8))
+`, gray)
+	if code, _, errs := vv("plane", gray, "--out", out, "--colormap", "rgb"); code != 1 || !strings.Contains(errs, "three samples") {
+		t.Errorf("rgb of a gray image: exit %d, %q", code, errs)
+	}
+}

@@ -43,9 +43,29 @@ func (r *Renderer) renderRGB(v View, p Source, gen uint64) (*image.RGBA, Info) {
 		info.Unfilled = max(info.Unfilled, in.Unfilled)
 	}
 	out := r.target(imgs[0].Rect.Dx(), imgs[0].Rect.Dy())
+	combine(out, imgs)
+	return out, info
+}
+
+// combine takes each pixel's red, green and blue from three pictures of
+// the same size.
+func combine(out *image.RGBA, imgs [3]*image.RGBA) {
 	rp, gp, bp, op := imgs[0].Pix, imgs[1].Pix, imgs[2].Pix, out.Pix
 	for i := 0; i+3 < len(op); i += 4 {
 		op[i], op[i+1], op[i+2], op[i+3] = rp[i], gp[i+1], bp[i+2], 255
 	}
-	return out, info
+}
+
+// PlaneRGB draws the red, green and blue samples of a colour plane (w×h
+// samples each, type dt) as the RGB colormap shows them, each through the
+// window [lo, hi].
+func PlaneRGB(samples [3][]byte, dt loader.DType, w, h int, lo, hi float64) *image.RGBA {
+	var imgs [3]*image.RGBA
+	for c := range imgs {
+		cm, _ := ColormapNamed(rgbRamps[c])
+		imgs[c] = Plane(samples[c], dt, w, h, lo, hi, cm)
+	}
+	out := image.NewRGBA(imgs[0].Rect)
+	combine(out, imgs)
+	return out
 }
