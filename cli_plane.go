@@ -106,8 +106,8 @@ func (o *planeOpts) writeRGB(name string, src loader.Source, sel loader.Plane) e
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
 	}
-	if o.window == "" && o.levelRange == "" && !dt.Float() && !dt.Signed() {
-		lo, hi = 0, float64(uint64(1)<<(8*dt.Size())-1)
+	if wlo, whi, ok := render.RGBWindow(dt); ok && o.window == "" && o.levelRange == "" {
+		lo, hi = wlo, whi
 	}
 	var b bytes.Buffer
 	if err := png.Encode(&b, render.PlaneRGB(samples, dt, w, h, lo, hi)); err != nil {

@@ -40,19 +40,29 @@ func (s *liveSource) store(idx []int) {
 	s.mu.Unlock()
 }
 
-func TestChunksNotStoredYetAreReadAgain(t *testing.T) {
-	shape := []int{4, 512, 512}
-	hs := newHash("ZYX", shape, []int{1, 256, 256})
-	src := &liveSource{hashSource: hs, absent: map[string]bool{"0,0,0": true}}
+// openLive opens a pyramid over a hash volume whose listed chunks are not
+// stored yet, with a disk cache of its own.
+func openLive(t *testing.T, shape, chunk []int, absent ...string) (*Pyramid, *liveSource) {
+	t.Helper()
+	src := &liveSource{hashSource: newHash("ZYX", shape, chunk), absent: map[string]bool{}}
+	for _, a := range absent {
+		src.absent[a] = true
+	}
 	p, err := Open(src, Options{CacheBytes: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
 	d, _ := OpenDisk(t.TempDir(), 1<<30)
 	if _, err := d.Entry(Identity{Path: "/live.zarr", Size: 1, MTime: 1}, p); err != nil {
 		t.Fatal(err)
 	}
+	return p, src
+}
+
+func TestChunksNotStoredYetAreReadAgain(t *testing.T) {
+	shape := []int{4, 512, 512}
+	p, src := openLive(t, shape, []int{1, 256, 256}, "0,0,0")
 	ctx := context.Background()
 	ref := refLevels(shape, allValues(shape), p.reduce)
 	c1 := []int{0, 0, 0}
@@ -135,17 +145,7 @@ func TestPlaceholdersExpireSoARevisitReadsAgain(t *testing.T) {
 
 func TestBuildOverAStoreStillBeingWrittenKeepsPlaceholdersOffDisk(t *testing.T) {
 	shape := []int{24, 300, 280}
-	hs := newHash("ZYX", shape, []int{1, 300, 280}) // whole planes: the streaming build
-	src := &liveSource{hashSource: hs, absent: map[string]bool{"5,0,0": true}}
-	p, err := Open(src, Options{CacheBytes: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	d, _ := OpenDisk(t.TempDir(), 1<<30)
-	if _, err := d.Entry(Identity{Path: "/live.zarr", Size: 1, MTime: 1}, p); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := openLive(t, shape, []int{1, 300, 280}, "5,0,0") // whole planes: the streaming build
 	if err := p.Build(context.Background(), 2); err != nil {
 		t.Fatalf("build over a missing plane: %v", err)
 	}

@@ -14,6 +14,16 @@ const RGB = "rgb"
 // rgbRamps draw the red, green and blue samples before they are combined.
 var rgbRamps = [3]string{"#ff0000", "#00ff00", "#0000ff"}
 
+// RGBWindow is the window colour pixels are first shown with: the whole
+// range of an unsigned integer type (0-255 for 8-bit samples); ok is false
+// for other types, which are auto-contrasted.
+func RGBWindow(dt loader.DType) (lo, hi float64, ok bool) {
+	if dt.Float() || dt.Signed() {
+		return 0, 0, false
+	}
+	return 0, float64(uint64(1)<<(8*dt.Size()) - 1), true
+}
+
 // composite reports whether view v of data m is drawn as one colour picture.
 func composite(v View, m *loader.Meta) bool {
 	return v.Colormap == RGB && m.Size('C') == 3 && m.AxisIndex('C') >= 0

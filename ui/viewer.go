@@ -158,8 +158,8 @@ func (v *Viewer) openSource(src loader.Source, name string) {
 	if m.RGB {
 		v.cmapSel.Options = append([]string{render.RGB}, v.cmapSel.Options...)
 		v.view.Colormap = render.RGB
-		if !m.DType.Float() && !m.DType.Signed() {
-			v.view.Lo, v.view.Hi = 0, float64(uint64(1)<<(8*m.DType.Size())-1)
+		if lo, hi, ok := render.RGBWindow(m.DType); ok {
+			v.view.Lo, v.view.Hi = lo, hi
 		}
 	}
 	v.applyChannel()
