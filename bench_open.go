@@ -112,7 +112,7 @@ func benchOpen(ctx context.Context, env *benchEnv) error {
 }
 
 func openAndRead(ctx context.Context, path string, z int) error {
-	src, err := loader.Open(path)
+	src, err := loader.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -97,24 +97,24 @@ func timedRead(path string) (seconds float64, size int64, err error) {
 
 func timedBuild(ctx context.Context, path, diskRoot string) (float64, error) {
 	t0 := time.Now()
-	src, err := loader.Open(path)
+	src, err := loader.Open(ctx, path)
 	if err != nil {
 		return 0, err
 	}
-	pyr, err := levels.Open(src, levels.Options{CacheBytes: 1 << 30})
-	if err != nil {
-		return 0, err
-	}
-	defer pyr.Close()
 	d, err := levels.OpenDisk(diskRoot, 0)
 	if err != nil {
 		return 0, err
 	}
-	id, err := levels.FileIdentity(path)
+	id, err := loader.FileIdentity(path)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := d.Entry(id, pyr); err != nil {
+	pyr, err := levels.Open(src, levels.Options{CacheBytes: 1 << 30, Disk: d, Identity: id})
+	if err != nil {
+		return 0, err
+	}
+	defer pyr.Close()
+	if err := pyr.DiskError(); err != nil {
 		return 0, err
 	}
 	if err := pyr.Build(ctx, runtime.GOMAXPROCS(0)); err != nil {

@@ -65,7 +65,7 @@ func benchZarr(ctx context.Context, env *benchEnv) error {
 // the first frame with data everywhere and to the complete frame.
 func firstImage(ctx context.Context, path string) (first, complete float64, err error) {
 	t0 := time.Now()
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"vastview/levels"
 	"vastview/levels/omezarr"
+	"vastview/loader"
 )
 
 // cmdPyramid writes SRC with every level as an OME-Zarr image.
@@ -51,14 +52,18 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return err
 	}
 	mode := *method == "mode" || *method == "" && src.Meta().Label
-	pyr, err := levels.Open(src, levels.Options{CacheBytes: cacheBytes, Mode: mode})
+	opt := levels.Options{CacheBytes: cacheBytes, Mode: mode}
+	if err := useDiskCache(srcPath, &opt); err != nil {
+		fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
+	}
+	pyr, err := levels.Open(src, opt)
 	if err != nil {
 		src.Close()
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
 	defer pyr.Close()
-	if err := attachDiskCache(srcPath, pyr); err != nil {
-		fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
+	if err := pyr.DiskError(); err != nil {
+		fmt.Fprintf(stderr, "vastview: %v\n", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -100,14 +105,14 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	return nil
 }
 
-// attachDiskCache lets the pyramid reuse and keep computed levels in the
-// user cache folder.
-func attachDiskCache(path string, pyr *levels.Pyramid) error {
+// useDiskCache has the pyramid reuse and keep computed levels in the user
+// cache folder.
+func useDiskCache(path string, opt *levels.Options) error {
 	root, err := levels.DefaultDiskRoot()
 	if err != nil {
 		return err
 	}
-	id, err := levels.FileIdentity(path)
+	id, err := loader.FileIdentity(path)
 	if err != nil {
 		return err
 	}
@@ -115,8 +120,8 @@ func attachDiskCache(path string, pyr *levels.Pyramid) error {
 	if err != nil {
 		return err
 	}
-	_, err = d.Entry(id, pyr)
-	return err
+	opt.Disk, opt.Identity = d, id
+	return nil
 }
 
 // defaultDiskLimit bounds the disk cache of computed levels.

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -84,7 +85,7 @@ folder or glob of PNG, JPEG or TIFF frames.
 
 // openSource opens path and wraps any error with the path.
 func openSource(path string) (loader.Source, error) {
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

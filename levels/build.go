@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -31,7 +32,7 @@ func buildFrom(m *loader.Meta, stored int, budget int64) int {
 	k, sum := len(m.Levels), int64(0)
 	for k > stored {
 		l := &m.Levels[k-1]
-		sum += int64(product(l.Grid())) * int64(l.ChunkBytes(m.DType))
+		sum += int64(nd.Product(l.Grid())) * int64(l.ChunkBytes(m.DType))
 		if sum > budget {
 			break
 		}
@@ -45,7 +46,7 @@ func (p *Pyramid) initProgress() {
 	p.prog.done = make([]atomic.Int64, n)
 	p.prog.total = make([]int64, n)
 	for k := p.built; k < n; k++ {
-		p.prog.total[k] = int64(product(p.meta.Levels[k].Grid()))
+		p.prog.total[k] = int64(nd.Product(p.meta.Levels[k].Grid()))
 	}
 }
 
@@ -64,9 +65,15 @@ func (p *Pyramid) Progress() []LevelProgress {
 // chunks it streams the planes once through every level (see cascade.go);
 // otherwise it goes level by level, each in C order of its chunks (so that
 // the chunks of the level below are reused while cached), with the given
-// number of workers. Chunks already in the disk cache are counted and kept. It returns when every chunk is built,
-// or ctx ends, or a chunk fails.
+// number of workers. Chunks already in the disk cache are counted and
+// kept. It returns when every chunk is built, or ctx ends, or a chunk
+// fails, or the pyramid is closed (Close stops it and waits).
 func (p *Pyramid) Build(ctx context.Context, workers int) error {
+	ctx, done, ok := p.startFlight(ctx)
+	if !ok {
+		return errClosed
+	}
+	defer done()
 	err := p.build(ctx, workers)
 	if err == nil {
 		p.buildDone.Store(true)
@@ -92,17 +99,13 @@ func (p *Pyramid) build(ctx context.Context, workers int) error {
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(max(1, workers))
 		grid := p.meta.Levels[k].Grid()
-		lo, hi := make([]int, len(grid)), make([]int, len(grid))
-		for i := range grid {
-			hi[i] = grid[i] - 1
-		}
-		idx := append([]int(nil), lo...)
+		idx := make([]int, len(grid))
 		for {
 			chunk := append([]int(nil), idx...)
 			if gctx.Err() != nil {
 				break
 			}
-			if p.disk != nil && p.disk.has(k, chunk) {
+			if d := p.disk.Load(); d != nil && d.has(k, chunk) {
 				p.prog.done[k].Add(1)
 			} else {
 				g.Go(func() error {
@@ -113,7 +116,7 @@ func (p *Pyramid) build(ctx context.Context, workers int) error {
 					return nil
 				})
 			}
-			if !nextIdx(idx, lo, hi) {
+			if !nd.Next(idx, grid) {
 				break
 			}
 		}
@@ -130,20 +133,17 @@ func (p *Pyramid) build(ctx context.Context, workers int) error {
 // allOnDisk reports whether the disk cache holds every computed chunk, and
 // if so counts them all as built.
 func (p *Pyramid) allOnDisk() bool {
-	if p.disk == nil {
+	d := p.disk.Load()
+	if d == nil {
 		return false
 	}
 	for k := p.built; k < len(p.meta.Levels); k++ {
 		grid := p.meta.Levels[k].Grid()
-		lo, hi := make([]int, len(grid)), make([]int, len(grid))
-		for i := range grid {
-			hi[i] = grid[i] - 1
-		}
-		for idx := append([]int(nil), lo...); ; {
-			if !p.disk.has(k, idx) {
+		for idx := make([]int, len(grid)); ; {
+			if !d.has(k, idx) {
 				return false
 			}
-			if !nextIdx(idx, lo, hi) {
+			if !nd.Next(idx, grid) {
 				break
 			}
 		}

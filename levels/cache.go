@@ -1,12 +1,13 @@
 package levels
 
 import (
-	"container/list"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"vastview/internal/lru"
 )
 
 // Key names one chunk of one level.
@@ -34,13 +35,11 @@ const (
 	classComputed
 )
 
-type entry struct {
-	key   Key
-	data  []byte
-	class int
-	// provisional entries hold a placeholder for data the source did not
-	// have yet (loader.ErrNotStored); they are dropped once older than
-	// provisionalTTL, so that a revisit reads the chunk again.
+// item is a chunk in memory. A provisional item holds a placeholder for
+// data the source did not have yet (loader.ErrNotStored); it is dropped
+// once older than provisionalTTL, so that a revisit reads the chunk again.
+type item struct {
+	data        []byte
 	provisional bool
 	at          time.Time
 }
@@ -49,99 +48,91 @@ type entry struct {
 // hold is shown before the chunk is asked for again.
 var provisionalTTL = 2 * time.Second
 
-// lru is a byte-bounded least-recently-used cache of chunk buffers. It is
-// not safe for concurrent use; cache wraps it with a lock.
-type lru struct {
-	budget int64
-	used   int64
-	lists  [2]*list.List
-	items  map[Key]*list.Element
-	prov   int // provisional entries held
+// chunks is the pyramid's chunk memory: one least-recently-used list per
+// class under one byte budget, source chunks evicted before computed ones.
+// It is not safe for concurrent use; cache wraps it with a lock.
+type chunks struct {
+	budget  int64
+	classes [2]*lru.Cache[Key, item]
+	prov    int // provisional entries held
 }
 
-func newLRU(budget int64) *lru {
-	return &lru{budget: budget, lists: [2]*list.List{list.New(), list.New()}, items: map[Key]*list.Element{}}
+func newChunks(budget int64) *chunks {
+	return &chunks{budget: budget, classes: [2]*lru.Cache[Key, item]{lru.New[Key, item](0), lru.New[Key, item](0)}}
 }
 
 // get returns the chunk's data and whether it is a placeholder; an
 // expired placeholder is removed and reported absent.
-func (c *lru) get(k Key) ([]byte, bool) {
-	e, ok := c.items[k]
-	if !ok {
-		return nil, false
+func (c *chunks) get(k Key) ([]byte, bool) {
+	for class, l := range c.classes {
+		it, ok := l.Get(k)
+		if !ok {
+			continue
+		}
+		if it.provisional && time.Since(it.at) > provisionalTTL {
+			c.remove(class, k)
+			return nil, false
+		}
+		return it.data, it.provisional
 	}
-	en := e.Value.(*entry)
-	if en.provisional && time.Since(en.at) > provisionalTTL {
-		c.remove(e)
-		return nil, false
-	}
-	c.lists[en.class].MoveToFront(e)
-	return en.data, en.provisional
+	return nil, false
 }
 
-func (c *lru) put(k Key, data []byte, class int, provisional bool) {
-	if e, ok := c.items[k]; ok {
-		c.remove(e)
+func (c *chunks) put(k Key, data []byte, class int, provisional bool) {
+	for cl := range c.classes {
+		c.remove(cl, k)
 	}
-	en := &entry{key: k, data: data, class: class, provisional: provisional}
+	it := item{data: data, provisional: provisional}
 	if provisional {
-		en.at = time.Now()
+		it.at = time.Now()
 		c.prov++
 	}
-	c.items[k] = c.lists[class].PushFront(en)
-	c.used += int64(len(data))
-	for c.used > c.budget {
-		victim := c.victim(k)
-		if victim == nil {
-			return // only the new chunk is left: keep it
-		}
-		c.remove(victim)
+	c.classes[class].Put(k, it, int64(len(data)))
+	for c.used() > c.budget && c.evictOne(k) {
 	}
 }
 
-// victim is the chunk to evict next, never the one named keep: the least
-// recently used source chunk, else the least recently used computed one.
-func (c *lru) victim(keep Key) *list.Element {
-	for _, l := range c.lists {
-		for e := l.Back(); e != nil; e = e.Prev() {
-			if e.Value.(*entry).key != keep {
-				return e
+// evictOne drops the least recently used source chunk, else the least
+// recently used computed one, never the one named keep; false when only
+// keep is left.
+func (c *chunks) evictOne(keep Key) bool {
+	for _, l := range c.classes {
+		if k, _, ok := l.Oldest(); ok && k != keep {
+			_, it, _ := l.RemoveOldest()
+			if it.provisional {
+				c.prov--
 			}
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
-func (c *lru) remove(e *list.Element) {
-	en := e.Value.(*entry)
-	c.lists[en.class].Remove(e)
-	delete(c.items, en.key)
-	c.used -= int64(len(en.data))
-	if en.provisional {
-		c.prov--
+func (c *chunks) remove(class int, k Key) {
+	if it, ok := c.classes[class].Peek(k); ok {
+		c.classes[class].Remove(k)
+		if it.provisional {
+			c.prov--
+		}
 	}
 }
+
+func (c *chunks) used() int64 { return c.classes[0].Used() + c.classes[1].Used() }
 
 // dropProvisional removes every placeholder and returns how many there were.
-func (c *lru) dropProvisional() int {
+func (c *chunks) dropProvisional() int {
 	n := 0
-	for _, l := range c.lists {
-		for e := l.Back(); e != nil; {
-			prev := e.Prev()
-			if e.Value.(*entry).provisional {
-				c.remove(e)
-				n++
-			}
-			e = prev
-		}
+	for _, l := range c.classes {
+		n += l.RemoveFunc(func(_ Key, it item) bool { return it.provisional })
 	}
+	c.prov -= n
 	return n
 }
 
-// cache is the locked wrapper of lru; safe for concurrent use.
+// cache is the locked wrapper of chunks; safe for concurrent use.
 type cache struct {
 	mu sync.Mutex
-	c  *lru
+	c  *chunks
 }
 
 func (c *cache) get(k Key) ([]byte, bool) {
@@ -168,11 +159,11 @@ func (c *cache) provisional() int {
 	return c.c.prov
 }
 
-// Used returns the bytes held.
+// usedBytes returns the bytes held.
 func (c *cache) usedBytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.c.used
+	return c.c.used()
 }
 
 // DefaultCacheBytes is min(25% of the machine's memory, 4 GiB), or 1 GiB

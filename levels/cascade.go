@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vastview/downsample"
+	"vastview/internal/nd"
 )
 
 // A cascade builds every computed level in one pass over the planes of a
@@ -52,10 +53,12 @@ func (p *Pyramid) buildCascade(ctx context.Context, workers int) error {
 	base := &p.meta.Levels[p.stored-1]
 	n := len(p.meta.Axes)
 	za := p.meta.AxisIndex('Z')
-	lo, hi := make([]int, n), make([]int, n)
-	for i := 0; i < n-2; i++ {
-		if i != za {
-			hi[i] = base.Shape[i] - 1
+	// The outer axes: every axis but Z, Y and X (whose extent stays 1).
+	ext := make([]int, n)
+	for i := range ext {
+		ext[i] = 1
+		if i < n-2 && i != za {
+			ext[i] = base.Shape[i]
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -64,7 +67,7 @@ func (p *Pyramid) buildCascade(ctx context.Context, workers int) error {
 	for {
 		oidx := append([]int(nil), outer...)
 		g.Go(func() error { return p.cascadePass(gctx, oidx) })
-		if !nextIdx(outer, lo, hi) || gctx.Err() != nil {
+		if !nd.Next(outer, ext) || gctx.Err() != nil {
 			break
 		}
 	}

@@ -45,45 +45,25 @@ func OpenDisk(root string, limit int64) (*Disk, error) {
 	return &Disk{root: root, limit: limit}, nil
 }
 
-// Identity names a source by what changes when its content does.
-type Identity struct {
-	Path  string `json:"path"`
-	Size  int64  `json:"size"`
-	MTime int64  `json:"mtime_ns"`
-}
-
-// FileIdentity returns the identity of the file or folder at path.
-func FileIdentity(path string) (Identity, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return Identity{}, err
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return Identity{}, err
-	}
-	return Identity{Path: abs, Size: st.Size(), MTime: st.ModTime().UnixNano()}, nil
-}
-
 // manifest is what an entry's manifest.json holds; an entry is used only
 // if it equals what the source needs now.
 type manifest struct {
-	Identity Identity       `json:"identity"`
-	Axes     string         `json:"axes"`
-	DType    string         `json:"dtype"`
-	Mode     bool           `json:"mode"`
-	Levels   []loader.Level `json:"levels"`
+	Identity loader.Identity `json:"identity"`
+	Axes     string          `json:"axes"`
+	DType    string          `json:"dtype"`
+	Mode     bool            `json:"mode"`
+	Levels   []loader.Level  `json:"levels"`
 }
 
-// DiskEntry holds the computed chunks of one source.
-type DiskEntry struct {
+// diskEntry holds the computed chunks of one source.
+type diskEntry struct {
 	dir string
 }
 
-// Entry opens (or starts) the entry for a pyramid's source. A stale entry
+// entry opens (or starts) the entry for a pyramid's source. A stale entry
 // (other identity or geometry) is replaced. Other entries are then evicted,
 // oldest first, until the cache fits its limit.
-func (d *Disk) Entry(id Identity, p *Pyramid) (*DiskEntry, error) {
+func (d *Disk) entry(id loader.Identity, p *Pyramid) (*diskEntry, error) {
 	man := manifest{Identity: id, Axes: p.meta.Axes, DType: p.meta.DType.String(), Mode: p.mode, Levels: p.meta.Levels[p.stored:]}
 	want, err := json.MarshalIndent(man, "", " ")
 	if err != nil {
@@ -103,29 +83,25 @@ func (d *Disk) Entry(id Identity, p *Pyramid) (*DiskEntry, error) {
 	}
 	now := time.Now()
 	os.Chtimes(mpath, now, now)
-	e := &DiskEntry{dir: dir}
+	e := &diskEntry{dir: dir}
 	e.removeTemps()
 	d.evict(dir)
-	p.disk = e
 	return e, nil
 }
 
-// Dir is the entry's folder.
-func (e *DiskEntry) Dir() string { return e.dir }
-
-func (e *DiskEntry) path(level int, idx []int) string {
+func (e *diskEntry) path(level int, idx []int) string {
 	return filepath.Join(e.dir, fmt.Sprintf("L%d", level), strings.ReplaceAll(IdxKey(idx), ",", "_"))
 }
 
 // has reports whether a finished chunk file exists (not checked).
-func (e *DiskEntry) has(level int, idx []int) bool {
+func (e *diskEntry) has(level int, idx []int) bool {
 	_, err := os.Stat(e.path(level, idx))
 	return err == nil
 }
 
 // get reads a chunk into dst; false if it is missing or damaged (a damaged
 // file is removed so that the chunk is computed again).
-func (e *DiskEntry) get(level int, idx []int, dst []byte) bool {
+func (e *diskEntry) get(level int, idx []int, dst []byte) bool {
 	p := e.path(level, idx)
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -143,7 +119,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // put stores a chunk with its checksum under a temporary name, then
 // renames it into place.
-func (e *DiskEntry) put(level int, idx []int, data []byte) error {
+func (e *diskEntry) put(level int, idx []int, data []byte) error {
 	p := e.path(level, idx)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
@@ -154,7 +130,7 @@ func (e *DiskEntry) put(level int, idx []int, data []byte) error {
 }
 
 // removeTemps deletes temporary files a killed writer left behind.
-func (e *DiskEntry) removeTemps() {
+func (e *diskEntry) removeTemps() {
 	filepath.WalkDir(e.dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".tmp-") {
 			os.Remove(path)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -83,7 +84,7 @@ func refLevels(shape []int, data []uint16, reduce [][]bool) [][]uint16 {
 				next[i] = (shape[i] + 1) / 2
 			}
 		}
-		res := make([]uint16, product(next))
+		res := make([]uint16, nd.Product(next))
 		pos := make([]int, n)
 		for o := range res {
 			rem := o
@@ -119,7 +120,7 @@ func refLevels(shape []int, data []uint16, reduce [][]bool) [][]uint16 {
 }
 
 func allValues(shape []int) []uint16 {
-	d := make([]uint16, product(shape))
+	d := make([]uint16, nd.Product(shape))
 	for i := range d {
 		d[i] = value(i)
 	}
@@ -293,16 +294,13 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 func TestDiskCacheReopensEveryLevel(t *testing.T) {
 	root := t.TempDir()
 	shape := []int{20, 300, 280}
-	id := Identity{Path: "/data/x.tif", Size: 1, MTime: 1}
+	id := loader.Identity{Path: "/data/x.tif", Size: 1, MTime: 1}
 	open := func() (*Pyramid, *hashSource) {
 		src := newHash("ZYX", shape, []int{1, 300, 280})
-		p, err := Open(src, Options{CacheBytes: 32 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
 		d, _ := OpenDisk(root, 1<<30)
-		if _, err := d.Entry(id, p); err != nil {
-			t.Fatal(err)
+		p, err := Open(src, Options{CacheBytes: 32 << 20, Disk: d, Identity: id})
+		if err != nil || p.DiskError() != nil {
+			t.Fatal(err, p.DiskError())
 		}
 		return p, src
 	}
@@ -330,7 +328,7 @@ func TestDiskCacheReopensEveryLevel(t *testing.T) {
 		t.Errorf("reopened pyramid computed %d chunks and read %d from the source (first build: %d)", computed, src.reads.Load(), built)
 	}
 	// A damaged chunk is detected and computed again.
-	e := p.disk
+	e := p.disk.Load()
 	path := e.path(1, []int{0, 0, 0})
 	b, _ := os.ReadFile(path)
 	b[10] ^= 0xff
@@ -341,11 +339,11 @@ func TestDiskCacheReopensEveryLevel(t *testing.T) {
 	}
 	// Another identity gets its own entry; a small limit evicts the old.
 	d, _ := OpenDisk(root, 1)
-	p2, _ := Open(newHash("ZYX", shape, []int{1, 300, 280}), Options{})
+	p2, _ := Open(newHash("ZYX", shape, []int{1, 300, 280}), Options{Disk: d, Identity: loader.Identity{Path: "/data/y.tif", Size: 1, MTime: 1}})
 	defer p2.Close()
-	e2, err := d.Entry(Identity{Path: "/data/y.tif", Size: 1, MTime: 1}, p2)
-	if err != nil {
-		t.Fatal(err)
+	e2 := p2.disk.Load()
+	if e2 == nil {
+		t.Fatal(p2.DiskError())
 	}
 	if _, err := os.Stat(e.dir); !os.IsNotExist(err) || e2.dir == e.dir {
 		t.Errorf("old entry not evicted beyond the limit (%v)", err)
@@ -400,15 +398,14 @@ var killShape = []int{256, 300, 300}
 func openKillFixture(root string) (*Pyramid, *hashSource, error) {
 	src := newHash("ZYX", killShape, []int{1, 300, 300})
 	src.delay = 5 * time.Millisecond
-	p, err := Open(src, Options{CacheBytes: 256 << 20})
-	if err != nil {
-		return nil, nil, err
-	}
 	d, err := OpenDisk(root, 1<<30)
 	if err != nil {
 		return nil, nil, err
 	}
-	_, err = d.Entry(Identity{Path: "/kill", Size: 1, MTime: 1}, p)
+	p, err := Open(src, Options{CacheBytes: 256 << 20, Disk: d, Identity: loader.Identity{Path: "/kill", Size: 1, MTime: 1}})
+	if err == nil {
+		err = p.DiskError()
+	}
 	return p, src, err
 }
 

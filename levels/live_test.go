@@ -48,15 +48,12 @@ func openLive(t *testing.T, shape, chunk []int, absent ...string) (*Pyramid, *li
 	for _, a := range absent {
 		src.absent[a] = true
 	}
-	p, err := Open(src, Options{CacheBytes: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
+	d, _ := OpenDisk(t.TempDir(), 1<<30)
+	p, err := Open(src, Options{CacheBytes: 64 << 20, Disk: d, Identity: loader.Identity{Path: "/live.zarr", Size: 1, MTime: 1}})
+	if err != nil || p.DiskError() != nil {
+		t.Fatal(err, p.DiskError())
 	}
 	t.Cleanup(func() { p.Close() })
-	d, _ := OpenDisk(t.TempDir(), 1<<30)
-	if _, err := d.Entry(Identity{Path: "/live.zarr", Size: 1, MTime: 1}, p); err != nil {
-		t.Fatal(err)
-	}
 	return p, src
 }
 
@@ -76,7 +73,7 @@ func TestChunksNotStoredYetAreReadAgain(t *testing.T) {
 	if p.Get(1, c1) == nil || p.Get(0, c1) == nil {
 		t.Fatal("placeholders are not shown")
 	}
-	if p.disk.has(1, c1) {
+	if p.disk.Load().has(1, c1) {
 		t.Error("a chunk computed from a placeholder went to the disk cache")
 	}
 	if n := p.NotStored(); n != 2 {
@@ -103,7 +100,7 @@ func TestChunksNotStoredYetAreReadAgain(t *testing.T) {
 			t.Fatalf("level 1 sample %d = %d after the tile arrived, want %d", i, binary.LittleEndian.Uint16(got[2*i:]), w)
 		}
 	}
-	if !p.disk.has(1, c1) {
+	if !p.disk.Load().has(1, c1) {
 		t.Error("the real chunk did not reach the disk cache")
 	}
 }
@@ -155,10 +152,10 @@ func TestBuildOverAStoreStillBeingWrittenKeepsPlaceholdersOffDisk(t *testing.T) 
 		}
 	}
 	over := []int{0, 0, 0} // level 1 chunks hold 4 planes: 8 of level 0
-	if p.disk.has(1, over) {
+	if p.disk.Load().has(1, over) {
 		t.Error("a chunk computed over the missing plane went to the disk cache")
 	}
-	if !p.disk.has(1, []int{1, 0, 0}) {
+	if !p.disk.Load().has(1, []int{1, 0, 0}) {
 		t.Error("chunks over stored planes are not in the disk cache")
 	}
 }

@@ -1,5 +1,10 @@
 package levels
 
+import (
+	"bytes"
+	"vastview/internal/nd"
+)
+
 // planeStored reports whether level k is computed straight from a stored
 // level whose chunks are whole Y-X planes, the layout of TIFF pages, video
 // frames and raw volumes.
@@ -34,12 +39,13 @@ func (p *Pyramid) cutSlab(k int, oidx, slabShape []int, slab []byte, b *slabBuff
 	for y := 0; y < grid[n-2]; y++ {
 		for x := 0; x < grid[n-1]; x++ {
 			idx[n-2], idx[n-1] = y, x
-			if p.disk != nil && p.disk.has(k, idx) {
+			if d := p.disk.Load(); d != nil && d.has(k, idx) {
 				p.prog.done[k].Add(1) // finished by an earlier, interrupted build
 				continue
 			}
 			var chunk []byte
-			if p.disk != nil {
+			reused := p.disk.Load() != nil
+			if reused {
 				b.chunk = grow(b.chunk, l.ChunkBytes(p.meta.DType))
 				chunk = b.chunk
 				clear(chunk)
@@ -50,8 +56,8 @@ func (p *Pyramid) cutSlab(k int, oidx, slabShape []int, slab []byte, b *slabBuff
 			off[n-2], off[n-1] = y*l.Chunk[n-2], x*l.Chunk[n-1]
 			box[n-2] = min(l.Chunk[n-2], l.Shape[n-2]-off[n-2])
 			box[n-1] = min(l.Chunk[n-1], l.Shape[n-1]-off[n-1])
-			copyBox(chunk, l.Chunk, zero, slab, slabShape, off, box, es)
-			if err := p.store(k, idx, chunk); err != nil {
+			nd.CopyBox(chunk, l.Chunk, zero, slab, slabShape, off, box, es)
+			if err := p.store(k, idx, chunk, reused); err != nil {
 				return err
 			}
 		}
@@ -61,12 +67,13 @@ func (p *Pyramid) cutSlab(k int, oidx, slabShape []int, slab []byte, b *slabBuff
 
 // store keeps a computed chunk on disk, or else in the cache, and
 // announces it.
-func (p *Pyramid) store(k int, idx []int, chunk []byte) error {
-	if p.disk != nil {
-		if err := p.disk.put(k, idx, chunk); err != nil {
-			return err
+func (p *Pyramid) store(k int, idx []int, chunk []byte, reused bool) error {
+	if !p.putDisk(k, idx, chunk) {
+		// Without a disk cache the chunk buffer is the cache's own; with
+		// one that just failed, it is reused for the next chunk.
+		if reused {
+			chunk = bytes.Clone(chunk)
 		}
-	} else {
 		p.cache.put(Key{k, IdxKey(idx)}, chunk, classComputed, false)
 	}
 	p.compute.Add(1)

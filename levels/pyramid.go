@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"vastview/downsample"
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -28,6 +29,12 @@ type Options struct {
 	// that fit in it together (a long movie gets a thumbnail level rather
 	// than 50 GB of levels). 0 means every level.
 	BuildBytes int64
+	// Disk, when set, keeps the computed levels in that disk cache, under
+	// Identity (the source's): a pyramid opened again on the same source
+	// reads them back instead of computing them. When the cache cannot be
+	// used, the pyramid works without it (see DiskError).
+	Disk     *Disk
+	Identity loader.Identity
 }
 
 // Pyramid is a multi-resolution view of a Source: the levels the source
@@ -43,7 +50,9 @@ type Pyramid struct {
 	mode      bool
 	cache     cache
 	flight    singleflight.Group
-	disk      *DiskEntry
+	disk      atomic.Pointer[diskEntry] // nil without a disk cache, or after it failed
+	diskMu    sync.Mutex
+	diskErr   error
 	sched     *scheduler
 	subs      subscribers
 	prog      progress
@@ -53,6 +62,12 @@ type Pyramid struct {
 	buildDone atomic.Bool // Build finished
 	closed    atomic.Bool
 	closeMu   sync.Mutex
+	// Loads in flight: Close cancels them (life) and waits (flights);
+	// flightMu orders their start against Close.
+	life     context.Context
+	end      context.CancelFunc
+	flightMu sync.RWMutex
+	flights  sync.WaitGroup
 }
 
 // Open builds the pyramid's geometry over src and starts its workers; no
@@ -74,12 +89,21 @@ func Open(src loader.Source, opt Options) (*Pyramid, error) {
 	p := &Pyramid{
 		src: src, meta: &meta, reduce: reduce, stored: len(m.Levels),
 		mode:  opt.Mode || m.Label,
-		cache: cache{c: newLRU(opt.CacheBytes)},
+		cache: cache{c: newChunks(opt.CacheBytes)},
 	}
 	if p.mode && m.DType.Float() {
 		return nil, fmt.Errorf("label images need integer samples, not %s", m.DType)
 	}
+	p.life, p.end = context.WithCancel(context.Background())
 	p.built = buildFrom(p.meta, p.stored, opt.BuildBytes)
+	if opt.Disk != nil && p.stored < len(p.meta.Levels) {
+		e, err := opt.Disk.entry(opt.Identity, p)
+		if err != nil {
+			p.diskErr = fmt.Errorf("disk cache not used: %w", err)
+		} else {
+			p.disk.Store(e)
+		}
+	}
 	p.initProgress()
 	p.sched = newScheduler(p, opt.Workers)
 	return p, nil
@@ -90,6 +114,36 @@ func (p *Pyramid) Meta() *loader.Meta { return p.meta }
 
 // Levels returns the geometry of every level, level 0 first.
 func (p *Pyramid) Levels() []loader.Level { return p.meta.Levels }
+
+// DiskError says why the disk cache given in the options is not used, or
+// is nil.
+// It is set when the cache could not be opened, or when writing to it
+// failed (a full disk, say): the pyramid then goes on without it.
+func (p *Pyramid) DiskError() error {
+	p.diskMu.Lock()
+	defer p.diskMu.Unlock()
+	return p.diskErr
+}
+
+// putDisk writes a computed chunk to the disk cache and reports whether it
+// did. The first failure is kept for DiskError and ends the use of the
+// disk cache: it saves work, it is never a reason for a read to fail.
+func (p *Pyramid) putDisk(level int, idx []int, data []byte) bool {
+	d := p.disk.Load()
+	if d == nil {
+		return false
+	}
+	if err := d.put(level, idx, data); err != nil {
+		p.diskMu.Lock()
+		if p.diskErr == nil {
+			p.diskErr = fmt.Errorf("disk cache not used: %w", err)
+		}
+		p.diskMu.Unlock()
+		p.disk.Store(nil)
+		return false
+	}
+	return true
+}
 
 // Stored reports how many levels come from the source itself.
 func (p *Pyramid) Stored() int { return p.stored }
@@ -138,12 +192,8 @@ func (p *Pyramid) NotStored() int { return p.cache.provisional() }
 // ReadChunk copies a chunk into dst, loading or computing it first if
 // needed; it blocks until then or until ctx ends.
 func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	if err := p.checkIdx(level, idx); err != nil {
+	if err := loader.CheckChunk(ctx, p.meta, level, idx, dst); err != nil {
 		return err
-	}
-	l := &p.meta.Levels[level]
-	if len(dst) < l.ChunkBytes(p.meta.DType) {
-		return fmt.Errorf("buffer of %d bytes for a chunk of %d", len(dst), l.ChunkBytes(p.meta.DType))
 	}
 	if level < p.stored {
 		// Stored chunks that are not cached are read straight into dst:
@@ -152,6 +202,11 @@ func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byt
 			copy(dst, b)
 			return nil
 		}
+		ctx, done, ok := p.startFlight(ctx)
+		if !ok {
+			return errClosed
+		}
+		defer done()
 		p.loads.Add(1)
 		return p.src.ReadChunk(ctx, level, idx, dst)
 	}
@@ -177,28 +232,17 @@ func (p *Pyramid) Counts() (read, computed int64) { return p.loads.Load(), p.com
 func (p *Pyramid) Close() error {
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
-	if p.closed.Swap(true) {
+	p.flightMu.Lock()
+	already := p.closed.Swap(true)
+	p.flightMu.Unlock()
+	if already {
 		return nil
 	}
+	p.end()
+	p.flights.Wait()
 	p.sched.stop()
 	p.subs.closeAll()
 	return p.src.Close()
-}
-
-func (p *Pyramid) checkIdx(level int, idx []int) error {
-	if level < 0 || level >= len(p.meta.Levels) {
-		return fmt.Errorf("no level %d", level)
-	}
-	g := p.meta.Levels[level].Grid()
-	if len(idx) != len(g) {
-		return fmt.Errorf("chunk index %v has %d axes, want %d", idx, len(idx), len(g))
-	}
-	for i, v := range idx {
-		if v < 0 || v >= g[i] {
-			return fmt.Errorf("chunk index %v outside the grid %v", idx, g)
-		}
-	}
-	return nil
 }
 
 // errClosed is returned by loads on a closed pyramid.
@@ -229,6 +273,11 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 			if b, prov := p.cache.get(k); b != nil {
 				return loaded{b, prov}, nil
 			}
+			ctx, done, ok := p.startFlight(ctx)
+			if !ok {
+				return nil, errClosed
+			}
+			defer done()
 			c, class, err := p.fetch(ctx, level, idx)
 			if err != nil {
 				return nil, err
@@ -252,6 +301,25 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 	}
 }
 
+// startFlight registers a load about to run under ctx, unless the pyramid
+// is closed: the returned context also ends when Close is called, which
+// waits for done.
+func (p *Pyramid) startFlight(ctx context.Context) (context.Context, func(), bool) {
+	p.flightMu.RLock()
+	defer p.flightMu.RUnlock()
+	if p.closed.Load() {
+		return nil, nil, false
+	}
+	p.flights.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(p.life, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		p.flights.Done()
+	}, true
+}
+
 // fetch produces a chunk that is not in memory. A chunk the source does not
 // hold yet, or one computed from such chunks, is provisional: kept in
 // memory for a while but never in the disk cache. Chunks of levels finer
@@ -267,7 +335,7 @@ func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int,
 		}
 		return loaded{buf, false}, classSource, err
 	}
-	if p.disk != nil && p.disk.get(level, idx, buf) {
+	if d := p.disk.Load(); d != nil && d.get(level, idx, buf) {
 		return loaded{buf, false}, classComputed, nil
 	}
 	prov, err := p.computeChunk(ctx, level, idx, buf)
@@ -275,10 +343,8 @@ func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int,
 		return loaded{}, 0, err
 	}
 	p.compute.Add(1)
-	if p.disk != nil && !prov && level >= p.built {
-		if err := p.disk.put(level, idx, buf); err != nil {
-			return loaded{}, 0, err
-		}
+	if !prov && level >= p.built {
+		p.putDisk(level, idx, buf)
 	}
 	return loaded{buf, prov}, classComputed, nil
 }
@@ -302,7 +368,7 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 		shape[i] = min(l.Chunk[i]*f, below.Shape[i]-start[i])
 	}
 	es := p.meta.DType.Size()
-	rb := getBuf(product(shape) * es)
+	rb := getBuf(nd.Product(shape) * es)
 	defer putBuf(rb)
 	region := *rb
 	prov, err := p.gather(ctx, level-1, start, shape, region)
@@ -313,7 +379,7 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 	small := dst
 	padded := !slices.Equal(out, l.Chunk)
 	if padded {
-		sb := getBuf(product(out) * es)
+		sb := getBuf(nd.Product(out) * es)
 		defer putBuf(sb)
 		small = *sb
 	}
@@ -327,7 +393,7 @@ func (p *Pyramid) computeChunk(ctx context.Context, level int, idx []int, dst []
 	}
 	if padded {
 		clear(dst)
-		copyBox(dst, l.Chunk, make([]int, n), small, out, make([]int, n), out, es)
+		nd.CopyBox(dst, l.Chunk, make([]int, n), small, out, make([]int, n), out, es)
 	}
 	return prov, nil
 }
@@ -338,10 +404,10 @@ func (p *Pyramid) gather(ctx context.Context, level int, start, shape []int, dst
 	l := &p.meta.Levels[level]
 	es := p.meta.DType.Size()
 	n := len(start)
-	lo, hi := make([]int, n), make([]int, n)
+	lo, end := make([]int, n), make([]int, n)
 	for i := 0; i < n; i++ {
 		lo[i] = start[i] / l.Chunk[i]
-		hi[i] = (start[i] + shape[i] - 1) / l.Chunk[i]
+		end[i] = (start[i]+shape[i]-1)/l.Chunk[i] + 1
 	}
 	idx := append([]int(nil), lo...)
 	prov := false
@@ -359,73 +425,11 @@ func (p *Pyramid) gather(ctx context.Context, level int, start, shape []int, dst
 			z := min(c0+l.Chunk[i], start[i]+shape[i])
 			srcOff[i], dstOff[i], box[i] = a-c0, a-start[i], z-a
 		}
-		copyBox(dst, shape, dstOff, c.data, l.Chunk, srcOff, box, es)
-		if !nextIdx(idx, lo, hi) {
+		nd.CopyBox(dst, shape, dstOff, c.data, l.Chunk, srcOff, box, es)
+		if !nd.NextIn(idx, lo, end) {
 			return prov, nil
 		}
 	}
-}
-
-// nextIdx steps idx through the box [lo, hi] in C order; false at the end.
-func nextIdx(idx, lo, hi []int) bool {
-	for i := len(idx) - 1; i >= 0; i-- {
-		idx[i]++
-		if idx[i] <= hi[i] {
-			return true
-		}
-		idx[i] = lo[i]
-	}
-	return false
-}
-
-// copyBox copies a box of samples between two C-order arrays.
-func copyBox(dst []byte, dstShape, dstOff []int, src []byte, srcShape, srcOff, box []int, es int) {
-	n := len(box)
-	for _, b := range box {
-		if b <= 0 {
-			return
-		}
-	}
-	dstStr, srcStr := strides(dstShape), strides(srcShape)
-	pos := make([]int, n)
-	row := box[n-1] * es
-	for {
-		d, s := 0, 0
-		for i := 0; i < n; i++ {
-			d += (dstOff[i] + pos[i]) * dstStr[i]
-			s += (srcOff[i] + pos[i]) * srcStr[i]
-		}
-		copy(dst[d*es:d*es+row], src[s*es:s*es+row])
-		i := n - 2
-		for ; i >= 0; i-- {
-			pos[i]++
-			if pos[i] < box[i] {
-				break
-			}
-			pos[i] = 0
-		}
-		if i < 0 {
-			return
-		}
-	}
-}
-
-func strides(shape []int) []int {
-	s := make([]int, len(shape))
-	acc := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		s[i] = acc
-		acc *= shape[i]
-	}
-	return s
-}
-
-func product(v []int) int {
-	p := 1
-	for _, x := range v {
-		p *= x
-	}
-	return p
 }
 
 // bufPool recycles the scratch buffers of computed chunks: on some machines

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"sync"
+	"vastview/loader"
 )
 
 // Priority orders requests: Visible before Prefetch before Background.
@@ -28,7 +29,7 @@ type Arrival struct {
 // comes. Arrivals are announced to subscribers.
 func (p *Pyramid) Request(prio Priority, gen uint64, level int, idxs ...[]int) {
 	for _, idx := range idxs {
-		if p.checkIdx(level, idx) != nil {
+		if loader.CheckIndex(p.meta, level, idx) != nil {
 			continue
 		}
 		p.sched.add(job{prio: prio, gen: gen, key: Key{level, IdxKey(idx)}, level: level, idx: append([]int(nil), idx...)})

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -21,8 +22,10 @@ func TestBuildBudgetBuildsTheCoarseLevelsOfALongMovie(t *testing.T) {
 
 func testBuildBudget(t *testing.T, chunk []int) {
 	shape := []int{40, 600, 520} // T, Y, X: levels halve Y and X only
+	d, _ := OpenDisk(t.TempDir(), 1<<30)
 	open := func(budget int64) *Pyramid {
-		p, err := Open(newHash("TYX", shape, chunk), Options{CacheBytes: 256 << 20, BuildBytes: budget})
+		p, err := Open(newHash("TYX", shape, chunk), Options{CacheBytes: 256 << 20, BuildBytes: budget,
+			Disk: d, Identity: loader.Identity{Path: "/movie.avi", Size: 1, MTime: budget}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,16 +38,12 @@ func testBuildBudget(t *testing.T, chunk []int) {
 		t.Fatalf("%d levels built from %d, want 3 levels built from 1", len(lv), all.BuiltFrom())
 	}
 	bytesOf := func(k int) int64 {
-		return int64(product(lv[k].Grid())) * int64(lv[k].ChunkBytes(loader.Uint16))
+		return int64(nd.Product(lv[k].Grid())) * int64(lv[k].ChunkBytes(loader.Uint16))
 	}
 	p := open(bytesOf(2) + bytesOf(1)/2) // room for level 2, not for level 1 too
 	defer p.Close()
 	if p.BuiltFrom() != 2 {
 		t.Fatalf("built from level %d, want 2", p.BuiltFrom())
-	}
-	d, _ := OpenDisk(t.TempDir(), 1<<30)
-	if _, err := d.Entry(Identity{Path: "/movie.avi", Size: 1, MTime: 1}, p); err != nil {
-		t.Fatal(err)
 	}
 	if p.Thumbnails() != len(lv) {
 		t.Errorf("thumbnails at level %d before the build", p.Thumbnails())
@@ -56,13 +55,13 @@ func testBuildBudget(t *testing.T, chunk []int) {
 		t.Errorf("thumbnails at level %d after the build, want 2", p.Thumbnails())
 	}
 	prog := p.Progress()
-	if len(prog) != 1 || prog[0].Level != 2 || prog[0].Done != prog[0].Total || prog[0].Total != int64(product(lv[2].Grid())) {
+	if len(prog) != 1 || prog[0].Level != 2 || prog[0].Done != prog[0].Total || prog[0].Total != int64(nd.Product(lv[2].Grid())) {
 		t.Errorf("progress %+v, want level 2 complete", prog)
 	}
-	if n := countChunks(p.disk.dir); n != int(product(lv[2].Grid())) {
-		t.Errorf("%d chunks on disk, want the %d of level 2 only", n, product(lv[2].Grid()))
+	if n := countChunks(p.disk.Load().dir); n != int(nd.Product(lv[2].Grid())) {
+		t.Errorf("%d chunks on disk, want the %d of level 2 only", n, nd.Product(lv[2].Grid()))
 	}
-	if !p.disk.has(2, []int{39, 0, 0}) {
+	if !p.disk.Load().has(2, []int{39, 0, 0}) {
 		t.Error("the thumbnail level's last frame was not built")
 	}
 	ref := refLevels(shape, allValues(shape), p.reduce)

@@ -1,6 +1,12 @@
 package loader
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
 
 // ErrFormat means that no registered format recognises the input.
 var ErrFormat = errors.New("not a supported image format")
@@ -35,3 +41,61 @@ var ErrNotStored = errors.New("chunk not stored yet")
 
 // IsNotStored reports whether err says a chunk is absent (see ErrNotStored).
 func IsNotStored(err error) bool { return errors.Is(err, ErrNotStored) }
+
+// StripPath returns err without the path an *fs.PathError or *os.LinkError
+// names (callers name the file once, themselves), keeping it as the cause:
+// errors.Is(StripPath(err), fs.ErrNotExist) holds for a missing file, and
+// errors.As still finds the *fs.PathError. Other errors are returned as
+// they are; nil stays nil.
+func StripPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &pathless{msg: pe.Err.Error(), cause: err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &pathless{msg: le.Err.Error(), cause: err}
+	}
+	return err
+}
+
+// pathless is an error whose message omits its cause's path.
+type pathless struct {
+	msg   string
+	cause error
+}
+
+func (e *pathless) Error() string { return e.msg }
+func (e *pathless) Unwrap() error { return e.cause }
+
+// CheckChunk checks the arguments of a ReadChunk call against m: a level
+// the source stores, a chunk index inside that level's grid, and a buffer
+// of exactly the level's chunk size; then that ctx is still alive. Every
+// Source's ReadChunk starts with it, so that a bad call is one clear
+// error, never a panic.
+func CheckChunk(ctx context.Context, m *Meta, level int, idx []int, dst []byte) error {
+	if err := CheckIndex(m, level, idx); err != nil {
+		return err
+	}
+	if want := m.Levels[level].ChunkBytes(m.DType); len(dst) != want {
+		return fmt.Errorf("buffer of %d bytes for a chunk of %d", len(dst), want)
+	}
+	return ctx.Err()
+}
+
+// CheckIndex checks that m has the level and that idx lies inside its grid.
+func CheckIndex(m *Meta, level int, idx []int) error {
+	if level < 0 || level >= len(m.Levels) {
+		return fmt.Errorf("no level %d (the source has %d)", level, len(m.Levels))
+	}
+	l := &m.Levels[level]
+	if len(idx) != len(l.Shape) {
+		return fmt.Errorf("chunk index %v has %d axes, want %d", idx, len(idx), len(l.Shape))
+	}
+	for i, v := range idx {
+		if n := (l.Shape[i] + l.Chunk[i] - 1) / l.Chunk[i]; v < 0 || v >= n {
+			return fmt.Errorf("chunk index %v outside the grid %v", idx, l.Grid())
+		}
+	}
+	return nil
+}

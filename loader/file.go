@@ -20,7 +20,7 @@ type File struct {
 func OpenFile(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, cleanPathError(err)
+		return nil, StripPath(err)
 	}
 	st, err := f.Stat()
 	if err != nil {

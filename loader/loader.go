@@ -10,7 +10,6 @@ package loader
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -195,8 +194,9 @@ type Format struct {
 	// (up to 4 KiB; nil for a directory, a glob pattern or a URL), is in
 	// this format. It must not do I/O beyond cheap checks.
 	Match func(path string, head []byte) bool
-	// Open opens the file. Errors do not repeat the path.
-	Open func(path string) (Source, error)
+	// Open opens the file; it returns ctx.Err() if ctx ends first (a slow
+	// server, a user who gave up). Errors do not repeat the path.
+	Open func(ctx context.Context, path string) (Source, error)
 }
 
 var (
@@ -222,18 +222,23 @@ func IsURL(path string) bool {
 }
 
 // Open opens the file, folder, glob pattern or URL at path with the first
-// registered format that matches it. Errors name the path once.
-func Open(path string) (Source, error) {
+// registered format that matches it. Opening stops with ctx.Err() when ctx
+// ends first. Errors do not repeat the path; they keep their cause
+// (errors.Is(err, fs.ErrNotExist) for a missing file).
+func Open(ctx context.Context, path string) (Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var head []byte
 	if !IsPattern(path) && !IsURL(path) {
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, cleanPathError(err)
+			return nil, StripPath(err)
 		}
 		if !st.IsDir() {
 			f, err := os.Open(path)
 			if err != nil {
-				return nil, cleanPathError(err)
+				return nil, StripPath(err)
 			}
 			head = make([]byte, 4096)
 			n, _ := f.ReadAt(head, 0)
@@ -246,7 +251,7 @@ func Open(path string) (Source, error) {
 	formatsMu.Unlock()
 	for _, f := range fs {
 		if f.Match(path, head) {
-			src, err := f.Open(path)
+			src, err := f.Open(ctx, path)
 			if err != nil {
 				return nil, err
 			}
@@ -261,14 +266,6 @@ func Open(path string) (Source, error) {
 		return nil, fmt.Errorf("no readable image frames found: %w", ErrFormat)
 	}
 	return nil, ErrFormat
-}
-
-func cleanPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s", pe.Err.Error())
-	}
-	return err
 }
 
 // HasExt reports whether path ends in one of exts, ignoring case.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"vastview/internal/nd"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -70,75 +71,59 @@ func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte,
 	es := m.DType.Size()
 	buf = make([]byte, w*h*es)
 	grid := l.Grid()
-	var jobs [][]int
-	for cr := 0; cr < grid[ra]; cr++ {
-		for cc := 0; cc < grid[ca]; cc++ {
-			idx := make([]int, n)
-			for i := range idx {
-				idx[i] = at[i] / l.Chunk[i]
-			}
-			idx[ra], idx[ca] = cr, cc
-			jobs = append(jobs, idx)
-		}
+	// The plane as an array over every axis: length 1 off the plane.
+	pshape := make([]int, n)
+	for i := range pshape {
+		pshape[i] = 1
 	}
-	cstr := make([]int, n)
-	cstr[n-1] = 1
-	for i := n - 2; i >= 0; i-- {
-		cstr[i] = cstr[i+1] * l.Chunk[i+1]
-	}
+	pshape[ra], pshape[ca] = h, w
+	// The chunks the plane crosses, walked as they are read: the work in
+	// flight is bounded by the workers, not by the number of chunks.
+	pgrid := []int{grid[ra], grid[ca]}
 	g, gctx := errgroup.WithContext(ctx)
-	workers := min(runtime.GOMAXPROCS(0)*2, len(jobs))
-	next := make(chan []int)
+	workers := min(runtime.GOMAXPROCS(0)*2, pgrid[0]*pgrid[1])
+	next := make(chan []int, workers)
 	for range workers {
 		g.Go(func() error {
 			chunk := make([]byte, l.ChunkBytes(m.DType))
+			srcOff, dstOff, box := make([]int, n), make([]int, n), make([]int, n)
 			for idx := range next {
 				if err := src.ReadChunk(gctx, level, idx, chunk); err != nil && !IsNotStored(err) {
 					return err
 				}
-				copyPlane(buf, chunk, l, idx, at, ra, ca, cstr, w, es)
+				for i := range idx {
+					c0 := idx[i] * l.Chunk[i]
+					if i == ra || i == ca {
+						srcOff[i], dstOff[i], box[i] = 0, c0, min(l.Chunk[i], l.Shape[i]-c0)
+					} else {
+						srcOff[i], dstOff[i], box[i] = at[i]-c0, 0, 1
+					}
+				}
+				nd.CopyBox(buf, pshape, dstOff, chunk, l.Chunk, srcOff, box, es)
 			}
 			return nil
 		})
 	}
 	g.Go(func() error {
 		defer close(next)
-		for _, idx := range jobs {
+		for p := make([]int, 2); ; {
+			idx := make([]int, n)
+			for i := range idx {
+				idx[i] = at[i] / l.Chunk[i]
+			}
+			idx[ra], idx[ca] = p[0], p[1]
 			select {
 			case next <- idx:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
+			if !nd.Next(p, pgrid) {
+				return nil
+			}
 		}
-		return nil
 	})
 	if err := g.Wait(); err != nil {
 		return nil, 0, 0, err
 	}
 	return buf, w, h, nil
-}
-
-// copyPlane copies the part of one chunk that lies on the plane into buf.
-func copyPlane(buf, chunk []byte, l *Level, idx, at []int, ra, ca int, cstr []int, w, es int) {
-	base := 0
-	for i := range idx {
-		if i != ra && i != ca {
-			base += (at[i] - idx[i]*l.Chunk[i]) * cstr[i]
-		}
-	}
-	r0, c0 := idx[ra]*l.Chunk[ra], idx[ca]*l.Chunk[ca]
-	rows := min(l.Chunk[ra], l.Shape[ra]-r0)
-	cols := min(l.Chunk[ca], l.Shape[ca]-c0)
-	for r := 0; r < rows; r++ {
-		src := base + r*cstr[ra]
-		dst := ((r0+r)*w + c0) * es
-		if cstr[ca] == 1 {
-			copy(buf[dst:dst+cols*es], chunk[src*es:(src+cols)*es])
-			continue
-		}
-		for c := 0; c < cols; c++ {
-			s := (src + c*cstr[ca]) * es
-			copy(buf[dst+c*es:dst+(c+1)*es], chunk[s:s+es])
-		}
-	}
 }

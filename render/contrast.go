@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"vastview/internal/nd"
 	"vastview/levels"
 	"vastview/loader"
 )
@@ -102,23 +103,15 @@ func (h *histogram) addChunk(data []byte, l *loader.Level, idx []int, dt loader.
 		strides[i] = acc
 		acc *= l.Chunk[i]
 	}
-	pos := make([]int, n)
+	pos := make([]int, n-1) // over every axis but the last: one row each
 	rowBytes := box[n-1] * es
 	for {
 		off := 0
-		for i := 0; i < n-1; i++ {
-			off += pos[i] * strides[i]
+		for i, p := range pos {
+			off += p * strides[i]
 		}
 		h.addRow(data[off : off+rowBytes])
-		i := n - 2
-		for ; i >= 0; i-- {
-			pos[i]++
-			if pos[i] < box[i] {
-				break
-			}
-			pos[i] = 0
-		}
-		if i < 0 {
+		if !nd.Next(pos, box[:n-1]) {
 			return
 		}
 	}

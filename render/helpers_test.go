@@ -179,6 +179,12 @@ func (f *fakeSource) Request(prio levels.Priority, gen uint64, level int, idxs .
 	}
 }
 
+// Stored says that f reads level 0 only.
+func (f *fakeSource) Stored() int { return 1 }
+
+// Thumbnails says that f has built no level in the background.
+func (f *fakeSource) Thumbnails() int { return len(f.meta.Levels) }
+
 // load puts every chunk of level k of src into f.
 func (f *fakeSource) load(t testing.TB, src loader.Source, k int) {
 	l := &f.meta.Levels[k]

@@ -49,7 +49,7 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 		r.missingInLayer(p, ls, k, axis, layer)
 	}
 	count := r.requestMissing(p, levels.Prefetch, gen, k)
-	if tk := thumbnails(p); tk > k && tk < len(m.Levels) {
+	if tk := p.Thumbnails(); tk > k && tk < len(m.Levels) {
 		// The built level (a long movie's thumbnails) much further ahead:
 		// read back from the disk cache, it keeps a held key drawing a
 		// frame at every step while the frame's own level is computed.
@@ -70,25 +70,6 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 
 // thumbLayers is how many chunk layers of the built level Prefetch asks for.
 const thumbLayers = 32
-
-// stored returns how many levels p reads from its source rather than
-// computes, for a source that says (a *levels.Pyramid), else 1.
-func stored(p Source) int {
-	if s, ok := p.(interface{ Stored() int }); ok {
-		return s.Stored()
-	}
-	return 1
-}
-
-// thumbnails returns the first of the levels p has built in the
-// background, for a source that says (a *levels.Pyramid), else the number
-// of levels.
-func thumbnails(p Source) int {
-	if b, ok := p.(interface{ Thumbnails() int }); ok {
-		return b.Thumbnails()
-	}
-	return len(p.Meta().Levels)
-}
 
 // requestMissing requests the chunks of level k noted in r.miss.
 func (r *Renderer) requestMissing(p Source, prio levels.Priority, gen uint64, k int) int {
@@ -123,7 +104,7 @@ func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int
 	}
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	r.setup(v, m)
-	if r.f.level == 0 || r.f.level < stored(p) {
+	if r.f.level == 0 || r.f.level < p.Stored() {
 		return 0 // the view's own level is read, not computed
 	}
 	ls := r.level(0)

@@ -18,6 +18,13 @@ type Source interface {
 	// Request asks for chunks to be loaded in the background, without
 	// blocking; requests of an older generation may be dropped.
 	Request(prio levels.Priority, gen uint64, level int, idxs ...[]int)
+	// Stored is how many levels, from level 0, the source reads rather
+	// than computes: drawing those needs no computation.
+	Stored() int
+	// Thumbnails is the first level of those built in the background
+	// (every chunk cheap to get), or the number of levels while there are
+	// none.
+	Thumbnails() int
 }
 
 // Info says how a frame was drawn.

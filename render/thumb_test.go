@@ -16,20 +16,18 @@ func TestSteppingPrefetchesThumbnailsFarAhead(t *testing.T) {
 	shape := []int{100, 600, 520}
 	data := makeArray(shape, loader.Uint16, func(p []int) float64 { return hashByte(p) * 100 })
 	m := loader.NewMeta("mem", "TYX", shape, loader.Uint16, []int{1, 600, 520}, nil, nil)
-	pyr, err := levels.Open(&memSource{meta: m, arrays: [][]byte{data}}, levels.Options{BuildBytes: 100 * 150 * 130 * 2 * 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pyr.Close() })
-	if pyr.BuiltFrom() != 2 {
-		t.Fatalf("built from level %d, want 2", pyr.BuiltFrom())
-	}
 	d, err := levels.OpenDisk(t.TempDir(), 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Entry(levels.Identity{Path: "/movie.mkv", Size: 1, MTime: 1}, pyr); err != nil {
-		t.Fatal(err)
+	pyr, err := levels.Open(&memSource{meta: m, arrays: [][]byte{data}}, levels.Options{BuildBytes: 100 * 150 * 130 * 2 * 2,
+		Disk: d, Identity: loader.Identity{Path: "/movie.mkv", Size: 1, MTime: 1}})
+	if err != nil || pyr.DiskError() != nil {
+		t.Fatal(err, pyr.DiskError())
+	}
+	t.Cleanup(func() { pyr.Close() })
+	if pyr.BuiltFrom() != 2 {
+		t.Fatalf("built from level %d, want 2", pyr.BuiltFrom())
 	}
 	p := &recorder{Pyramid: pyr}
 	v := View{T: 50, Zoom: 1, Center: Point{260, 300}, Lo: 0, Hi: 30000, Width: 400, Height: 300}

@@ -43,25 +43,25 @@ func openSession(name string, src loader.Source, opt SessionOptions) (*session, 
 	// The background build keeps to a quarter of the disk cache (of the
 	// memory cache for data with no disk identity, such as a URL): a long
 	// movie gets thumbnail levels, not every level.
-	id, idErr := levels.FileIdentity(name)
+	id, idErr := loader.FileIdentity(name)
 	build := opt.CacheBytes
 	if build <= 0 {
 		build = levels.DefaultCacheBytes()
 	}
+	lopt := levels.Options{CacheBytes: opt.CacheBytes}
 	if idErr == nil && name != "demo" {
 		build = opt.DiskBytes
+		if root, err := levels.DefaultDiskRoot(); err == nil {
+			if d, err := levels.OpenDisk(root, opt.DiskBytes); err == nil {
+				lopt.Disk, lopt.Identity = d, id // without it levels live in memory only
+			}
+		}
 	}
-	pyr, err := levels.Open(src, levels.Options{CacheBytes: opt.CacheBytes, BuildBytes: max(build/4, 0)})
+	lopt.BuildBytes = max(build/4, 0)
+	pyr, err := levels.Open(src, lopt)
 	if err != nil {
 		src.Close()
 		return nil, err
-	}
-	if idErr == nil && name != "demo" {
-		if root, err := levels.DefaultDiskRoot(); err == nil {
-			if d, err := levels.OpenDisk(root, opt.DiskBytes); err == nil {
-				d.Entry(id, pyr) // without it levels live in memory only
-			}
-		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &session{name: name, pyr: pyr, cancel: cancel, done: make(chan struct{}), start: make(chan struct{})}

@@ -4,6 +4,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -26,7 +27,7 @@ import (
 type Options struct {
 	// Open opens a path (a file, folder or glob); errors are shown and the
 	// current data stays.
-	Open func(path string) (loader.Source, error)
+	Open func(ctx context.Context, path string) (loader.Source, error)
 	// Trace, when non-nil, receives the interaction events.
 	Trace *Tracer
 }
@@ -344,7 +345,7 @@ func (v *Viewer) openPath(path string) {
 		return
 	}
 	go func() {
-		src, err := v.opts.Open(path)
+		src, err := v.opts.Open(context.Background(), path)
 		uiDo(func() {
 			if err != nil {
 				v.showError(path, err)

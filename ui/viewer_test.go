@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 
 // newTestViewer opens a small procedural volume (2×9×64×96) in a headless
 // window of 400×300.
-func newTestViewer(t *testing.T, open func(string) (loader.Source, error)) *Viewer {
+func newTestViewer(t *testing.T, open func(context.Context, string) (loader.Source, error)) *Viewer {
 	t.Helper()
 	a := test.NewTempApp(t)
 	var v *Viewer
@@ -263,7 +264,7 @@ func TestContrastPanelFollowsAndSetsTheWindow(t *testing.T) {
 
 func TestDroppedAddressesOpenAsURLsAndFilesAsPaths(t *testing.T) {
 	opened := make(chan string, 2)
-	v := newTestViewer(t, func(p string) (loader.Source, error) {
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
 		opened <- p
 		return nil, loader.ErrFormat
 	})

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -71,7 +72,7 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	for k, l := range lay.src {
 		grid := l.Grid()
 		idx := make([]int, len(grid))
-		for more := true; more && gctx.Err() == nil; more = loader.NextIndex(idx, grid) {
+		for more := true; more && gctx.Err() == nil; more = nd.Next(idx, grid) {
 			i := append([]int(nil), idx...)
 			g.Go(func() error { return w.chunk(gctx, k, i) })
 		}
@@ -128,7 +129,7 @@ func (w *chunkWriter) store(k int, idx []int, data []byte, b *buffers) error {
 		err = os.WriteFile(p, data, 0o644)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot write the output: %v", cleanPathError(err))
+		return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
 	}
 	return nil
 }

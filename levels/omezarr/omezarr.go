@@ -110,10 +110,10 @@ func fill(ctx context.Context, dir string, src loader.Source, lay *layout, opts 
 	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("cannot write the output: %v", cleanPathError(err))
+			return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
 		}
 		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return fmt.Errorf("cannot write the output: %v", cleanPathError(err))
+			return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
 		}
 	}
 	return writeChunks(ctx, dir, src, lay, opts)
@@ -164,17 +164,4 @@ func defaultName(out string) string {
 		}
 	}
 	return b
-}
-
-// cleanPathError drops the path from an *os.PathError or *os.LinkError.
-func cleanPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"vastview/loader"
 )
 
 // checkTarget refuses an existing out unless overwrite is set and out is a
@@ -19,7 +20,7 @@ func checkTarget(out string, overwrite bool) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot check the output: %v", cleanPathError(err))
+		return fmt.Errorf("cannot check the output: %v", loader.StripPath(err))
 	}
 	if !overwrite {
 		return ErrExists
@@ -29,7 +30,7 @@ func checkTarget(out string, overwrite bool) error {
 	}
 	ents, err := os.ReadDir(out)
 	if err != nil {
-		return fmt.Errorf("cannot check the output: %v", cleanPathError(err))
+		return fmt.Errorf("cannot check the output: %v", loader.StripPath(err))
 	}
 	for _, e := range ents {
 		switch e.Name() {
@@ -53,7 +54,7 @@ func mkdirTemp(out string) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("cannot create the output: %v", cleanPathError(err))
+			return "", fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
 		}
 		return tmp, nil
 	}
@@ -69,7 +70,7 @@ func install(tmp, out string, overwrite bool) error {
 			return ErrExists
 		}
 		if err != nil {
-			return fmt.Errorf("cannot move the output into place: %v", cleanPathError(err))
+			return fmt.Errorf("cannot move the output into place: %v", loader.StripPath(err))
 		}
 		return nil
 	}
@@ -78,14 +79,14 @@ func install(tmp, out string, overwrite bool) error {
 	}
 	old := out + ".old-" + tmp[strings.LastIndex(tmp, "-")+1:]
 	if err := os.Rename(out, old); err != nil {
-		return fmt.Errorf("cannot move the old output aside: %v", cleanPathError(err))
+		return fmt.Errorf("cannot move the old output aside: %v", loader.StripPath(err))
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		os.Rename(old, out)
-		return fmt.Errorf("cannot move the output into place: %v", cleanPathError(err))
+		return fmt.Errorf("cannot move the output into place: %v", loader.StripPath(err))
 	}
 	if err := os.RemoveAll(old); err != nil {
-		return fmt.Errorf("new output in place, but the old one remains as %s: %v", filepath.Base(old), cleanPathError(err))
+		return fmt.Errorf("new output in place, but the old one remains as %s: %v", filepath.Base(old), loader.StripPath(err))
 	}
 	return nil
 }

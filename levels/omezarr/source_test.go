@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -81,7 +82,7 @@ func forEach(shape []int, fn func(p []int)) {
 	p := make([]int, len(shape))
 	for {
 		fn(p)
-		if !loader.NextIndex(p, shape) {
+		if !nd.Next(p, shape) {
 			return
 		}
 	}

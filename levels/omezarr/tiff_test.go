@@ -53,7 +53,7 @@ func TestTIFFToZarr(t *testing.T) {
 	testtool.RunPython(t, tiffFixtures, dir)
 	var args []string
 	for _, n := range []string{"stack", "hyper", "float"} {
-		src, err := loader.Open(filepath.Join(dir, n+".tif"))
+		src, err := loader.Open(context.Background(), filepath.Join(dir, n+".tif"))
 		if err != nil {
 			t.Fatal(err)
 		}

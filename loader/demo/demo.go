@@ -48,25 +48,10 @@ func (s *Source) Close() error { return nil }
 // ReadChunk computes chunk idx = [t, z, row, column] of level 0 into dst.
 // It is safe for concurrent use.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	l := &s.meta.Levels[0]
-	if level != 0 {
-		return fmt.Errorf("no level %d (the source stores 1)", level)
-	}
-	if len(idx) != 4 {
-		return fmt.Errorf("chunk index %v has %d entries for axes TZYX", idx, len(idx))
-	}
-	grid := l.Grid()
-	for i, v := range idx {
-		if v < 0 || v >= grid[i] {
-			return fmt.Errorf("chunk index %v is outside the grid %v", idx, grid)
-		}
-	}
-	if want := l.ChunkBytes(loader.Uint16); len(dst) != want {
-		return fmt.Errorf("chunk buffer holds %d bytes, want %d", len(dst), want)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
+	l := &s.meta.Levels[0]
 	ch, cw := l.Chunk[2], l.Chunk[3]
 	y0, x0 := idx[2]*ch, idx[3]*cw
 	h, w := min(ch, l.Shape[2]-y0), min(cw, l.Shape[3]-x0)

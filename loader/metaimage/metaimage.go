@@ -16,7 +16,7 @@
 package metaimage
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -40,14 +40,10 @@ func Match(path string, head []byte) bool { return looksLikeHeader(head) }
 
 // Open opens a .mha or .mhd file. The returned Source is safe for
 // concurrent use.
-func Open(path string) (loader.Source, error) {
+func Open(ctx context.Context, path string) (loader.Source, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, err
+		return nil, loader.StripPath(err)
 	}
 	h, err := readHeader(f)
 	f.Close()

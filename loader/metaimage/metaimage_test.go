@@ -196,7 +196,7 @@ func writeFixture(t *testing.T, dir string, c mhaCase, data []byte) string {
 }
 
 func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestBadFiles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".mha")
 			writeFile(t, path, []byte(c.file))
-			src, err := Open(path)
+			src, err := Open(context.Background(), path)
 			if err == nil {
 				// Encoded data is checked as it is decoded: reading fails.
 				_, err = loader.ReadAll(context.Background(), src, 0, 1<<30)

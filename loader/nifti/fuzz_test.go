@@ -33,7 +33,7 @@ func FuzzOpen(f *testing.F) {
 			t.Fatal(err)
 		}
 		Match(path, b)
-		src, err := Open(path)
+		src, err := Open(context.Background(), path)
 		if err != nil {
 			return
 		}

@@ -17,6 +17,7 @@ package nifti
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -145,7 +146,7 @@ func isGzip(path string) bool {
 
 // Open opens a NIfTI file: a .nii or .nii.gz, or either file of a pair.
 // The returned Source is safe for concurrent use.
-func Open(path string) (loader.Source, error) {
+func Open(ctx context.Context, path string) (loader.Source, error) {
 	hdrPath := path
 	if h := pairHeader(path); h != "" {
 		hdrPath = h

@@ -156,7 +156,7 @@ func TestNibabel(t *testing.T) {
 // several goroutines in different orders, while any decoding is still
 // under way, comparing each with its part of want.
 func readPlanesConcurrently(t *testing.T, path string, want []byte) {
-	src, err := Open(path)
+	src, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func readPlanesConcurrently(t *testing.T, path string, want []byte) {
 
 func checkCase(t *testing.T, c niftiCase, path string, w *written, want []byte) {
 	readPlanesConcurrently(t, path, want)
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestBadFiles(t *testing.T) {
 			if err := os.WriteFile(path, c.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			src, err := Open(path)
+			src, err := Open(context.Background(), path)
 			if err == nil {
 				src.Close()
 				t.Fatal("opened a damaged file")
@@ -338,7 +338,7 @@ func TestZeroVoxOffset(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := Open(path)
+	src, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@
 package nrrd
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -42,14 +42,10 @@ func Match(path string, head []byte) bool { return headerText(head) }
 
 // Open opens a .nrrd or .nhdr file. The returned Source is safe for
 // concurrent use.
-func Open(path string) (loader.Source, error) {
+func Open(ctx context.Context, path string) (loader.Source, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, err
+		return nil, loader.StripPath(err)
 	}
 	h, err := readHeader(f)
 	f.Close()

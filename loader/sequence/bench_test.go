@@ -72,7 +72,7 @@ func BenchmarkOpenFirstFrame(b *testing.B) {
 			dst := make([]byte, 256*256)
 			b.ReportAllocs()
 			for b.Loop() {
-				s, err := Open(dir)
+				s, err := Open(context.Background(), dir)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -89,7 +89,7 @@ func BenchmarkOpenFirstFrame(b *testing.B) {
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			s, err := Open(benchFolder(b, n))
+			s, err := Open(context.Background(), benchFolder(b, n))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func BenchmarkCheck(b *testing.B) {
 
 // BenchmarkReadFrame measures decoding one 256x256 PNG frame.
 func BenchmarkReadFrame(b *testing.B) {
-	s, err := Open(benchFolder(b, 1000))
+	s, err := Open(context.Background(), benchFolder(b, 1000))
 	if err != nil {
 		b.Fatal(err)
 	}

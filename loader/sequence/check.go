@@ -46,7 +46,7 @@ func (s *Source) Check(ctx context.Context) error {
 					fail(-1, err)
 					return
 				}
-				if err := s.checkFrame(i); err != nil {
+				if err := s.checkFrame(ctx, i); err != nil {
 					fail(i, err)
 				}
 			}
@@ -60,8 +60,8 @@ func (s *Source) Check(ctx context.Context) error {
 }
 
 // checkFrame reads frame i's header and compares it with the first frame's.
-func (s *Source) checkFrame(i int) error {
-	info, err := readHeader(s.paths[i])
+func (s *Source) checkFrame(ctx context.Context, i int) error {
+	info, err := readHeader(ctx, s.paths[i])
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func planar(inter []byte, c, w, h, es int) []byte {
 // readAll opens path with loader.Open and reads all of level 0.
 func readAll(t testing.TB, path string) (*loader.Meta, []byte) {
 	t.Helper()
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}

@@ -79,7 +79,7 @@ func TestFolderOrder(t *testing.T) {
 			t.Errorf("frame %d last sample %d", z, got)
 		}
 	}
-	src, err := Open(dir)
+	src, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestMismatch(t *testing.T) {
 		4: {"-size", "8x6", "gradient:", "-depth", "16", "-define", "png:color-type=0", "-define", "png:bit-depth=16", "PNG:"},
 		9: {"-size", "8x6", "xc:red", "PNG24:"},
 	})
-	src, err := loader.Open(dir)
+	src, err := loader.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestCheckCorrupt(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "frame0003.png"), good[:len(good)-20]) // header intact, data cut
 	writeFile(t, filepath.Join(dir, "frame0008.png"), []byte("this is not an image at all"))
-	src, err := Open(dir)
+	src, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestCheckCorrupt(t *testing.T) {
 	}
 	// A corrupt first frame fails Open.
 	writeFile(t, filepath.Join(dir, "frame0001.png"), good[:20])
-	if _, err := loader.Open(dir); err == nil || err.Error() != "frame0001.png: png: truncated header" {
+	if _, err := loader.Open(context.Background(), dir); err == nil || err.Error() != "frame0001.png: png: truncated header" {
 		t.Errorf("truncated first frame: %v", err)
 	}
 }
@@ -181,21 +181,21 @@ func TestCheckCorrupt(t *testing.T) {
 func TestNoFrames(t *testing.T) {
 	dir := t.TempDir()
 	want := "no PNG, JPEG or TIFF frames in the folder"
-	if _, err := loader.Open(dir); err == nil || err.Error() != want {
+	if _, err := loader.Open(context.Background(), dir); err == nil || err.Error() != want {
 		t.Errorf("empty folder: %v", err)
 	}
 	writeFile(t, filepath.Join(dir, "a.txt"), []byte("x"))
 	writeFile(t, filepath.Join(dir, ".hidden.png"), []byte("x"))
-	if _, err := loader.Open(dir); err == nil || err.Error() != want {
+	if _, err := loader.Open(context.Background(), dir); err == nil || err.Error() != want {
 		t.Errorf("folder without frames: %v", err)
 	}
-	if _, err := loader.Open(filepath.Join(dir, "*.png")); err == nil || err.Error() != "no PNG, JPEG or TIFF files match the pattern" {
+	if _, err := loader.Open(context.Background(), filepath.Join(dir, "*.png")); err == nil || err.Error() != "no PNG, JPEG or TIFF files match the pattern" {
 		t.Errorf("pattern without frames: %v", err)
 	}
-	if _, err := loader.Open(filepath.Join(dir, "[")); err == nil {
+	if _, err := loader.Open(context.Background(), filepath.Join(dir, "[")); err == nil {
 		t.Error("bad pattern opened")
 	}
-	if _, err := loader.Open(filepath.Join(dir, "missing")); err == nil {
+	if _, err := loader.Open(context.Background(), filepath.Join(dir, "missing")); err == nil {
 		t.Error("missing folder opened")
 	}
 }
@@ -226,7 +226,7 @@ func TestGlob(t *testing.T) {
 	writeFrames(t, dir, 4, 3, "a10.png", "a9.png", "b1.png", "s2/x1.png", "s1/x1.png", "s1/x2.png")
 	writeFrames(t, dir, 6, 3, "t1/x1.png")
 
-	src, err := loader.Open(filepath.Join(dir, "a*.png"))
+	src, err := loader.Open(context.Background(), filepath.Join(dir, "a*.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestGlob(t *testing.T) {
 		t.Errorf("pattern order: first samples %d %d", data[0], data[12])
 	}
 
-	s, err := Open(filepath.Join(dir, "s?", "x*.png"))
+	s, err := Open(context.Background(), filepath.Join(dir, "s?", "x*.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestGlob(t *testing.T) {
 	if got := strings.Join(names, " "); got != "s1/x1.png s1/x2.png s2/x1.png" {
 		t.Errorf("frames %s", got)
 	}
-	s, err = Open(filepath.Join(dir, "[st]*", "x1.png"))
+	s, err = Open(context.Background(), filepath.Join(dir, "[st]*", "x1.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestGlob(t *testing.T) {
 func TestReadChunkRejects(t *testing.T) {
 	dir := t.TempDir()
 	writeFrames(t, dir, 4, 3, "a.png", "b.png")
-	src, err := Open(dir)
+	src, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestConcurrentReads(t *testing.T) {
 		names = append(names, fmt.Sprintf("c%d.png", i))
 	}
 	writeFrames(t, dir, 16, 8, names...)
-	src, err := Open(dir)
+	src, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

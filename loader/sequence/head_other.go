@@ -5,13 +5,14 @@ package sequence
 import (
 	"io"
 	"os"
+	"vastview/loader"
 )
 
 // readHead reads up to len(buf) bytes from the start of the file at path.
 func readHead(path string, buf []byte) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, cleanPathError(err)
+		return 0, loader.StripPath(err)
 	}
 	defer f.Close()
 	n, err := io.ReadFull(f, buf)

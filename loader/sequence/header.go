@@ -3,6 +3,7 @@ package sequence
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -161,7 +162,7 @@ var errNotImage = errors.New("not a PNG, JPEG or TIFF file")
 
 // readHeader reads the header of the frame file at path, touching only its
 // first bytes (and, for TIFF, opening it with loader.Open).
-func readHeader(path string) (frameInfo, error) {
+func readHeader(ctx context.Context, path string) (frameInfo, error) {
 	var head [33]byte
 	n, err := readHead(path, head[:])
 	if err != nil {
@@ -173,20 +174,12 @@ func readHeader(path string) (frameInfo, error) {
 	case kindJPEG:
 		f, err := os.Open(path)
 		if err != nil {
-			return frameInfo{}, cleanPathError(err)
+			return frameInfo{}, loader.StripPath(err)
 		}
 		defer f.Close()
 		return parseJPEGHeader(bufio.NewReaderSize(f, 4096))
 	case kindTIFF:
-		return tiffHeader(path)
+		return tiffHeader(ctx, path)
 	}
 	return frameInfo{}, errNotImage
-}
-
-func cleanPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

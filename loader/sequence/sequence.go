@@ -25,8 +25,8 @@ func init() {
 	loader.Register(loader.Format{
 		Name:  "sequence",
 		Match: Match,
-		Open: func(path string) (loader.Source, error) {
-			s, err := Open(path)
+		Open: func(ctx context.Context, path string) (loader.Source, error) {
+			s, err := Open(ctx, path)
 			if err != nil {
 				return nil, err
 			}
@@ -70,7 +70,7 @@ type Source struct {
 
 // Open lists the frames of a folder or glob pattern and reads the first
 // frame's header. Errors do not repeat the path.
-func Open(path string) (*Source, error) {
+func Open(ctx context.Context, path string) (*Source, error) {
 	var paths, names []string
 	var err error
 	if loader.IsPattern(path) {
@@ -79,14 +79,14 @@ func Open(path string) (*Source, error) {
 		paths, names, err = listFolder(path)
 	}
 	if err != nil {
-		return nil, cleanPathError(err)
+		return nil, loader.StripPath(err)
 	}
 	s := &Source{paths: paths, names: names}
-	if s.first, err = readHeader(paths[0]); err != nil {
+	if s.first, err = readHeader(ctx, paths[0]); err != nil {
 		return nil, &FrameError{Frame: names[0], Err: err}
 	}
 	s.meta = newMeta(len(paths), &s.first)
-	if err := s.fillFromFirst(); err != nil {
+	if err := s.fillFromFirst(ctx); err != nil {
 		return nil, &FrameError{Frame: names[0], Err: err}
 	}
 	return s, nil
@@ -102,12 +102,12 @@ func newMeta(n int, f *frameInfo) *loader.Meta {
 
 // fillFromFirst copies what only the first frame's file knows into the
 // metadata: a PNG palette, or a TIFF frame's pixel spacing and palette.
-func (s *Source) fillFromFirst() error {
+func (s *Source) fillFromFirst(ctx context.Context) error {
 	switch {
 	case s.first.kind == kindPNG && s.first.palette:
 		return s.readPNGPalette()
 	case s.first.kind == kindTIFF:
-		src, err := loader.Open(s.paths[0])
+		src, err := loader.Open(ctx, s.paths[0])
 		if err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func (s *Source) fillFromFirst() error {
 func (s *Source) readPNGPalette() error {
 	f, err := os.Open(s.paths[0])
 	if err != nil {
-		return cleanPathError(err)
+		return loader.StripPath(err)
 	}
 	defer f.Close()
 	cfg, err := png.DecodeConfig(f)
@@ -153,22 +153,7 @@ func (s *Source) Close() error { return nil }
 // ReadChunk decodes frame idx[0] into dst (the chunk of level 0 is one whole
 // frame). It is safe for concurrent use.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	m := s.meta
-	if level != 0 {
-		return fmt.Errorf("no level %d (the source stores 1)", level)
-	}
-	if len(idx) != len(m.Axes) {
-		return fmt.Errorf("chunk index %v has %d entries for axes %s", idx, len(idx), m.Axes)
-	}
-	for i, v := range idx {
-		if v < 0 || (i == 0 && v >= len(s.paths)) || (i > 0 && v != 0) {
-			return fmt.Errorf("chunk index %v is outside the grid of %d frames", idx, len(s.paths))
-		}
-	}
-	if want := s.first.bytes(); len(dst) != want {
-		return fmt.Errorf("chunk buffer holds %d bytes, want %d", len(dst), want)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
 	if err := s.readFrame(ctx, idx[0], dst); err != nil {
@@ -181,7 +166,7 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 func (s *Source) readFrame(ctx context.Context, i int, dst []byte) error {
 	f, err := os.Open(s.paths[i])
 	if err != nil {
-		return cleanPathError(err)
+		return loader.StripPath(err)
 	}
 	defer f.Close()
 	var head [8]byte

@@ -141,7 +141,7 @@ func TestTIFFFrameErrors(t *testing.T) {
 		"TIFF:"+filepath.Join(dir, "s3.tif"))
 	convert(t, "-size", "13x8", "xc:gray20", "-colorspace", "Gray", "-depth", "8",
 		"TIFF:"+filepath.Join(dir, "s2.tif"))
-	src, err := Open(dir)
+	src, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package tiff
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ with open(d + '/loop.tif', 'r+b') as f:
     f.seek(pos)
     f.write(struct.pack('<I', target))
 `)
-	_, err := loader.Open(filepath.Join(dir, "loop.tif"))
+	_, err := loader.Open(context.Background(), filepath.Join(dir, "loop.tif"))
 	expectFormatErr(t, err, "loops back")
 }
 
@@ -106,6 +107,6 @@ func TestNotTIFF(t *testing.T) {
 	if err := os.WriteFile(p, []byte("II*\x00\x08\x00\x00\x00\x00\x00"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := loader.Open(p)
+	_, err := loader.Open(context.Background(), p)
 	expectFormatErr(t, err, "IFD")
 }

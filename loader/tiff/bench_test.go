@@ -49,7 +49,7 @@ func benchFile(b *testing.B, name string, make func(path string) error) string {
 
 // benchOpenFirst measures opening path and reading its first chunk.
 func benchOpenFirst(b *testing.B, path string, pages int) {
-	src, err := Open(path)
+	src, err := Open(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func benchOpenFirst(b *testing.B, path string, pages int) {
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	for b.Loop() {
-		src, err := Open(path)
+		src, err := Open(context.Background(), path)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -34,7 +34,7 @@ func FuzzOpen(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := Open(path)
+		src, err := Open(context.Background(), path)
 		if err != nil {
 			return
 		}

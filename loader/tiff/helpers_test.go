@@ -75,7 +75,7 @@ func python(t *testing.T, dir, script string) {
 // found by its magic bytes and that the Meta validates).
 func openTIFF(t testing.TB, path string) loader.Source {
 	t.Helper()
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("open %s: %v", filepath.Base(path), err)
 	}
@@ -149,7 +149,7 @@ func expectSpacing(t *testing.T, m *loader.Meta, spacing []float64, units []stri
 // chunk, and returns it.
 func openErr(t *testing.T, path string) error {
 	t.Helper()
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package tiff
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -201,7 +202,7 @@ func TestJPEGUnsupported(t *testing.T) {
 	dir := t.TempDir()
 	c := imCase{name: "jpeg", pages: 2, w: 40, h: 30, depth: 8, args: []string{"-compress", "JPEG"}}
 	path, _ := c.write(t, dir)
-	_, err := loader.Open(path)
+	_, err := loader.Open(context.Background(), path)
 	var ue *loader.UnsupportedError
 	if !errors.As(err, &ue) || ue.Feature != "JPEG compression" {
 		t.Fatalf("error %v, want unsupported JPEG compression", err)

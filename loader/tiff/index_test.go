@@ -129,7 +129,7 @@ a.tofile(d + '/a.raw')
 `)
 	raw := readFile(t, filepath.Join(dir, "a.raw"))
 	for round := 0; round < 3; round++ {
-		src, err := loader.Open(filepath.Join(dir, "s.tif"))
+		src, err := loader.Open(context.Background(), filepath.Join(dir, "s.tif"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -154,26 +154,11 @@ func (s *source) Close() error {
 
 // ReadChunk implements loader.Source.
 func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	m := s.meta
-	if level < 0 || level >= len(m.Levels) {
-		return fmt.Errorf("tiff: no level %d", level)
-	}
-	l := &m.Levels[level]
-	grid := l.Grid()
-	if len(idx) != len(grid) {
-		return fmt.Errorf("tiff: chunk index %v has %d axes, want %d", idx, len(idx), len(grid))
-	}
-	for i, v := range idx {
-		if v < 0 || v >= grid[i] {
-			return fmt.Errorf("tiff: chunk index %v outside grid %v", idx, grid)
-		}
-	}
-	if len(dst) != l.ChunkBytes(m.DType) {
-		return fmt.Errorf("tiff: chunk buffer of %d bytes, want %d", len(dst), l.ChunkBytes(m.DType))
-	}
-	if err := ctx.Err(); err != nil {
+	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
+	m := s.meta
+	l := &m.Levels[level]
 	k := 0
 	for i, a := range s.pageAxes {
 		k = k*s.pageDims[i] + idx[a]

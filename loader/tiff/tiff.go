@@ -8,6 +8,7 @@
 package tiff
 
 import (
+	"context"
 	"errors"
 
 	"vastview/loader"
@@ -36,7 +37,7 @@ func Match(path string, head []byte) bool {
 // and, for stacks whose pages are not laid out uniformly, starts indexing
 // the pages in the background; Close stops that work. The returned Source
 // is safe for concurrent use.
-func Open(path string) (loader.Source, error) {
+func Open(ctx context.Context, path string) (loader.Source, error) {
 	lf, err := loader.OpenFile(path)
 	if err != nil {
 		return nil, err

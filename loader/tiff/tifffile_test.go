@@ -81,7 +81,7 @@ func TestTifffile(t *testing.T) {
 		})
 	}
 	t.Run("lzma", func(t *testing.T) {
-		_, err := loader.Open(filepath.Join(dir, "lzma.tif"))
+		_, err := loader.Open(context.Background(), filepath.Join(dir, "lzma.tif"))
 		var ue *loader.UnsupportedError
 		if !errors.As(err, &ue) || ue.Feature != "LZMA compression" {
 			t.Fatalf("error %v, want unsupported LZMA compression", err)

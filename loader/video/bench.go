@@ -45,7 +45,7 @@ func RunBench(ctx context.Context, dir string, report func(name string, value fl
 		return err
 	}
 	start := time.Now()
-	ix, err := runProbe(ffprobe, path)
+	ix, err := runProbe(ctx, ffprobe, path)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"vastview/loader"
 )
 
 // CacheDir returns the folder that keeps frame indexes, so that a video
@@ -23,26 +24,17 @@ var CacheDir = func() (string, error) {
 	return filepath.Join(d, "vastview", "video"), nil
 }
 
-// identity is what a cached index must match: the file's absolute path,
-// size and modification time.
-type identity struct {
-	path        string
-	size, mtime int64
-}
-
-func identityOf(path string) (identity, error) {
-	abs, err := filepath.Abs(path)
+// identityOf is what a cached index must match: the file's absolute path,
+// size and modification time. Only regular files have one.
+func identityOf(path string) (loader.Identity, error) {
+	id, err := loader.FileIdentity(path)
 	if err != nil {
-		return identity{}, err
+		return loader.Identity{}, err
 	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return identity{}, err
+	if st, err := os.Stat(id.Path); err != nil || !st.Mode().IsRegular() {
+		return loader.Identity{}, formatError("not a regular file")
 	}
-	if !st.Mode().IsRegular() {
-		return identity{}, formatError("not a regular file")
-	}
-	return identity{abs, st.Size(), st.ModTime().UnixNano()}, nil
+	return id, nil
 }
 
 // The cache file: magic, version, identity, stream parameters, frame
@@ -65,12 +57,12 @@ func entryPath(dir, abs string) string {
 
 // loadIndex returns the cached index of id, or nil when there is none or
 // it is damaged or stale.
-func loadIndex(id identity) *index {
+func loadIndex(id loader.Identity) *index {
 	dir, err := CacheDir()
 	if err != nil {
 		return nil
 	}
-	name := entryPath(dir, id.path)
+	name := entryPath(dir, id.Path)
 	st, err := os.Stat(name)
 	if err != nil || st.Size() > maxCacheFile {
 		return nil
@@ -88,7 +80,7 @@ func loadIndex(id identity) *index {
 
 // storeIndex writes ix for id to the cache under a temporary name and
 // renames it into place. Failures leave the cache without the entry.
-func storeIndex(id identity, ix *index) {
+func storeIndex(id loader.Identity, ix *index) {
 	dir, err := CacheDir()
 	if err != nil || os.MkdirAll(dir, 0o755) != nil {
 		return
@@ -102,7 +94,7 @@ func storeIndex(id identity, ix *index) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), entryPath(dir, id.path))
+		err = os.Rename(f.Name(), entryPath(dir, id.Path))
 	}
 	if err != nil {
 		os.Remove(f.Name())
@@ -110,14 +102,14 @@ func storeIndex(id identity, ix *index) {
 }
 
 // encodeIndex serialises ix with the identity of its file.
-func encodeIndex(ix *index, id identity) []byte {
+func encodeIndex(ix *index, id loader.Identity) []byte {
 	n := len(ix.pts)
-	b := make([]byte, 0, 128+len(id.path)+9*n)
+	b := make([]byte, 0, 128+len(id.Path)+9*n)
 	b = append(b, cacheMagic...)
 	b = binary.LittleEndian.AppendUint32(b, cacheVersion)
-	b = appendString(b, id.path)
-	b = binary.LittleEndian.AppendUint64(b, uint64(id.size))
-	b = binary.LittleEndian.AppendUint64(b, uint64(id.mtime))
+	b = appendString(b, id.Path)
+	b = binary.LittleEndian.AppendUint64(b, uint64(id.Size))
+	b = binary.LittleEndian.AppendUint64(b, uint64(id.MTime))
 	b = appendString(b, ix.codec)
 	b = appendString(b, ix.pixFmt)
 	b = appendString(b, ix.colorSpace)
@@ -153,7 +145,7 @@ func appendString(b []byte, s string) []byte {
 var errStale = errors.New("cached index is for another file")
 
 // decodeIndex parses a cache file written by encodeIndex for id.
-func decodeIndex(b []byte, id identity) (*index, error) {
+func decodeIndex(b []byte, id loader.Identity) (*index, error) {
 	if len(b) < len(cacheMagic)+8 || string(b[:len(cacheMagic)]) != cacheMagic {
 		return nil, formatError("not a video index")
 	}
@@ -165,7 +157,7 @@ func decodeIndex(b []byte, id identity) (*index, error) {
 	if v := r.u32(); v != cacheVersion {
 		return nil, formatError("video index version %d", v)
 	}
-	got := identity{path: r.str(), size: int64(r.u64()), mtime: int64(r.u64())}
+	got := loader.Identity{Path: r.str(), Size: int64(r.u64()), MTime: int64(r.u64())}
 	if r.bad {
 		return nil, formatError("video index is truncated")
 	}

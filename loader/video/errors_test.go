@@ -41,7 +41,7 @@ func TestBadFiles(t *testing.T) {
 
 	text := filepath.Join(dir, "notes.mp4")
 	os.WriteFile(text, []byte("hello, this is not a video\n"), 0o644)
-	if _, err := loader.Open(text); !errors.Is(err, loader.ErrFormat) {
+	if _, err := loader.Open(context.Background(), text); !errors.Is(err, loader.ErrFormat) {
 		t.Fatalf("text file named .mp4: %v, want ErrFormat", err)
 	}
 }
@@ -50,7 +50,7 @@ func TestBadFiles(t *testing.T) {
 // FormatError that does not name the path (and equals want if given).
 func checkOpenError(t *testing.T, p, want string) {
 	t.Helper()
-	src, err := loader.Open(p)
+	src, err := loader.Open(context.Background(), p)
 	if err == nil {
 		src.Close()
 		t.Fatalf("%s: opened", filepath.Base(p))
@@ -74,7 +74,7 @@ func TestMissingFFmpeg(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "a.mp4")
 	os.WriteFile(p, []byte("\x00\x00\x00\x18ftypisom"), 0o644)
 	t.Setenv("PATH", "")
-	_, err := loader.Open(p)
+	_, err := loader.Open(context.Background(), p)
 	if err == nil || err.Error() != "video: ffprobe not found (install the ffmpeg package)" {
 		t.Fatalf("got %v", err)
 	}

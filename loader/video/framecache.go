@@ -1,23 +1,28 @@
 package video
 
-import "sync"
+import (
+	"sync"
+
+	"vastview/internal/lru"
+)
 
 // frameCache keeps the frames decoded just before a backward step, so that
 // the next steps back are copies rather than new ffmpeg runs, and frames
 // that concurrent reads wait for. It is bounded in bytes and forgets the
-// oldest frames first. Its methods take the lock they are given, or
-// (...Locked) expect it held.
+// oldest frames first (reading a frame does not renew it). Its methods
+// take the lock they are given, or (...Locked) expect it held.
 type frameCache struct {
 	budget int
-	used   int
-	frames map[int][]byte
-	order  []int    // frames, oldest first
-	free   [][]byte // buffers of evicted frames, for reuse
+	frames *lru.Cache[int, []byte]
+	free   [][]byte // a buffer of an evicted frame, for reuse
 }
 
 // getLocked copies frame t into dst if the cache has it.
 func (fc *frameCache) getLocked(t int, dst []byte) bool {
-	b, ok := fc.frames[t]
+	if fc.frames == nil {
+		return false
+	}
+	b, ok := fc.frames.Peek(t)
 	if ok {
 		copy(dst, b)
 	}
@@ -44,26 +49,14 @@ func (fc *frameCache) putLocked(t int, b []byte) {
 		return
 	}
 	if fc.frames == nil {
-		fc.frames = map[int][]byte{}
+		fc.frames = lru.New[int, []byte](int64(fc.budget))
 	}
-	if old, ok := fc.frames[t]; ok {
-		fc.frames[t] = b
-		fc.free = append(fc.free[:0], old)
-		return
+	for _, e := range fc.frames.Put(t, b, int64(len(b))) {
+		fc.free = append(fc.free[:0], e.Val)
 	}
-	for fc.used+len(b) > fc.budget && len(fc.order) > 0 {
-		o := fc.order[0]
-		fc.order = fc.order[1:]
-		fc.used -= len(fc.frames[o])
-		fc.free = append(fc.free[:0], fc.frames[o])
-		delete(fc.frames, o)
-	}
-	fc.frames[t] = b
-	fc.order = append(fc.order, t)
-	fc.used += len(b)
 }
 
 // clear drops every frame.
 func (fc *frameCache) clear() {
-	fc.frames, fc.order, fc.free, fc.used = nil, nil, nil, 0
+	fc.frames, fc.free = nil, nil
 }

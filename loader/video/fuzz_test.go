@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"vastview/loader"
 )
 
 var update = flag.Bool("update", false, "regenerate the ffprobe outputs in testdata")
@@ -81,7 +82,7 @@ func FuzzParseProbe(f *testing.F) {
 	for _, s := range probeSeeds(f) {
 		f.Add(s)
 	}
-	id := identity{"/fuzz/video.mp4", 1, 2}
+	id := loader.Identity{Path: "/fuzz/video.mp4", Size: 1, MTime: 2}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 64<<10 {
 			return
@@ -123,7 +124,7 @@ func FuzzParseProbe(f *testing.F) {
 // encodes to the same bytes. Each input is read as it is and with its
 // checksum made right, so that the fields behind the checksum are reached.
 func FuzzDecodeIndex(f *testing.F) {
-	id := identity{"/fuzz/video.mp4", 1, 2}
+	id := loader.Identity{Path: "/fuzz/video.mp4", Size: 1, MTime: 2}
 	for _, s := range probeSeeds(f) {
 		ix, err := parseProbe(bytes.NewReader(s))
 		if err != nil {

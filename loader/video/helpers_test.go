@@ -39,7 +39,7 @@ func ffmpegMake(t testing.TB, dir, name string, args ...string) string {
 // its magic bytes, and returns the video source.
 func openVideo(t testing.TB, path string) *Source {
 	t.Helper()
-	src, err := loader.Open(path)
+	src, err := loader.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("open %s: %v", filepath.Base(path), err)
 	}

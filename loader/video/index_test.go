@@ -2,12 +2,14 @@ package video
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
+	"vastview/loader"
 )
 
 // TestTimestamps compares the index's frame times with the
@@ -54,7 +56,7 @@ func TestIndexCache(t *testing.T) {
 	path := ffmpegMake(t, dir, "a.avi", append(pattern("160x120", 25), "-frames:v", "30", "-c:v", "mjpeg")...)
 	runs := probeRuns.Load()
 
-	s1, err := OpenVideo(path)
+	s1, err := OpenVideo(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := identity{"/videos/a.mp4", 1234, 5678}
+	id := loader.Identity{Path: "/videos/a.mp4", Size: 1234, MTime: 5678}
 	enc := encodeIndex(ix, id)
 	got, err := decodeIndex(enc, id)
 	if err != nil {
@@ -138,7 +140,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, ix) {
 		t.Fatalf("round trip:\n%+v\nwant\n%+v", got, ix)
 	}
-	for _, other := range []identity{{"/videos/b.mp4", 1234, 5678}, {"/videos/a.mp4", 1235, 5678}, {"/videos/a.mp4", 1234, 5679}} {
+	for _, other := range []loader.Identity{{Path: "/videos/b.mp4", Size: 1234, MTime: 5678}, {Path: "/videos/a.mp4", Size: 1235, MTime: 5678}, {Path: "/videos/a.mp4", Size: 1234, MTime: 5679}} {
 		if _, err := decodeIndex(enc, other); err == nil {
 			t.Fatalf("entry accepted for %+v", other)
 		}

@@ -3,6 +3,7 @@ package video
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,7 @@ func extradataArgs(path string) []string {
 
 // runProbe runs ffprobe on path (the packet listing and, beside it, the
 // extradata query) and parses what they print into an index.
-func runProbe(ffprobe, path string) (*index, error) {
+func runProbe(ctx context.Context, ffprobe, path string) (*index, error) {
 	probeRuns.Add(1)
 	type result struct {
 		out []byte
@@ -61,12 +62,12 @@ func runProbe(ffprobe, path string) (*index, error) {
 	extra := make(chan result, 1)
 	go func() {
 		var stderr tailBuffer
-		cmd := exec.Command(ffprobe, extradataArgs(path)...)
+		cmd := exec.CommandContext(ctx, ffprobe, extradataArgs(path)...)
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		extra <- result{out, probeError(err, &stderr, path)}
 	}()
-	cmd := exec.Command(ffprobe, probeArgs(path)...)
+	cmd := exec.CommandContext(ctx, ffprobe, probeArgs(path)...)
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()
@@ -85,6 +86,8 @@ func runProbe(ffprobe, path string) (*index, error) {
 	err = probeError(cmd.Wait(), &stderr, path)
 	x := <-extra
 	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	case err != nil:
 		return nil, err
 	case x.err != nil:

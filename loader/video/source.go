@@ -3,7 +3,6 @@ package video
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -65,13 +64,10 @@ func newSource(path, ffmpeg string, ix *index) (*Source, error) {
 // 0). It is safe for concurrent use, and returns ctx.Err() promptly when
 // ctx ends, stopping the ffmpeg it was reading from.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	t, err := s.checkRead(level, idx, dst)
-	if err != nil {
+	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	t := idx[0]
 	c, from, err := s.acquire(ctx, t, dst)
 	if c == nil {
 		return err // nil when t was in the frame cache
@@ -90,28 +86,6 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 		return s.decodeError(c, t, err)
 	}
 	return nil
-}
-
-// checkRead validates a chunk request and returns its frame.
-func (s *Source) checkRead(level int, idx []int, dst []byte) (int, error) {
-	if level != 0 {
-		return 0, fmt.Errorf("video: level %d does not exist", level)
-	}
-	if len(idx) != len(s.meta.Axes) {
-		return 0, fmt.Errorf("video: chunk index %v does not match axes %s", idx, s.meta.Axes)
-	}
-	for i := 1; i < len(idx); i++ {
-		if idx[i] != 0 {
-			return 0, fmt.Errorf("video: chunk index %v is outside the grid", idx)
-		}
-	}
-	if idx[0] < 0 || idx[0] >= s.ix.frames() {
-		return 0, fmt.Errorf("video: frame %d is outside 0..%d", idx[0], s.ix.frames()-1)
-	}
-	if len(dst) != s.frameBytes {
-		return 0, fmt.Errorf("video: chunk buffer of %d bytes, want %d", len(dst), s.frameBytes)
-	}
-	return idx[0], nil
 }
 
 // advance moves c to frame t and reads it into dst, keeping frames from

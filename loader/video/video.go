@@ -33,8 +33,7 @@
 package video
 
 import (
-	"errors"
-	"os"
+	"context"
 	"os/exec"
 
 	"vastview/loader"
@@ -46,8 +45,8 @@ func init() {
 
 // Open opens the video file at path. It needs ffmpeg and ffprobe on PATH.
 // The returned Source (a *Source) is safe for concurrent use.
-func Open(path string) (loader.Source, error) {
-	s, err := OpenVideo(path)
+func Open(ctx context.Context, path string) (loader.Source, error) {
+	s, err := OpenVideo(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +54,7 @@ func Open(path string) (loader.Source, error) {
 }
 
 // OpenVideo is Open with the concrete type, which also tells frame times.
-func OpenVideo(path string) (*Source, error) {
+func OpenVideo(ctx context.Context, path string) (*Source, error) {
 	ffprobe, err := tool("ffprobe")
 	if err != nil {
 		return nil, err
@@ -66,15 +65,11 @@ func OpenVideo(path string) (*Source, error) {
 	}
 	id, err := identityOf(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, err
+		return nil, loader.StripPath(err)
 	}
 	ix := loadIndex(id)
 	if ix == nil {
-		ix, err = runProbe(ffprobe, path)
+		ix, err = runProbe(ctx, ffprobe, path)
 		if err != nil {
 			return nil, err
 		}

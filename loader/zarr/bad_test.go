@@ -123,7 +123,7 @@ func TestBadStores(t *testing.T) {
 			for k, v := range c.files {
 				files[k] = []byte(v)
 			}
-			src, err := OpenStore(newMemStore(files))
+			src, err := OpenStore(context.Background(), newMemStore(files))
 			if c.inRead {
 				if err != nil {
 					t.Fatal(err)
@@ -197,7 +197,7 @@ func TestBadShards(t *testing.T) {
 
 // TestReadChunkRejects checks argument validation and cancellation.
 func TestReadChunkRejects(t *testing.T) {
-	src, err := OpenStore(newMemStore(map[string][]byte{".zarray": []byte(zarray2)}))
+	src, err := OpenStore(context.Background(), newMemStore(map[string][]byte{".zarray": []byte(zarray2)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestNetworkErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := OpenStore(st)
+	src, err := OpenStore(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -19,7 +20,7 @@ func benchArray(codecs ...map[string]any) *v3Array {
 // benchRead reads the array's chunks round robin; bytes are the decoded
 // chunk bytes.
 func benchRead(b *testing.B, loc string) {
-	src, err := loader.Open(loc)
+	src, err := loader.Open(context.Background(), loc)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func benchSource(b *testing.B, src loader.Source) {
 		if err := src.ReadChunk(ctx, 0, idx, dst); err != nil {
 			b.Fatal(err)
 		}
-		if !loader.NextIndex(idx, grid) {
+		if !nd.Next(idx, grid) {
 			clear(idx)
 		}
 	}
@@ -90,7 +91,7 @@ func memSource(b *testing.B, dir string) *Source {
 	}
 	st := newMemStore(files)
 	st.shared = true
-	src, err := OpenStore(st)
+	src, err := OpenStore(context.Background(), st)
 	if err != nil {
 		b.Fatal(err)
 	}

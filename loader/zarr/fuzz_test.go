@@ -219,7 +219,7 @@ func FuzzStore(f *testing.F) {
 			name = "zarr.json"
 		}
 		st := newMemStore(map[string][]byte{name: meta})
-		src, err := OpenStore(st)
+		src, err := OpenStore(context.Background(), st)
 		if err != nil {
 			return
 		}
@@ -265,7 +265,7 @@ func TestSeeds(t *testing.T) {
 			key = "zarr.json"
 		}
 		st := newMemStore(map[string][]byte{key: meta})
-		src, err := OpenStore(st)
+		src, err := OpenStore(context.Background(), st)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue

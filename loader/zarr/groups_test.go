@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"context"
 	"reflect"
 	"testing"
 )
@@ -50,7 +51,7 @@ func TestGroups(t *testing.T) {
 			for k, v := range c.files {
 				files[k] = []byte(v)
 			}
-			src, err := OpenStore(newMemStore(files))
+			src, err := OpenStore(context.Background(), newMemStore(files))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -71,7 +72,7 @@ func TestLiveStore(t *testing.T) {
 
 func open(t *testing.T, loc string) loader.Source {
 	t.Helper()
-	src, err := loader.Open(loc)
+	src, err := loader.Open(context.Background(), loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func missingAs(t *testing.T, src loader.Source, idx []int, a *v3Array, fill []by
 		if !bytes.Equal(dst[i*es:(i+1)*es], want) {
 			t.Fatalf("chunk %v at %v: %v, want %v", idx, pos, dst[i*es:(i+1)*es], want)
 		}
-		loader.NextIndex(pos, l.Chunk)
+		nd.Next(pos, l.Chunk)
 	}
 }
 

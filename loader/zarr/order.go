@@ -1,5 +1,7 @@
 package zarr
 
+import "vastview/internal/nd"
+
 // transpose copies src, a chunk stored with its axes permuted (encoded
 // axis i is decoded axis perm[i], C order over the encoded shape), into
 // dst in C order over chunk. Samples are es bytes.
@@ -29,15 +31,7 @@ func transpose(dst, src []byte, chunk, perm []int, es int) {
 		}
 		copyStrided(dst[o:], src[s:s+rowLen*es], step, es)
 		s += rowLen * es
-		i := n - 2
-		for ; i >= 0; i-- {
-			pos[i]++
-			if pos[i] < eshape[i] {
-				break
-			}
-			pos[i] = 0
-		}
-		if i < 0 {
+		if !nd.Next(pos, eshape[:n-1]) {
 			return
 		}
 	}

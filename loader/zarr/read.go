@@ -15,13 +15,10 @@ import (
 // not hold reads as the fill value, with an error matching
 // loader.ErrNotStored. It is safe for concurrent use.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	a, err := s.check(level, idx, dst)
-	if err != nil {
+	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	a := s.levels[level]
 	var extBuf [maxDims]int
 	ext := extBuf[:len(idx)]
 	for i, v := range idx {
@@ -39,26 +36,6 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 		return chunkError(key, err)
 	}
 	return nil
-}
-
-// check validates a ReadChunk call and returns the level's array.
-func (s *Source) check(level int, idx []int, dst []byte) (*array, error) {
-	if level < 0 || level >= len(s.levels) {
-		return nil, fmt.Errorf("no level %d (the image stores %d)", level, len(s.levels))
-	}
-	a := s.levels[level]
-	if len(idx) != len(a.shape) {
-		return nil, fmt.Errorf("chunk index %v has %d entries for axes %s", idx, len(idx), s.meta.Axes)
-	}
-	for i, v := range idx {
-		if v < 0 || v >= (a.shape[i]+a.chunk[i]-1)/a.chunk[i] {
-			return nil, fmt.Errorf("chunk index %v is outside the grid %v", idx, a.grid())
-		}
-	}
-	if want := a.chunkBytes(); len(dst) != want {
-		return nil, fmt.Errorf("chunk buffer holds %d bytes, want %d", len(dst), want)
-	}
-	return a, nil
 }
 
 // failed handles a store error for the unit under key: a missing value

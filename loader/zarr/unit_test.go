@@ -247,7 +247,7 @@ func TestIndexCache(t *testing.T) {
 		t.Error("entry not dropped")
 	}
 	c.put("huge", make(shardIndex, 1000))
-	if c.get("huge") != nil || c.used > c.max {
-		t.Errorf("over budget: %d of %d", c.used, c.max)
+	if c.get("huge") != nil || c.used() > c.max {
+		t.Errorf("over budget: %d of %d", c.used(), c.max)
 	}
 }

@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -151,7 +153,7 @@ func TestZarrV3ByHand(t *testing.T) {
 				if where == "http" {
 					loc = base + "/" + img.name
 				}
-				src, err := loader.Open(loc)
+				src, err := loader.Open(context.Background(), loc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -213,7 +215,7 @@ func countEmpty(a *v3Array, unit []int) int {
 	grid := gridOf(a.shape, unit)
 	idx := make([]int, len(grid))
 	n := 0
-	for more := true; more; more = loader.NextIndex(idx, grid) {
+	for more := true; more; more = nd.Next(idx, grid) {
 		if a.empty(idx) {
 			n++
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"vastview/internal/nd"
 	"vastview/loader"
 )
 
@@ -87,7 +88,7 @@ func (a *v3Array) unit(idx, unitShape []int) []byte {
 				b[i*es+j] = 0xA5
 			}
 		}
-		loader.NextIndex(local, unitShape)
+		nd.Next(local, unitShape)
 	}
 	return b
 }
@@ -112,7 +113,7 @@ func (a *v3Array) expected(unitShape []int, fill []byte) []byte {
 		} else {
 			putSample(b[i*es:], a.dtype, value(a.seed, pos))
 		}
-		loader.NextIndex(pos, a.shape)
+		nd.Next(pos, a.shape)
 	}
 	return b
 }
@@ -174,7 +175,7 @@ func transposeEncode(data []byte, shape, perm []int, es int) ([]byte, []int) {
 			src += e[i] * stride[p]
 		}
 		copy(out[o*es:(o+1)*es], data[src*es:(src+1)*es])
-		loader.NextIndex(e, eshape)
+		nd.Next(e, eshape)
 	}
 	return out, eshape
 }
@@ -205,7 +206,7 @@ func (a *v3Array) write(t testing.TB, root string) {
 	writeJSON(t, filepath.Join(dir, "zarr.json"), meta)
 	grid := gridOf(a.shape, a.chunk)
 	idx := make([]int, len(grid))
-	for more := true; more; more = loader.NextIndex(idx, grid) {
+	for more := true; more; more = nd.Next(idx, grid) {
 		var data []byte
 		if shardConf != nil {
 			data = a.shard(t, idx, shardConf)
@@ -264,7 +265,7 @@ func (a *v3Array) shard(t testing.TB, idx []int, conf map[string]any) []byte {
 			body = append(body, c...)
 			stored++
 		}
-		loader.NextIndex(local, per)
+		nd.Next(local, per)
 	}
 	if stored == 0 {
 		return nil

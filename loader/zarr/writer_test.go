@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"vastview/internal/nd"
 	"vastview/levels/omezarr"
 	"vastview/loader"
 	"vastview/loader/demo"
@@ -45,7 +46,7 @@ func (s *genSource) ReadChunk(ctx context.Context, level int, idx []int, dst []b
 		} else {
 			clear(dst[i*es : (i+1)*es])
 		}
-		loader.NextIndex(local, l.Chunk)
+		nd.Next(local, l.Chunk)
 	}
 	return nil
 }
@@ -105,7 +106,7 @@ func TestOwnWriter(t *testing.T) {
 // there.
 func openSame(t *testing.T, path string, src loader.Source) loader.Source {
 	t.Helper()
-	got, err := loader.Open(path)
+	got, err := loader.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

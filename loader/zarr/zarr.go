@@ -54,8 +54,8 @@ func Match(path string, head []byte) bool {
 	return false
 }
 
-func openSource(path string) (loader.Source, error) {
-	s, err := Open(path)
+func openSource(ctx context.Context, path string) (loader.Source, error) {
+	s, err := Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,18 +65,18 @@ func openSource(path string) (loader.Source, error) {
 // Open opens the Zarr array, OME-Zarr image, label image or labels group
 // at location: a folder, or an http:// or https:// URL. Errors do not
 // repeat the location.
-func Open(location string) (*Source, error) {
+func Open(ctx context.Context, location string) (*Source, error) {
 	st, err := store.Open(location)
 	if err != nil {
 		return nil, err
 	}
-	return OpenStore(st)
+	return OpenStore(ctx, st)
 }
 
 // OpenStore opens the image at the root of st. The Source closes st when
 // it is closed; on error st is closed at once.
-func OpenStore(st store.Store) (*Source, error) {
-	s, err := openImage(context.Background(), st)
+func OpenStore(ctx context.Context, st store.Store) (*Source, error) {
+	s, err := openImage(ctx, st)
 	if err != nil {
 		st.Close()
 		return nil, err

@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -331,7 +332,7 @@ func TestPythonZarr(t *testing.T) {
 				if where == "http" {
 					loc = base + "/" + sp.Name
 				}
-				src, err := loader.Open(loc)
+				src, err := loader.Open(context.Background(), loc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -351,7 +352,7 @@ func TestPythonZarr(t *testing.T) {
 // palette of its image-label colours.
 func checkPyLabels(t *testing.T, loc, path string, sp *pySpec) {
 	for _, sub := range []string{"/labels/" + sp.Labels.Name, "/labels"} {
-		src, err := loader.Open(loc + sub)
+		src, err := loader.Open(context.Background(), loc+sub)
 		if err != nil {
 			t.Fatalf("%s: %v", sub, err)
 		}

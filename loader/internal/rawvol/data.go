@@ -57,11 +57,7 @@ func Open(parts []Part, size int64) (Data, error) {
 
 // fileError describes a failure to use the data file at path.
 func fileError(path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("data file %q: %v", filepath.Base(path), err)
+	return fmt.Errorf("data file %q: %w", filepath.Base(path), loader.StripPath(err))
 }
 
 // skipLines returns the offset just after n newlines counted from start.

@@ -102,13 +102,10 @@ func (s *Source) Meta() *loader.Meta { return s.meta }
 
 // ReadChunk fills dst with the plane at idx; see loader.Source.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	off, err := s.offset(level, idx, len(dst))
-	if err != nil {
-		return err
-	}
+	off := s.offset(idx)
 	direct := !s.swap && s.channels == 1
 	var buf []byte
 	if direct {
@@ -129,33 +126,14 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	return nil
 }
 
-// offset checks a chunk request and returns the plane's byte offset.
-func (s *Source) offset(level int, idx []int, dstLen int) (int64, error) {
+// offset returns the byte offset of the plane a (checked) chunk index names.
+func (s *Source) offset(idx []int) int64 {
 	m := s.meta
-	if level != 0 {
-		return 0, fmt.Errorf("%s: no level %d", m.Format, level)
-	}
-	if len(idx) != len(m.Axes) {
-		return 0, fmt.Errorf("%s: chunk index %v does not match axes %q", m.Format, idx, m.Axes)
-	}
-	if int64(dstLen) != s.planeBytes {
-		return 0, fmt.Errorf("%s: chunk buffer holds %d bytes, want %d", m.Format, dstLen, s.planeBytes)
-	}
-	n := len(idx)
 	plane := int64(0)
-	for i, v := range idx {
-		limit := m.Shape[i]
-		if i >= n-s.inner {
-			limit = 1
-		}
-		if v < 0 || v >= limit {
-			return 0, fmt.Errorf("%s: chunk index %v is outside the grid", m.Format, idx)
-		}
-		if i < n-s.inner {
-			plane = plane*int64(m.Shape[i]) + int64(v)
-		}
+	for i, v := range idx[:len(idx)-s.inner] {
+		plane = plane*int64(m.Shape[i]) + int64(v)
 	}
-	return plane * s.planeBytes, nil
+	return plane * s.planeBytes
 }
 
 func (s *Source) scratch() *[]byte {

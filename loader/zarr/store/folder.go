@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
+	"vastview/loader"
 )
 
 // Folder is a Store over a local directory: the value of key "a/b/c" is the
@@ -109,9 +110,5 @@ func fileError(key string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
 		return fmt.Errorf("%s: %w", key, ErrNotFound)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("%s: %w", key, err)
+	return fmt.Errorf("%s: %w", key, loader.StripPath(err))
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"vastview/loader"
 )
 
 // ErrNotFound means the store holds no value for the key (a missing chunk,
@@ -67,11 +68,7 @@ func Open(location string) (Store, error) {
 	}
 	st, err := os.Stat(location)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return nil, pe.Err
-		}
-		return nil, err
+		return nil, loader.StripPath(err)
 	}
 	if !st.IsDir() {
 		return nil, errors.New("not a folder")
