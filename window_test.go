@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -46,20 +45,6 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-func readPNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }
 
 // TestWindowEndToEnd runs the built viewer in a real window on a TIFF
@@ -149,11 +134,11 @@ tifffile.imwrite(sys.argv[1], a)
 
 	shot := filepath.Join(dir, "shot.png")
 	testtool.Run(t, "import", "-window", win, shot)
-	screen := readPNG(t, shot)
+	screen := testtool.ReadPNG(t, shot)
 	ref := filepath.Join(dir, "ref.png")
 	lo, hi := last["lo"].(float64), last["hi"].(float64)
-	mustRun(t, "plane", stack, "--z", "20", "--out", ref, "--level-range", fmt.Sprintf("%g,%g", lo, hi))
-	compareView(t, screen, readPNG(t, ref), last)
+	testtool.Run(t, bin, "plane", stack, "--z", "20", "--out", ref, "--level-range", fmt.Sprintf("%g,%g", lo, hi))
+	compareView(t, screen, testtool.ReadPNG(t, ref), last)
 }
 
 // compareView finds the view area in the window's screenshot and checks

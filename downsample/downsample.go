@@ -150,3 +150,7 @@ func ModeOf[T Label](dst, src []T, shape []int, reduce []bool) error {
 	}
 	return nil
 }
+
+// SIMD reports whether the kernels use the AVX2 code paths: the build has
+// GOEXPERIMENT=simd and the processor has AVX2.
+func SIMD() bool { return simdOK() }

@@ -77,3 +77,28 @@ func TestCloseStopsBuildsAndReadsBeforeClosingTheSource(t *testing.T) {
 		t.Error("a build after Close succeeded")
 	}
 }
+
+// TestBytesReadSeparatesViewsFromBackgroundWork reads chunks for a view
+// and builds the levels: each is counted on its own side, in bytes.
+func TestBytesReadSeparatesViewsFromBackgroundWork(t *testing.T) {
+	src := newHash("ZYX", []int{4, 512, 512}, []int{1, 512, 512})
+	p, err := Open(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	chunk := int64(512 * 512 * 2)
+	buf := make([]byte, chunk)
+	if err := p.ReadChunk(context.Background(), 0, []int{1, 0, 0}, buf); err != nil {
+		t.Fatal(err)
+	}
+	if view, bg := p.BytesRead(); view != chunk || bg != 0 {
+		t.Fatalf("after one view read: view %d background %d, want %d and 0", view, bg, chunk)
+	}
+	if err := p.Build(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if view, bg := p.BytesRead(); view != chunk || bg < 3*chunk {
+		t.Errorf("after the build: view %d background %d, want %d and at least %d", view, bg, chunk, 3*chunk)
+	}
+}

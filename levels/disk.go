@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"vastview/internal/fsutil"
 	"vastview/loader"
 )
 
@@ -77,7 +78,7 @@ func (d *Disk) entry(id loader.Identity, p *Pyramid) (*diskEntry, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(mpath, want); err != nil {
+		if err := fsutil.WriteAtomic(mpath, want); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +127,7 @@ func (e *diskEntry) put(level int, idx []int, data []byte) error {
 	}
 	var sum [4]byte
 	binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(data, castagnoli))
-	return writeAtomic(p, data, sum[:])
+	return fsutil.WriteAtomic(p, data, sum[:])
 }
 
 // removeTemps deletes temporary files a killed writer left behind.
@@ -181,25 +182,4 @@ func (d *Disk) evict(keep string) {
 			total -= e.size
 		}
 	}
-}
-
-// writeAtomic writes the parts to a temporary file beside path, then
-// renames it.
-func writeAtomic(path string, parts ...[]byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
-	if err != nil {
-		return err
-	}
-	for _, data := range parts {
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return err
-		}
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/singleflight"
 
@@ -57,9 +58,13 @@ type Pyramid struct {
 	subs      subscribers
 	prog      progress
 	loads     atomic.Int64 // chunks read from the source
+	viewBytes atomic.Int64 // bytes of them read for views
+	bgBytes   atomic.Int64 // and for background work
 	compute   atomic.Int64 // chunks computed
 	refreshes atomic.Uint64
 	buildDone atomic.Bool // Build finished
+	failMu    sync.Mutex
+	failures  map[Key]failure // chunks whose last load failed
 	closed    atomic.Bool
 	closeMu   sync.Mutex
 	// Loads in flight: Close cancels them (life) and waits (flights);
@@ -178,8 +183,71 @@ func (p *Pyramid) Get(level int, idx []int) []byte {
 // It returns how many were forgotten.
 func (p *Pyramid) Refresh() int {
 	p.refreshes.Add(1)
+	p.failMu.Lock()
+	clear(p.failures)
+	p.failMu.Unlock()
 	return p.cache.dropProvisional()
 }
+
+// failure is a chunk load that failed, and when.
+type failure struct {
+	err error
+	at  time.Time
+}
+
+// failureTTL is how long a chunk whose load failed is reported as such
+// (and not loaded for a view) before it is tried again.
+const failureTTL = 10 * time.Second
+
+// Failed returns why the last load of the chunk failed, if it failed in
+// the last ten seconds and Refresh was not called since; else nil.
+func (p *Pyramid) Failed(level int, idx []int) error {
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	if len(p.failures) == 0 {
+		return nil
+	}
+	k := Key{level, IdxKey(idx)}
+	f, ok := p.failures[k]
+	if !ok {
+		return nil
+	}
+	if time.Since(f.at) > failureTTL {
+		delete(p.failures, k)
+		return nil
+	}
+	return f.err
+}
+
+func (p *Pyramid) hasFailures() bool {
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	return len(p.failures) > 0
+}
+
+// noteLoad records how a load of chunk k ended: failures other than a
+// cancellation are kept for Failed, successes forget them.
+func (p *Pyramid) noteLoad(k Key, err error) {
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errClosed)) {
+		return
+	}
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	if err == nil {
+		delete(p.failures, k)
+		return
+	}
+	if p.failures == nil {
+		p.failures = map[Key]failure{}
+	}
+	if len(p.failures) >= maxFailures {
+		clear(p.failures)
+	}
+	p.failures[k] = failure{err: err, at: time.Now()}
+}
+
+// maxFailures bounds the failures remembered.
+const maxFailures = 4096
 
 // Refreshes counts the calls of Refresh, so that holders of chunk bytes
 // (a renderer's memo) know to let go of placeholders.
@@ -207,7 +275,7 @@ func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byt
 			return errClosed
 		}
 		defer done()
-		p.loads.Add(1)
+		p.countRead(ctx, level)
 		return p.src.ReadChunk(ctx, level, idx, dst)
 	}
 	c, err := p.load(ctx, level, idx)
@@ -227,6 +295,35 @@ func (p *Pyramid) CacheUsed() int64 { return p.cache.usedBytes() }
 // Counts reports how many chunks were read from the source and computed
 // since Open.
 func (p *Pyramid) Counts() (read, computed int64) { return p.loads.Load(), p.compute.Load() }
+
+// BytesRead reports the bytes of source chunks read since Open: for views
+// (and anything not marked as background work), and for background work
+// (Build, Background requests, and reads under a ForBackground context).
+func (p *Pyramid) BytesRead() (view, background int64) {
+	return p.viewBytes.Load(), p.bgBytes.Load()
+}
+
+// backgroundKey marks a context of background work.
+type backgroundKey struct{}
+
+// ForBackground marks ctx as background work (an export, say), whose
+// reads BytesRead counts apart from the views'.
+func ForBackground(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+func isBackground(ctx context.Context) bool { return ctx.Value(backgroundKey{}) != nil }
+
+// countRead counts one chunk of a stored level read from the source.
+func (p *Pyramid) countRead(ctx context.Context, level int) {
+	p.loads.Add(1)
+	n := int64(p.meta.Levels[level].ChunkBytes(p.meta.DType))
+	if isBackground(ctx) {
+		p.bgBytes.Add(n)
+	} else {
+		p.viewBytes.Add(n)
+	}
+}
 
 // Close stops the workers and closes the source.
 func (p *Pyramid) Close() error {
@@ -280,7 +377,13 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 			defer done()
 			c, class, err := p.fetch(ctx, level, idx)
 			if err != nil {
+				if ctx.Err() == nil {
+					p.noteLoad(k, err)
+				}
 				return nil, err
+			}
+			if p.hasFailures() {
+				p.noteLoad(k, nil)
 			}
 			p.cache.put(k, c.data, class, c.provisional)
 			p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})
@@ -328,7 +431,7 @@ func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int,
 	l := &p.meta.Levels[level]
 	buf := make([]byte, l.ChunkBytes(p.meta.DType))
 	if level < p.stored {
-		p.loads.Add(1)
+		p.countRead(ctx, level)
 		err := p.src.ReadChunk(ctx, level, idx, buf)
 		if loader.IsNotStored(err) {
 			return loaded{buf, true}, classSource, nil

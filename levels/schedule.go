@@ -150,6 +150,9 @@ func (s *scheduler) next() *job {
 		}
 		var ctx context.Context
 		ctx, j.cancel = context.WithCancel(s.ctx)
+		if j.prio == Background {
+			ctx = ForBackground(ctx)
+		}
 		s.running[j] = struct{}{}
 		j.ctx = ctx
 		return j

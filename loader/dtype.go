@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // DType is a sample type.
@@ -92,4 +93,24 @@ func SwapBytes(b []byte, es int) {
 			binary.LittleEndian.PutUint64(b[i:], binary.BigEndian.Uint64(b[i:]))
 		}
 	}
+}
+
+// Limits returns the smallest and largest values of an integer type (for
+// float types, ±the largest finite float64).
+func (d DType) Limits() (lo, hi float64) {
+	switch d {
+	case Uint8:
+		return 0, math.MaxUint8
+	case Int8:
+		return math.MinInt8, math.MaxInt8
+	case Uint16:
+		return 0, math.MaxUint16
+	case Int16:
+		return math.MinInt16, math.MaxInt16
+	case Uint32:
+		return 0, math.MaxUint32
+	case Int32:
+		return math.MinInt32, math.MaxInt32
+	}
+	return -math.MaxFloat64, math.MaxFloat64
 }

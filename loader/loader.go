@@ -57,6 +57,10 @@ type Meta struct {
 	// Channels, when the file describes them, holds display defaults per
 	// position on the C axis (or one entry for data without a C axis).
 	Channels []Channel
+	// Synthetic is true when the samples are computed on read rather than
+	// stored (the built-in demo): cheap to read again, so computed levels
+	// are neither built in the background nor kept in the disk cache.
+	Synthetic bool
 }
 
 // Channel is what a file says about displaying one channel.

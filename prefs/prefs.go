@@ -40,6 +40,19 @@ type View struct {
 	Lo       float64 `json:"lo"`
 	Hi       float64 `json:"hi"`
 	Colormap string  `json:"colormap"`
+	// Fitted is true when the view showed the whole plane (and so should
+	// again at another window size).
+	Fitted bool `json:"fitted,omitempty"`
+	// Channels holds each channel's window and colormap (Lo, Hi and
+	// Colormap above are the shown channel's, as older versions kept).
+	Channels []ChannelView `json:"channels,omitempty"`
+}
+
+// ChannelView is how one channel was shown.
+type ChannelView struct {
+	Lo       float64 `json:"lo"`
+	Hi       float64 `json:"hi"`
+	Colormap string  `json:"colormap"`
 }
 
 // Prefs reads and writes the preferences in a Store. It is safe for

@@ -2,6 +2,7 @@ package prefs
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -32,7 +33,7 @@ func TestViewRoundTripsPerFile(t *testing.T) {
 	p.SetView("/data/a.tif", v)
 	// A new Prefs over the same store, as after a restart.
 	got, ok := New(s).View("/data/a.tif")
-	if !ok || got != v {
+	if !ok || !reflect.DeepEqual(got, v) {
 		t.Fatalf("got %+v %v, want %+v", got, ok, v)
 	}
 	if _, ok := p.View("/data/b.tif"); ok {

@@ -22,42 +22,65 @@ const maxContrastChunks = 64
 
 // AutoContrast returns the 0.1 and 99.9 percentiles of the coarsest level's
 // samples, across all of it (every time point and channel), as a display
-// window; samples beyond the level's edge in its chunks are not counted.
-// When the level has more than 64 chunks (a long movie), 64 of them evenly
-// spaced in grid order stand for it. It never blocks: when a chunk is not
-// in memory it requests the missing ones (Background priority, which no
-// view generation cancels) and returns ok=false, and the caller tries again
-// when they arrive. It is safe for concurrent use if p is.
+// window. See ChannelRange, which it is for every channel at once.
 func AutoContrast(p Source) (lo, hi float64, ok bool) {
+	r, ok := ChannelRange(p, -1)
+	return r.Lo, r.Hi, ok
+}
+
+// Range summarises the values of a channel: its extremes, and the 0.1 and
+// 99.9 percentiles auto-contrast takes as its display window.
+type Range struct{ Min, Max, Lo, Hi float64 }
+
+// ChannelRange summarises channel c (position c on the C axis; every
+// channel when c < 0 or the data has no C axis) from the coarsest level's
+// samples, across all of it (every time point); samples beyond the level's
+// edge in its chunks are not counted. When the level has more than 64
+// chunks holding the channel (a long movie), 64 of them evenly spaced in
+// grid order stand for it. It never blocks: when a chunk is not in memory
+// it requests the missing ones (Background priority, which no view
+// generation cancels) and returns ok=false, and the caller tries again when
+// they arrive. It is safe for concurrent use if p is.
+func ChannelRange(p Source, c int) (Range, bool) {
 	m := p.Meta()
 	k := len(m.Levels) - 1
 	l := &m.Levels[k]
-	grid := l.Grid()
-	total := 1
-	for _, g := range grid {
-		total *= g
+	ca := m.AxisIndex('C')
+	if ca < 0 || c >= l.Shape[ca] {
+		c = -1
 	}
+	// The chunks holding the channel: a grid with the C axis pinned.
+	grid := l.Grid()
+	if c >= 0 {
+		grid[ca] = 1
+	}
+	total := nd.Product(grid)
 	picks := min(total, maxContrastChunks)
 	var missing [][]int
 	var h histogram
 	h.init(m.DType)
 	for i := 0; i < picks; i++ {
 		idx := unravel(i*total/picks, grid)
+		if c >= 0 {
+			idx[ca] = c / l.Chunk[ca]
+		}
 		data := p.Get(k, idx)
 		if len(data) < l.ChunkBytes(m.DType) {
 			missing = append(missing, idx)
 			continue
 		}
 		if missing == nil {
-			h.addChunk(data, l, idx, m.DType)
+			h.addChunk(data, l, idx, m.DType, ca, c)
 		}
 	}
 	if missing != nil {
 		p.Request(levels.Background, 0, k, missing...)
-		return 0, 0, false
+		return Range{}, false
 	}
-	lo, hi = h.quantiles()
-	return lo, hi, true
+	var r Range
+	r.Lo, r.Hi = h.quantiles()
+	r.Min, r.Max = h.extremes()
+	return r, true
 }
 
 // unravel turns a linear chunk number into a grid index (C order).
@@ -88,14 +111,21 @@ func (h *histogram) init(dt loader.DType) {
 	}
 }
 
-// addChunk counts the samples of a chunk that lie within level l.
-func (h *histogram) addChunk(data []byte, l *loader.Level, idx []int, dt loader.DType) {
+// addChunk counts the samples of a chunk that lie within level l and, when
+// c >= 0, at position c of axis ca.
+func (h *histogram) addChunk(data []byte, l *loader.Level, idx []int, dt loader.DType, ca, c int) {
 	n := len(idx)
 	es := dt.Size()
 	start, box := make([]int, n), make([]int, n)
 	for i := range idx {
 		start[i] = idx[i] * l.Chunk[i]
 		box[i] = min(l.Chunk[i], l.Shape[i]-start[i])
+	}
+	base := 0
+	if c >= 0 {
+		// Only the channel's slab of the chunk.
+		base = (c - start[ca]) * nd.Strides(l.Chunk)[ca] * es
+		box[ca] = 1
 	}
 	strides := make([]int, n)
 	acc := es
@@ -106,7 +136,7 @@ func (h *histogram) addChunk(data []byte, l *loader.Level, idx []int, dt loader.
 	pos := make([]int, n-1) // over every axis but the last: one row each
 	rowBytes := box[n-1] * es
 	for {
-		off := 0
+		off := base
 		for i, p := range pos {
 			off += p * strides[i]
 		}
@@ -184,6 +214,26 @@ func (h *histogram) quantiles() (lo, hi float64) {
 		hi = lo + 1
 	}
 	return lo, hi
+}
+
+// extremes returns the smallest and largest values counted (0, 1 when
+// none were).
+func (h *histogram) extremes() (lo, hi float64) {
+	if h.counts == nil {
+		if len(h.vals) == 0 {
+			return 0, 1
+		}
+		lo, hi = slices.Min(h.vals), slices.Max(h.vals)
+		return lo, hi
+	}
+	var n int64
+	for _, c := range h.counts {
+		n += c
+	}
+	if n == 0 {
+		return 0, 1
+	}
+	return h.valueAtRank(0), h.valueAtRank(n - 1)
 }
 
 // valueAtRank is the value of the sample at rank r (0 is the smallest).

@@ -62,9 +62,14 @@ func (r *Renderer) fillChunk(k, dir int, ls *levelState, cy, cx, xa, xb, ya, yb 
 	data := r.chunk(k, &idx, ls.bytes)
 	if data == nil {
 		if k == r.f.level {
-			dx := float64(xa+xb-r.f.v.Width) / 2
-			dy := float64(ya+yb-r.f.v.Height) / 2
-			r.miss = append(r.miss, missingChunk{dist: dx*dx + dy*dy, idx: idx})
+			if err := r.failure(k, &idx); err != nil {
+				r.failed++ // not asked for again: it cannot be read
+				r.failErr = err
+			} else {
+				dx := float64(xa+xb-r.f.v.Width) / 2
+				dy := float64(ya+yb-r.f.v.Height) / 2
+				r.miss = append(r.miss, missingChunk{dist: dx*dx + dy*dy, idx: idx})
+			}
 		}
 		r.fillFrom(k+dir, dir, xa, xb, ya, yb)
 		return

@@ -179,6 +179,9 @@ func (f *fakeSource) Request(prio levels.Priority, gen uint64, level int, idxs .
 	}
 }
 
+// Failed says that every chunk of f can be read.
+func (f *fakeSource) Failed(int, []int) error { return nil }
+
 // Stored says that f reads level 0 only.
 func (f *fakeSource) Stored() int { return 1 }
 

@@ -11,19 +11,22 @@ const prefetchLayers = 3
 // Prefetch requests, at Prefetch priority for generation gen, the chunks
 // that view v would need after moving through the data in steps of dir
 // planes (dir > 0 forward, < 0 back): those of the level Render would draw
-// at, for the next three chunk layers along the plane's normal axis (Z for
-// xy, Y for xz, X for yz; time for a movie, whose planes have no normal
-// axis), that are not in memory; and when that level is finer than the
+// at, for the next layers chunk layers (three when layers <= 0) along the
+// plane's normal axis (Z for xy, Y for xz, X for yz; time for a movie,
+// whose planes have no normal axis), that are not in memory; and when that level is finer than the
 // levels the source has built in the background (levels.Pyramid.Thumbnails),
 // those of the first built level for the next 32 layers. It returns how
 // many it requested. It never blocks, and shares the Renderer's state:
 // call it from the goroutine that renders.
-func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
+func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int) int {
+	if layers <= 0 {
+		layers = prefetchLayers
+	}
 	m := p.Meta()
 	if composite(v, m) {
 		n := 0
 		for c := range 3 {
-			n += r.Prefetch(channelView(v, c), p, gen, dir)
+			n += r.Prefetch(channelView(v, c), p, gen, dir, layers)
 		}
 		return n
 	}
@@ -39,13 +42,13 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir int) int {
 	pos := r.f.fixed[axis]
 	last := layerAt(m, k, axis, pos)
 	r.miss = r.miss[:0]
-	for q, layers := pos+dir, 0; q >= 0 && q < n0 && layers < prefetchLayers; q += dir {
+	for q, done := pos+dir, 0; q >= 0 && q < n0 && done < layers; q += dir {
 		layer := layerAt(m, k, axis, q)
 		if layer == last {
 			continue
 		}
 		last = layer
-		layers++
+		done++
 		r.missingInLayer(p, ls, k, axis, layer)
 	}
 	count := r.requestMissing(p, levels.Prefetch, gen, k)

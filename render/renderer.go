@@ -18,6 +18,9 @@ type Source interface {
 	// Request asks for chunks to be loaded in the background, without
 	// blocking; requests of an older generation may be dropped.
 	Request(prio levels.Priority, gen uint64, level int, idxs ...[]int)
+	// Failed returns why the last load of a chunk failed, if it did
+	// lately (nil otherwise): such chunks are not asked for again.
+	Failed(level int, idx []int) error
 	// Stored is how many levels, from level 0, the source reads rather
 	// than computes: drawing those needs no computation.
 	Stored() int
@@ -40,7 +43,16 @@ type Info struct {
 	// Unfilled counts the pixels over the data that no level in memory
 	// could draw (shown in the background colour for now).
 	Unfilled int
+	// Failed counts the chunks of that level that could not be read (a
+	// truncated file, a server error), and Err says why: the frame will
+	// not improve until they are asked for again (see levels.Pyramid.Refresh).
+	Failed int
+	Err    error
 }
+
+// Settled reports whether the frame will not improve by waiting: every
+// chunk it needs is in memory or could not be read.
+func (i Info) Settled() bool { return i.Missing == 0 }
 
 // background is the colour outside the data, and where no level has data
 // in memory yet.
@@ -56,6 +68,8 @@ const maxViewport = 16384
 type Renderer struct {
 	bufs     [3]*image.RGBA // frames returned, in turn
 	unfilled int            // pixels of the current frame no level could draw
+	failed   int            // chunks of the frame's level that cannot be read
+	failErr  error
 	next     int
 	bg       []byte // a row of background pixels
 
@@ -128,9 +142,10 @@ func (r *Renderer) Render(v View, p Source, gen uint64) (*image.RGBA, Info) {
 	r.prepareColours(m.DType, v.Lo, v.Hi, cm)
 	r.collect = false
 	r.miss = r.miss[:0]
-	r.unfilled = 0
+	r.unfilled, r.failed, r.failErr = 0, 0, nil
 	r.fill(r.f.level, 0, w, 0, h)
-	info := Info{Level: r.f.level, Missing: len(r.miss), Complete: len(r.miss) == 0, Unfilled: r.unfilled}
+	info := Info{Level: r.f.level, Missing: len(r.miss), Complete: len(r.miss) == 0 && r.failed == 0,
+		Unfilled: r.unfilled, Failed: r.failed, Err: r.failErr}
 	r.request(p, gen)
 	return r.img, info
 }
@@ -227,6 +242,14 @@ func (r *Renderer) chunk(k int, idx *[maxAxes]int, bytes int) []byte {
 	}
 	r.cur[key] = d
 	return d
+}
+
+// failure returns why chunk idx of level k could not be read, if it
+// could not.
+func (r *Renderer) failure(k int, idx *[maxAxes]int) error {
+	s := r.scratch[:len(r.f.m.Axes)]
+	copy(s, idx[:len(s)])
+	return r.src.Failed(k, s)
 }
 
 // prepareColours readies the colour tables for dtype dt, window [lo, hi]

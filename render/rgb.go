@@ -51,6 +51,10 @@ func (r *Renderer) renderRGB(v View, p Source, gen uint64) (*image.RGBA, Info) {
 		info.Missing += in.Missing
 		info.Complete = info.Complete && in.Complete
 		info.Unfilled = max(info.Unfilled, in.Unfilled)
+		info.Failed += in.Failed
+		if in.Err != nil {
+			info.Err = in.Err
+		}
 	}
 	out := r.target(imgs[0].Rect.Dx(), imgs[0].Rect.Dy())
 	combine(out, imgs)

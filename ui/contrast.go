@@ -13,81 +13,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"vastview/loader"
 	"vastview/render"
 )
 
-// histogram counts samples in equal-width bins over [Min, Max]: with
-// w = (Max-Min)/len(Counts), bin i holds the values in [Min+i·w,
-// Min+(i+1)·w), and the last bin also Max. Max > Min always.
-type histogram struct {
-	Min, Max float64
-	Counts   []int64
-}
-
-// computeHistogram counts the finite little-endian samples of type dt in
-// buf in at most bins bins (at least one). Float data is binned over
-// [min, max]; integer data in bins of a whole number of values starting
-// at its minimum, so that every bin holds as many distinct values (one
-// bin per value when the range is small). Constant data v is binned over
-// [v, v+1]; with no finite sample at all the range is [0, 1] and every
-// count zero. It does no I/O and is safe for concurrent use.
-func computeHistogram(buf []byte, dt loader.DType, bins int) histogram {
-	bins = max(1, bins)
-	n := 0
-	if s := dt.Size(); s > 0 {
-		n = len(buf) / s
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := range n {
-		if v := render.Sample(buf, dt, i); finite(v) {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-	}
-	if lo > hi {
-		return histogram{Min: 0, Max: 1, Counts: make([]int64, bins)}
-	}
-	if dt.Float() {
-		return floatHistogram(buf, dt, n, lo, hi, bins)
-	}
-	return intHistogram(buf, dt, n, lo, hi, bins)
-}
-
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func floatHistogram(buf []byte, dt loader.DType, n int, lo, hi float64, bins int) histogram {
-	if hi <= lo {
-		hi = lo + 1
-	}
-	h := histogram{Min: lo, Max: hi, Counts: make([]int64, bins)}
-	// Halved, so that a range wider than the largest float64 still bins.
-	w := (hi/2 - lo/2) / float64(bins)
-	last := bins - 1
-	for i := range n {
-		v := render.Sample(buf, dt, i)
-		if !finite(v) {
-			continue
-		}
-		f := (v/2 - lo/2) / w
-		if !(f >= 0) {
-			f = 0
-		}
-		h.Counts[int(min(f, float64(last)))]++
-	}
-	return h
-}
-
-func intHistogram(buf []byte, dt loader.DType, n int, lo, hi float64, bins int) histogram {
-	values := int64(hi-lo) + 1
-	width := (values + int64(bins) - 1) / int64(bins)
-	nb := (values + width - 1) / width
-	h := histogram{Min: lo, Max: lo + float64(nb*width), Counts: make([]int64, nb)}
-	base := int64(lo)
-	for i := range n {
-		h.Counts[(int64(render.Sample(buf, dt, i))-base)/width]++
-	}
-	return h
-}
 
 // contrastPart is what a drag on the contrast panel moves.
 type contrastPart uint8
@@ -118,7 +47,8 @@ type contrastPanel struct {
 	onChange func(lo, hi float64) // the window, while a drag moves it
 	onAuto   func()               // a double tap
 
-	hist   histogram
+	hist   render.Histogram
+	linear bool // bars in proportion to the counts, not their logarithm
 	lo, hi float64
 
 	dragging bool
@@ -135,8 +65,15 @@ func newContrastPanel(onChange func(lo, hi float64), onAuto func()) *contrastPan
 }
 
 // setHistogram replaces the bars; the window stays.
-func (c *contrastPanel) setHistogram(h histogram) {
+func (c *contrastPanel) setHistogram(h render.Histogram) {
 	c.hist = h
+	c.Refresh()
+}
+
+// setLinear draws the bars in proportion to the counts (true) or to their
+// logarithm.
+func (c *contrastPanel) setLinear(linear bool) {
+	c.linear = linear
 	c.Refresh()
 }
 
@@ -329,7 +266,8 @@ type contrastRenderer struct {
 	loGrip, hiGrip *canvas.Rectangle
 	bars           *canvas.Raster // the histogram, one image: cheap to repaint
 	barColor       color.NRGBA
-	drawn          histogram // what bars shows
+	drawn          render.Histogram // what bars shows
+	drawnLinear    bool
 	text           *canvas.Text
 	objects        []fyne.CanvasObject
 }
@@ -347,8 +285,8 @@ func (r *contrastRenderer) update() {
 		r.bars.ScaleMode = canvas.ImageScalePixels
 	}
 	r.bg.FillColor = th.Color(theme.ColorNameInputBackground, vr)
-	if bc := withAlpha(fg, 0x99); bc != r.barColor || !sameHistogram(r.drawn, c.hist) {
-		r.barColor, r.drawn = bc, c.hist
+	if bc := withAlpha(fg, 0x99); bc != r.barColor || !sameHistogram(r.drawn, c.hist) || r.drawnLinear != c.linear {
+		r.barColor, r.drawn, r.drawnLinear = bc, c.hist, c.linear
 		r.bars.Refresh() // a new image only when the bars change
 	}
 	r.shade.FillColor = withAlpha(primary, 0x40)
@@ -367,20 +305,25 @@ func (r *contrastRenderer) update() {
 	}
 }
 
-func sameHistogram(a, b histogram) bool {
+func sameHistogram(a, b render.Histogram) bool {
 	return a.Min == b.Min && a.Max == b.Max && slices.Equal(a.Counts, b.Counts)
 }
 
 // barHeights returns each bin's bar height in a plot h pixels high: its
-// count, log-scaled, the largest bin filling the plot.
-func barHeights(counts []int64, h int) []int {
+// count, log-scaled (or in proportion when linear), the largest bin
+// filling the plot.
+func barHeights(counts []int64, h int, linear bool) []int {
 	var top int64
 	for _, n := range counts {
 		top = max(top, n)
 	}
 	out := make([]int, len(counts))
 	for i, n := range counts {
-		if n > 0 {
+		switch {
+		case n <= 0:
+		case linear:
+			out[i] = max(1, int(math.Round(float64(h)*float64(n)/float64(top))))
+		default:
 			out[i] = max(1, int(math.Round(float64(h)*math.Log1p(float64(n))/math.Log1p(float64(top)))))
 		}
 	}
@@ -394,7 +337,7 @@ func (r *contrastRenderer) drawBars(w, h int) image.Image {
 	if len(counts) == 0 || w <= 0 {
 		return img
 	}
-	hs := barHeights(counts, h)
+	hs := barHeights(counts, h, r.drawnLinear)
 	for x := 0; x < w; x++ {
 		bh := hs[min(len(hs)-1, x*len(hs)/w)]
 		for y := h - bh; y < h; y++ {

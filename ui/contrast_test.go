@@ -1,149 +1,14 @@
 package ui
 
 import (
-	"encoding/binary"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"testing"
+	"vastview/render"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-
-	"vastview/loader"
 )
-
-func le16(vals ...int) []byte {
-	b := make([]byte, 2*len(vals))
-	for i, v := range vals {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
-	}
-	return b
-}
-
-func le32f(vals ...float32) []byte {
-	b := make([]byte, 4*len(vals))
-	for i, v := range vals {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-	}
-	return b
-}
-
-func checkHistogram(t *testing.T, h histogram, lo, hi float64, counts []int64) {
-	t.Helper()
-	if h.Min != lo || h.Max != hi || !slices.Equal(h.Counts, counts) {
-		t.Errorf("histogram [%g, %g] %v, want [%g, %g] %v", h.Min, h.Max, h.Counts, lo, hi, counts)
-	}
-}
-
-func TestContrastHistogramUint8(t *testing.T) {
-	// 0..255 in 256 bins: one bin per value.
-	buf := []byte{0, 0, 1, 2, 2, 2, 255}
-	want := make([]int64, 256)
-	for _, v := range buf {
-		want[v]++
-	}
-	checkHistogram(t, computeHistogram(buf, loader.Uint8, 256), 0, 256, want)
-	// Values 10..13 in up to 256 bins: four bins, one per value.
-	checkHistogram(t, computeHistogram([]byte{10, 13, 13, 11}, loader.Uint8, 256), 10, 14, []int64{1, 1, 0, 2})
-	// Values 0..9 in 4 bins of 3 values: [0,3) [3,6) [6,9) [9,12).
-	checkHistogram(t, computeHistogram([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, loader.Uint8, 4), 0, 12, []int64{3, 3, 3, 1})
-}
-
-func TestContrastHistogramUint16(t *testing.T) {
-	// 0..4095 once each in 256 bins of 16 values.
-	vals := make([]int, 4096)
-	for i := range vals {
-		vals[i] = i
-	}
-	want := make([]int64, 256)
-	for i := range want {
-		want[i] = 16
-	}
-	checkHistogram(t, computeHistogram(le16(vals...), loader.Uint16, 256), 0, 4096, want)
-	// A constant image: one bin, and a range of width 1.
-	checkHistogram(t, computeHistogram(le16(7, 7, 7), loader.Uint16, 256), 7, 8, []int64{3})
-}
-
-func TestContrastHistogramInt16(t *testing.T) {
-	// -300..299 once each: 600 values in bins of 3 (the fewest values per
-	// bin that needs at most 256 bins).
-	vals := make([]int, 0, 600)
-	for v := -300; v < 300; v++ {
-		vals = append(vals, v)
-	}
-	want := make([]int64, 200)
-	for i := range want {
-		want[i] = 3
-	}
-	checkHistogram(t, computeHistogram(le16(vals...), loader.Int16, 256), -300, 300, want)
-}
-
-func TestContrastHistogramFloat32(t *testing.T) {
-	inf := float32(math.Inf(1))
-	nan := float32(math.NaN())
-	// Bins of 0.25 over [0, 1]; 1 falls in the last; NaN and ±Inf are not counted.
-	buf := le32f(0, 0.25, 0.5, 0.75, 1, nan, inf, -inf, 0.1)
-	checkHistogram(t, computeHistogram(buf, loader.Float32, 4), 0, 1, []int64{2, 1, 1, 2})
-	// Constant: one non-empty bin.
-	h := computeHistogram(le32f(3.5, 3.5, nan, 3.5), loader.Float32, 8)
-	if !(h.Max > h.Min) || h.Min > 3.5 || h.Max < 3.5 {
-		t.Errorf("constant 3.5: range [%g, %g]", h.Min, h.Max)
-	}
-	var nonEmpty int
-	var total int64
-	for _, n := range h.Counts {
-		if n > 0 {
-			nonEmpty++
-		}
-		total += n
-	}
-	if nonEmpty != 1 || total != 3 {
-		t.Errorf("constant 3.5: counts %v, want 3 in one bin", h.Counts)
-	}
-	// Nothing finite: an empty histogram over a usable range.
-	h = computeHistogram(le32f(nan, inf), loader.Float32, 8)
-	if !(h.Max > h.Min) || slices.ContainsFunc(h.Counts, func(n int64) bool { return n != 0 }) {
-		t.Errorf("no finite sample: %+v", h)
-	}
-	h = computeHistogram(nil, loader.Float32, 8)
-	if !(h.Max > h.Min) || len(h.Counts) != 8 {
-		t.Errorf("no sample: %+v", h)
-	}
-}
-
-// Random data: every sample lies in the range, and each bin counts the
-// samples between its edges.
-func TestContrastHistogramRandom(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	vals := make([]int, 5000)
-	for i := range vals {
-		vals[i] = r.IntN(40000) - 20000
-	}
-	h := computeHistogram(le16(vals...), loader.Int16, 100)
-	if len(h.Counts) > 100 {
-		t.Fatalf("%d bins, asked for at most 100", len(h.Counts))
-	}
-	w := (h.Max - h.Min) / float64(len(h.Counts))
-	if w != math.Trunc(w) {
-		t.Errorf("integer data in bins %g wide", w)
-	}
-	for i, n := range h.Counts {
-		var want int64
-		for _, v := range vals {
-			if f := float64(v); f >= h.Min+float64(i)*w && f < h.Min+float64(i+1)*w {
-				want++
-			}
-		}
-		if n != want {
-			t.Errorf("bin %d counts %d, want %d", i, n, want)
-		}
-	}
-	if h.Min != float64(slices.Min(vals)) || h.Max <= float64(slices.Max(vals)) {
-		t.Errorf("range [%g, %g] for data in [%d, %d]", h.Min, h.Max, slices.Min(vals), slices.Max(vals))
-	}
-}
 
 // contrastFixture is a panel in a headless window, over a histogram of
 // [0, 100] in 10 bins, with the windows it reported.
@@ -162,7 +27,7 @@ func newContrastFixture(t *testing.T) *contrastFixture {
 	f.c = newContrastPanel(func(lo, hi float64) { f.changes = append(f.changes, [2]float64{lo, hi}) }, func() { f.autos++ })
 	f.w = test.NewTempWindow(t, f.c)
 	f.w.Resize(fyne.NewSize(420, 200))
-	f.c.setHistogram(histogram{Min: 0, Max: 100, Counts: []int64{0, 1, 10, 100, 1000, 100, 10, 1, 0, 5}})
+	f.c.setHistogram(render.Histogram{Min: 0, Max: 100, Counts: []int64{0, 1, 10, 100, 1000, 100, 10, 1, 0, 5}})
 	f.c.setWindow(20, 80)
 	f.r = test.WidgetRenderer(f.c).(*contrastRenderer)
 	if f.c.Size().Width < 300 {
@@ -251,7 +116,7 @@ func TestContrastBarsLogScaled(t *testing.T) {
 	// bar's height, nothing above.
 	const w, h = 10 * 7, 90
 	img := f.r.bars.Generator(w, h)
-	hs := barHeights(counts, h)
+	hs := barHeights(counts, h, false)
 	for i := range counts {
 		x := i*w/len(counts) + w/len(counts)/2
 		filled := 0
@@ -275,11 +140,11 @@ func TestContrastBarsLogScaled(t *testing.T) {
 		t.Errorf("count 1 of 1000 drawn %d of %d high", hs[1], h)
 	}
 	// However many bins, the histogram is one object.
-	f.c.setHistogram(histogram{Min: 0, Max: 4, Counts: []int64{1, 2, 3, 4}})
+	f.c.setHistogram(render.Histogram{Min: 0, Max: 4, Counts: []int64{1, 2, 3, 4}})
 	if n := len(f.r.Objects()); n != 8 {
 		t.Errorf("%d objects for 4 bins, want 8", n)
 	}
-	if got := barHeights(f.r.drawn.Counts, 100); len(got) != 4 {
+	if got := barHeights(f.r.drawn.Counts, 100, false); len(got) != 4 {
 		t.Errorf("the image was not redrawn for the new histogram: %v", got)
 	}
 	if ms := f.c.MinSize(); ms.Height < contrastPlotH || ms.Width > 200 {

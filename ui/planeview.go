@@ -7,106 +7,174 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
+
+	"vastview/session"
 )
 
-// planeView is the picture: a viewport-sized image drawn elsewhere, and
-// the mouse gestures over it, turned into calls to its handlers. It runs
-// on the UI goroutine and does no pixel work.
+// planeView is the picture: a viewport-sized image drawn by the session,
+// and the keys and mouse gestures over it, passed on to the session. It
+// holds the keyboard focus (toolbar widgets hand keys on to it), runs on
+// the UI goroutine and does no pixel work.
 type planeView struct {
 	widget.BaseWidget
+	v   *Viewer
 	img *canvas.Image
-
-	onResize func(w, h int)              // viewport size in pixels
-	onScroll func(x, y, dy float32)      // wheel at a pixel position
-	onDrag   func(dx, dy float32)        // pan by pixels
-	onHover  func(x, y float32, in bool) // pointer position
-	onTap    func()                      // a click (takes the keyboard)
-	scale    func() float32              // canvas scale: pixels per unit
 }
 
-func newPlaneView() *planeView {
-	v := &planeView{img: canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))}
-	v.img.FillMode = canvas.ImageFillStretch
-	v.img.ScaleMode = canvas.ImageScalePixels
-	v.ExtendBaseWidget(v)
-	return v
+var (
+	_ fyne.Focusable    = (*planeView)(nil)
+	_ desktop.Keyable   = (*planeView)(nil)
+	_ fyne.Shortcutable = (*planeView)(nil)
+	_ fyne.Scrollable   = (*planeView)(nil)
+	_ fyne.Draggable    = (*planeView)(nil)
+	_ desktop.Hoverable = (*planeView)(nil)
+)
+
+func newPlaneView(v *Viewer) *planeView {
+	p := &planeView{v: v, img: canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))}
+	p.img.FillMode = canvas.ImageFillStretch
+	p.img.ScaleMode = canvas.ImageScalePixels
+	p.ExtendBaseWidget(p)
+	return p
 }
 
 // show replaces the picture; the previous image is no longer referenced.
-func (v *planeView) show(img *image.RGBA) {
-	v.img.Image = img
-	v.img.Refresh()
+func (p *planeView) show(img *image.RGBA) {
+	p.img.Image = img
+	p.img.Refresh()
 }
 
-func (v *planeView) px(f float32) float32 {
-	if v.scale != nil {
-		return f * v.scale()
+// px converts units to pixels.
+func (p *planeView) px(f float32) float64 {
+	if c := p.v.win.Canvas(); c != nil {
+		return float64(f * c.Scale())
 	}
-	return f
+	return float64(f)
 }
 
-func (v *planeView) CreateRenderer() fyne.WidgetRenderer {
-	return &planeViewRenderer{v: v}
+func (p *planeView) CreateRenderer() fyne.WidgetRenderer { return &planeViewRenderer{p: p} }
+
+// FocusGained implements fyne.Focusable.
+func (p *planeView) FocusGained() {}
+
+// FocusLost implements fyne.Focusable: the key releases go elsewhere now.
+func (p *planeView) FocusLost() { p.v.s.ResetModifiers() }
+
+// KeyDown implements desktop.Keyable.
+func (p *planeView) KeyDown(e *fyne.KeyEvent) {
+	if !p.v.modal() {
+		p.v.s.KeyDown(string(e.Name))
+	}
+}
+
+// KeyUp implements desktop.Keyable.
+func (p *planeView) KeyUp(e *fyne.KeyEvent) { p.v.s.KeyUp(string(e.Name)) }
+
+// TypedKey implements fyne.Focusable: the press and the keyboard's repeats.
+func (p *planeView) TypedKey(e *fyne.KeyEvent) {
+	if e.Name == fyne.KeyEscape {
+		p.v.closeDialog()
+		return
+	}
+	if p.v.modal() {
+		return
+	}
+	p.v.command(p.v.s.Press(string(e.Name)))
+}
+
+// TypedRune implements fyne.Focusable.
+func (p *planeView) TypedRune(r rune) {
+	if !p.v.modal() {
+		p.v.command(p.v.s.Rune(r))
+	}
+}
+
+// TypedShortcut implements fyne.Shortcutable: keys pressed with Ctrl or Alt.
+func (p *planeView) TypedShortcut(s fyne.Shortcut) {
+	cs, ok := s.(*desktop.CustomShortcut)
+	if !ok || p.v.modal() {
+		return
+	}
+	mods := session.Mods{
+		Shift: cs.Modifier&fyne.KeyModifierShift != 0,
+		Ctrl:  cs.Modifier&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0,
+		Alt:   cs.Modifier&fyne.KeyModifierAlt != 0,
+	}
+	p.v.command(p.v.s.PressWith(string(cs.KeyName), mods))
 }
 
 // Scrolled implements fyne.Scrollable.
-func (v *planeView) Scrolled(e *fyne.ScrollEvent) {
-	if v.onScroll != nil {
-		v.onScroll(v.px(e.Position.X), v.px(e.Position.Y), e.Scrolled.DY)
-	}
+func (p *planeView) Scrolled(e *fyne.ScrollEvent) {
+	p.v.s.Scroll(p.px(e.Position.X), p.px(e.Position.Y), float64(e.Scrolled.DY))
 }
 
 // Dragged implements fyne.Draggable.
-func (v *planeView) Dragged(e *fyne.DragEvent) {
-	if v.onDrag != nil {
-		v.onDrag(v.px(e.Dragged.DX), v.px(e.Dragged.DY))
-	}
+func (p *planeView) Dragged(e *fyne.DragEvent) {
+	p.v.s.Pan(p.px(e.Dragged.DX), p.px(e.Dragged.DY))
 }
 
 // DragEnd implements fyne.Draggable.
-func (v *planeView) DragEnd() {}
+func (p *planeView) DragEnd() {}
 
-// Tapped implements fyne.Tappable.
-func (v *planeView) Tapped(*fyne.PointEvent) {
-	if v.onTap != nil {
-		v.onTap()
-	}
-}
+// Tapped implements fyne.Tappable: a click takes the keyboard.
+func (p *planeView) Tapped(*fyne.PointEvent) { p.v.focusView() }
 
 // MouseIn implements desktop.Hoverable.
-func (v *planeView) MouseIn(e *desktop.MouseEvent) { v.hover(e, true) }
+func (p *planeView) MouseIn(e *desktop.MouseEvent) { p.hover(e) }
 
 // MouseMoved implements desktop.Hoverable.
-func (v *planeView) MouseMoved(e *desktop.MouseEvent) { v.hover(e, true) }
+func (p *planeView) MouseMoved(e *desktop.MouseEvent) { p.hover(e) }
 
 // MouseOut implements desktop.Hoverable.
-func (v *planeView) MouseOut() {
-	if v.onHover != nil {
-		v.onHover(0, 0, false)
-	}
-}
+func (p *planeView) MouseOut() { p.v.s.Hover(0, 0, false) }
 
-func (v *planeView) hover(e *desktop.MouseEvent, in bool) {
-	if v.onHover != nil {
-		v.onHover(v.px(e.Position.X), v.px(e.Position.Y), in)
-	}
+func (p *planeView) hover(e *desktop.MouseEvent) {
+	p.v.s.Hover(p.px(e.Position.X), p.px(e.Position.Y), true)
 }
 
 type planeViewRenderer struct {
-	v    *planeView
+	p    *planeView
 	w, h int
 }
 
 func (r *planeViewRenderer) Layout(size fyne.Size) {
-	r.v.img.Resize(size)
-	w, h := int(r.v.px(size.Width)+0.5), int(r.v.px(size.Height)+0.5)
-	if (w != r.w || h != r.h) && r.v.onResize != nil {
+	r.p.img.Resize(size)
+	w, h := int(r.p.px(size.Width)+0.5), int(r.p.px(size.Height)+0.5)
+	if w != r.w || h != r.h {
 		r.w, r.h = w, h
-		r.v.onResize(w, h)
+		r.p.v.s.Resize(w, h)
 	}
 }
 
 func (r *planeViewRenderer) MinSize() fyne.Size           { return fyne.NewSize(200, 150) }
-func (r *planeViewRenderer) Refresh()                     { canvas.Refresh(r.v.img) }
-func (r *planeViewRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.v.img} }
+func (r *planeViewRenderer) Refresh()                     { canvas.Refresh(r.p.img) }
+func (r *planeViewRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.p.img} }
 func (r *planeViewRenderer) Destroy()                     {}
+
+// modal reports whether a dialog covers the window: keys then are not the
+// view's.
+func (v *Viewer) modal() bool {
+	c := v.win.Canvas()
+	return c != nil && c.Overlays().Top() != nil
+}
+
+// focusView gives the keyboard to the picture.
+func (v *Viewer) focusView() {
+	if c := v.win.Canvas(); c != nil && c.Focused() != v.pv {
+		c.Focus(v.pv)
+	}
+}
+
+// command does what a key asks of the window.
+func (v *Viewer) command(c session.Command) {
+	switch c {
+	case session.ShowHelp:
+		v.showShortcuts()
+	case session.OpenFile:
+		v.openDialog()
+	case session.SaveView:
+		v.saveDialog()
+	case session.TogglePane:
+		v.togglePanels()
+	}
+}

@@ -5,261 +5,346 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"vastview/loader"
 	"vastview/loader/demo"
 	"vastview/render"
+	"vastview/session"
 )
 
-// TestMain serialises the functions meant for the UI goroutine: the test
-// driver runs them on whichever goroutine asks.
+// uiRan is signalled each time the test's UI goroutine has run a function.
+var uiRan = make(chan struct{}, 1)
+
+// TestMain runs the functions meant for the UI goroutine on one goroutine,
+// in order, as the real driver does (the test driver would run them on
+// whichever goroutine asks).
 func TestMain(m *testing.M) {
-	var mu sync.Mutex
-	serial := func(f func()) {
-		mu.Lock()
-		defer mu.Unlock()
-		f()
+	queue := make(chan func(), 1<<16)
+	go func() {
+		for f := range queue {
+			f()
+			select {
+			case uiRan <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	uiDo = func(f func()) { queue <- f }
+	uiDoAndWait = func(f func()) {
+		done := make(chan struct{})
+		queue <- func() { f(); close(done) }
+		<-done
 	}
-	uiDo, uiDoAndWait = serial, serial
 	os.Exit(m.Run())
 }
 
+// stored is a demo volume that says it is stored, as a file's data.
+type stored struct{ *demo.Source }
+
+func (s stored) Meta() *loader.Meta {
+	m := *s.Source.Meta()
+	m.Synthetic = false
+	return &m
+}
+
 // newTestViewer opens a small procedural volume (2×9×64×96) in a headless
-// window of 400×300.
+// window of 600×500.
 func newTestViewer(t *testing.T, open func(context.Context, string) (loader.Source, error)) *Viewer {
 	t.Helper()
 	a := test.NewTempApp(t)
 	var v *Viewer
 	uiDoAndWait(func() {
-		v = newViewer(a, Options{Open: open})
-		v.win.Resize(fyne.NewSize(400, 300))
-		v.openSource(demo.NewSized(2, 9, 64, 96), "/data/volume.tif")
+		v = newViewer(a, Options{Session: session.Options{Open: open, DiskRoot: "-"}})
+		v.win.Resize(fyne.NewSize(600, 500))
+		v.open(stored{demo.NewSized(2, 9, 64, 96)}, "/data/volume.tif")
 		v.win.Show()
+		v.focusView()
 	})
 	t.Cleanup(func() {
 		uiDoAndWait(func() { v.win.Close() })
-		v.d.stop()
-		v.s.close()
+		v.s.Close()
 	})
-	waitShown(t, v, func(f *frame) bool { return f.info.Complete })
+	waitShown(t, v, func(f *session.Frame) bool { return f.Info.Complete })
 	return v
 }
 
 // waitShown waits until the frame on screen satisfies ok, which runs on
 // the UI goroutine.
-func waitShown(t *testing.T, v *Viewer, ok func(*frame) bool) *frame {
+func waitShown(t *testing.T, v *Viewer, ok func(*session.Frame) bool) *session.Frame {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		// On the UI goroutine: the frame on screen is not drawn over
-		// while ok looks at it.
-		var f *frame
-		good := false
+	return waitFor(t, "a frame", func() (f *session.Frame, good bool) {
 		uiDoAndWait(func() { f = v.shown; good = f != nil && ok(f) })
-		if good {
-			return f
+		return f, good
+	})
+}
+
+// waitFor checks cond each time the UI goroutine has done something, until
+// it holds, failing after a minute.
+func waitFor[T any](t *testing.T, what string, cond func() (T, bool)) T {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		v, ok := cond()
+		if ok {
+			return v
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no such frame; last shown %+v", f)
+		select {
+		case <-uiRan:
+		case <-deadline:
+			t.Fatalf("no %s; last %+v", what, v)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-func (v *Viewer) viewNow() (w render.View) {
-	uiDoAndWait(func() { w = v.view })
-	return w
+// onUI runs f on the UI goroutine.
+func onUI(f func()) { uiDoAndWait(f) }
+
+// typeKey types k as the driver does: to the focused widget, or to the
+// canvas when none has the focus (as while a dialog shows).
+func typeKey(v *Viewer, k fyne.KeyName) {
+	onUI(func() {
+		c := v.win.Canvas()
+		if f := c.Focused(); f != nil {
+			f.TypedKey(&fyne.KeyEvent{Name: k})
+		} else if h := c.OnTypedKey(); h != nil {
+			h(&fyne.KeyEvent{Name: k})
+		}
+	})
 }
 
-func TestKeysStepThroughPlanesAndTime(t *testing.T) {
+// choose picks option from a toolbar drop-down as a user does: a tap opens
+// its menu (and focuses it), the keyboard moves to the option and Enter
+// takes it.
+func choose(t *testing.T, v *Viewer, s *viewSelect, option string) {
+	t.Helper()
+	var problem string
+	onUI(func() {
+		i := slices.Index(s.Options, option)
+		if i < 0 {
+			problem = fmt.Sprintf("no option %q in %v", option, s.Options)
+			return
+		}
+		test.Tap(s)
+		menu, ok := v.win.Canvas().Focused().(*widget.PopUpMenu)
+		if !ok {
+			problem = fmt.Sprintf("the drop-down's menu does not have the keyboard but %T", v.win.Canvas().Focused())
+			return
+		}
+		for range i + 1 {
+			menu.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+		}
+		menu.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		if v.modal() || s.Selected != option {
+			problem = fmt.Sprintf("after choosing %q: menu open %v, selected %q", option, v.modal(), s.Selected)
+		}
+	})
+	if problem != "" {
+		t.Fatal(problem)
+	}
+}
+
+func TestKeysReachTheViewAndTheSlidersFollow(t *testing.T) {
 	v := newTestViewer(t, nil)
-	start := v.viewNow().Z
-	if start != 4 {
-		t.Fatalf("opened at z %d, want the middle plane 4", start)
+	for range 3 {
+		typeKey(v, fyne.KeyPeriod)
 	}
-	uiDoAndWait(func() {
-		for range 3 {
-			v.typedKey(&fyne.KeyEvent{Name: fyne.KeyPeriod})
+	typeKey(v, fyne.KeyRightBracket)
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == 7 && f.View.T == 1 && f.Info.Complete })
+	onUI(func() {
+		if s := v.sliders['Z']; s == nil || s.slider.Value != 7 || s.label.Text != "z 8/9" {
+			t.Errorf("z slider at %v, %q", s.slider.Value, s.label.Text)
 		}
-		v.typedKey(&fyne.KeyEvent{Name: fyne.KeyRightBracket})
+		v.sliders['Z'].slider.SetValue(2) // the slider moves the view
 	})
-	f := waitShown(t, v, func(f *frame) bool { return f.view.Z == 7 && f.view.T == 1 && f.info.Complete })
-	if f.img.Bounds().Dx() != f.view.Width || f.view.Width == 0 {
-		t.Errorf("frame %v for a viewport of %d×%d", f.img.Bounds(), f.view.Width, f.view.Height)
-	}
-	uiDoAndWait(func() {
-		v.setModifier("LeftShift", true)
-		v.typedKey(&fyne.KeyEvent{Name: fyne.KeyLeft}) // 10 back: clamped to 0
-		v.setModifier("LeftShift", false)
-	})
-	waitShown(t, v, func(f *frame) bool { return f.view.Z == 0 })
-	uiDoAndWait(func() { v.typedKey(&fyne.KeyEvent{Name: fyne.KeyEnd}) })
-	waitShown(t, v, func(f *frame) bool { return f.view.Z == 8 })
-	// The slider follows.
-	uiDoAndWait(func() {
-		if s := v.sliders['Z']; s == nil || s.slider.Value != 8 {
-			t.Errorf("z slider at %v", s.slider.Value)
-		}
-	})
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == 2 })
 }
 
-func TestWheelZoomAndDrag(t *testing.T) {
+// TestKeysStillStepAfterTheToolbar chooses a colormap and a rate from the
+// toolbar's menus and moves a slider: the keyboard then still steps
+// planes, and Space plays instead of opening a menu.
+func TestKeysStillStepAfterTheToolbar(t *testing.T) {
 	v := newTestViewer(t, nil)
-	before := v.viewNow()
-	uiDoAndWait(func() { v.scrolled(10, 10, -10) }) // wheel down: next plane
-	waitShown(t, v, func(f *frame) bool { return f.view.Z == before.Z+1 })
-	m := v.s.pyr.Meta()
-	var under render.Point
-	uiDoAndWait(func() {
-		under = v.view.ToPlane(m, 50, 40)
-		v.setModifier("LeftControl", true)
-		v.scrolled(50, 40, 10) // Ctrl+wheel up: zoom in about (50, 40)
-		v.setModifier("LeftControl", false)
+	z := v.s.View().Z
+	choose(t, v, v.tools.cmap, "magma")
+	typeKey(v, fyne.KeyPeriod)
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == z+1 && f.View.Colormap == "magma" })
+	choose(t, v, v.tools.rate, "10 fps")
+	typeKey(v, fyne.KeyComma)
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == z })
+	onUI(func() { test.Tap(v.sliders['Z'].slider) })
+	typeKey(v, fyne.KeyHome)
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == 0 })
+	choose(t, v, v.tools.cmap, "gray")
+	onUI(func() { v.win.Canvas().Focus(v.tools.cmap) }) // as after a dismissed menu
+	typeKey(v, fyne.KeySpace)
+	if on, rate := v.s.Playing(); !on || rate != 10 {
+		t.Errorf("Space with the colormap menu focused: playing %v at %g", on, rate)
+	}
+	onUI(func() {
+		if !strings.Contains(v.tools.play.Icon.Name(), "pause") {
+			t.Errorf("the play button shows %s while playing", v.tools.play.Icon.Name())
+		}
 	})
-	after := v.viewNow()
-	if !(after.Zoom > before.Zoom) {
-		t.Errorf("zoom %g after zooming in from %g", after.Zoom, before.Zoom)
-	}
-	if p := after.ToPlane(m, 50, 40); abs(p.Col-under.Col) > 1e-9 || abs(p.Row-under.Row) > 1e-9 {
-		t.Errorf("the point under the pointer moved from %v to %v", under, p)
-	}
-	uiDoAndWait(func() { v.dragged(20, -10) })
-	dragged := v.viewNow()
-	if dx := (after.Center.Col - dragged.Center.Col) * after.Zoom; abs(dx-20) > 1e-9 {
-		t.Errorf("a drag of 20 pixels moved the centre by %g pixels", dx)
-	}
-	waitShown(t, v, func(f *frame) bool { return f.view.Center == dragged.Center })
+	typeKey(v, fyne.KeySpace)
 }
 
-func TestUnsupportedDropShowsErrorAndKeepsData(t *testing.T) {
-	junk := filepath.Join(t.TempDir(), "notes.txt")
+// TestCtrlIsReleasedWhenASaveDialogIsCancelled holds Ctrl, presses S and
+// cancels the save dialog (its window got the key release): "." steps one
+// plane, not 100, and the plain wheel steps rather than zooms.
+func TestCtrlIsReleasedWhenASaveDialogIsCancelled(t *testing.T) {
+	v := newTestViewer(t, nil)
+	typeKey(v, fyne.KeyHome)
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == 0 })
+	onUI(func() {
+		v.pv.KeyDown(&fyne.KeyEvent{Name: "LeftControl"})
+		v.saveDialog()
+	})
+	onUI(func() {
+		if !v.modal() || v.dlg == nil {
+			t.Error("no save dialog")
+			return
+		}
+		v.dlg.Hide() // Cancel
+	})
+	typeKey(v, fyne.KeyPeriod)
+	onUI(func() {
+		v.pv.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(50, 50)}, Scrolled: fyne.Delta{DY: -10}})
+	})
+	view := waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == 2 }).View
+	if view.Zoom != v.s.View().Zoom {
+		t.Errorf("the wheel zoomed")
+	}
+}
+
+func TestDialogsBlockKeysAndEscapeClosesThem(t *testing.T) {
+	v := newTestViewer(t, nil)
+	z := v.s.View().Z
+	typeKey(v, fyne.KeyF1)
+	onUI(func() {
+		if !v.modal() {
+			t.Fatal("F1 showed no list")
+		}
+	})
+	typeKey(v, fyne.KeyPeriod)
+	if got := v.s.View().Z; got != z {
+		t.Errorf("a key behind the dialog moved the view to %d", got)
+	}
+	typeKey(v, fyne.KeyEscape)
+	onUI(func() {
+		if v.modal() {
+			t.Error("Escape did not close the list")
+		}
+	})
+	typeKey(v, fyne.KeyPeriod)
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == z+1 })
+}
+
+func TestTheKeyListIsAlignedAndComplete(t *testing.T) {
+	text := shortcutText()
+	lines := strings.Split(text, "\n")
+	col := len([]rune(lines[0][:strings.Index(lines[0], "previous")]))
+	for _, l := range lines {
+		r := []rune(l)
+		if len(r) <= col || r[col-1] != ' ' || r[col] == ' ' {
+			t.Errorf("line %q does not start its description at column %d", l, col)
+		}
+	}
+	for _, want := range []string{"PageUp", "Home", "Space", "Ctrl+O", "Ctrl+S", "F1", "+ -", "\nH "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the key list lacks %q", want)
+		}
+	}
+}
+
+func TestMenusShowTheirKeys(t *testing.T) {
+	v := newTestViewer(t, nil)
+	onUI(func() {
+		want := map[string]string{"Open…": "O", "Save View as PNG…": "S", "XZ": "2", "Keyboard Shortcuts": "F1"}
+		for _, m := range v.win.MainMenu().Items {
+			for _, it := range m.Items {
+				if k, ok := want[it.Label]; ok {
+					sc, _ := it.Shortcut.(fyne.KeyboardShortcut)
+					if sc == nil || string(sc.Key()) != k {
+						t.Errorf("menu item %q has shortcut %v", it.Label, it.Shortcut)
+					}
+					delete(want, it.Label)
+				}
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("no menu items %v", want)
+		}
+	})
+}
+
+func TestPlaneButtonsShowTheActivePlane(t *testing.T) {
+	v := newTestViewer(t, nil)
+	onUI(func() { test.Tap(v.tools.planes[render.XZ]) })
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Orientation == render.XZ })
+	onUI(func() {
+		for i, b := range v.tools.planes {
+			if want := i == int(render.XZ); (b.Importance == widget.HighImportance) != want {
+				t.Errorf("button %s highlighted %v", b.Text, !want)
+			}
+		}
+		if v.sliders['Y'] == nil || v.sliders['Z'] != nil {
+			t.Errorf("sliders %v for the XZ plane", v.sliders)
+		}
+	})
+}
+
+func TestUnsupportedDropShowsTheErrorAndKeepsTheData(t *testing.T) {
+	junk := filepath.Join(t.TempDir(), "NotImage.txt")
 	os.WriteFile(junk, []byte("not an image"), 0o644)
 	v := newTestViewer(t, loader.Open)
-	var before *session
-	uiDoAndWait(func() {
-		before = v.s
-		v.dropped([]fyne.URI{storage.NewFileURI(junk)})
+	before := v.s.Data()
+	onUI(func() { v.dropped([]fyne.URI{storage.NewFileURI(junk)}) })
+	text := waitFor(t, "an error dialog", func() (s string, ok bool) {
+		onUI(func() {
+			if d, isCustom := v.dlg.(*dialog.CustomDialog); isCustom && d != nil && v.modal() {
+				s, ok = dialogText(v), true
+			}
+		})
+		return s, ok
 	})
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var top fyne.CanvasObject
-		uiDoAndWait(func() { top = v.win.Canvas().Overlays().Top() })
-		if top != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no error dialog after dropping an unsupported file")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !strings.Contains(text, "NotImage.txt: not a supported image format") {
+		t.Errorf("error dialog says %q", text)
 	}
-	uiDoAndWait(func() {
-		if v.s != before {
-			t.Error("the dropped file replaced the data")
-		}
-	})
-}
-
-func TestViewRestoredWhenReopened(t *testing.T) {
-	v := newTestViewer(t, nil)
-	uiDoAndWait(func() {
-		v.typedKey(&fyne.KeyEvent{Name: fyne.KeyHome})
-		v.typedKey(&fyne.KeyEvent{Name: fyne.KeyPeriod})
-		v.typedRune('2') // XZ
-		v.view.Colormap = "magma"
-		v.view.Lo, v.view.Hi = 100, 20000
-	})
-	saved := v.viewNow()
-	uiDoAndWait(func() {
-		v.openSource(demo.NewSized(2, 9, 64, 96), "/data/other.tif")
-		v.openSource(demo.NewSized(2, 9, 64, 96), "/data/volume.tif")
-	})
-	got := v.viewNow()
-	if got.Orientation != render.XZ || got.Z != saved.Z || got.Colormap != "magma" || got.Lo != 100 || got.Hi != 20000 {
-		t.Errorf("reopened with %+v, saved %+v", got, saved)
-	}
-	if r := v.prefs.Recent(); len(r) < 2 || r[0] != "/data/volume.tif" || r[1] != "/data/other.tif" {
-		t.Errorf("recent files %v", r)
+	if v.s.Data() != before {
+		t.Error("the dropped file replaced the data")
 	}
 }
 
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
-}
-
-func TestExportWritesEveryLevel(t *testing.T) {
-	v := newTestViewer(t, nil)
-	out := filepath.Join(t.TempDir(), "volume.ome.zarr")
-	var levels int
-	uiDoAndWait(func() {
-		levels = len(v.s.pyr.Levels())
-		v.export(v.s, out)
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(out, ".zattrs")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no OME-Zarr written")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	for k := 0; k < levels; k++ {
-		if _, err := os.Stat(filepath.Join(out, fmt.Sprint(k), ".zarray")); err != nil {
-			t.Errorf("level %d: %v", k, err)
+// dialogText is the text of the labels in the top overlay.
+func dialogText(v *Viewer) string {
+	var b strings.Builder
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.Label:
+			b.WriteString(w.Text + "\n")
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(w).Objects() {
+				walk(c)
+			}
 		}
 	}
-	if levels < 2 {
-		t.Errorf("only %d levels", levels)
-	}
-}
-
-func TestSpacePlaysAndPauses(t *testing.T) {
-	v := newTestViewer(t, nil)
-	uiDoAndWait(func() {
-		v.typedKey(&fyne.KeyEvent{Name: fyne.KeyHome})
-		v.typedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
-	})
-	waitShown(t, v, func(f *frame) bool { return f.view.Z >= 3 })
-	uiDoAndWait(func() { v.typedKey(&fyne.KeyEvent{Name: fyne.KeySpace}) })
-	time.Sleep(100 * time.Millisecond)
-	z := v.viewNow().Z
-	time.Sleep(300 * time.Millisecond)
-	if z2 := v.viewNow().Z; z2 != z {
-		t.Errorf("still playing after pause: z %d then %d", z, z2)
-	}
-}
-
-func TestContrastPanelFollowsAndSetsTheWindow(t *testing.T) {
-	v := newTestViewer(t, nil)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var ok bool
-		uiDoAndWait(func() { ok = v.contrast.valid() && v.contrast.lo == v.view.Lo && v.contrast.hi == v.view.Hi })
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the contrast panel never got the histogram and the window")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	// Dragging the window (simulated at its callback) redraws with it.
-	uiDoAndWait(func() { v.contrast.onChange(5000, 9000) })
-	waitShown(t, v, func(f *frame) bool { return f.view.Lo == 5000 && f.view.Hi == 9000 })
-	// A double tap goes back to auto-contrast.
-	uiDoAndWait(func() { v.contrast.DoubleTapped(nil) })
-	waitShown(t, v, func(f *frame) bool { return f.view.Lo != 5000 && f.view.Lo < f.view.Hi })
+	walk(v.win.Canvas().Overlays().Top())
+	return b.String()
 }
 
 func TestDroppedAddressesOpenAsURLsAndFilesAsPaths(t *testing.T) {
@@ -272,12 +357,70 @@ func TestDroppedAddressesOpenAsURLsAndFilesAsPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uiDoAndWait(func() { v.dropped([]fyne.URI{web}) })
+	onUI(func() { v.dropped([]fyne.URI{web}) })
 	if got := <-opened; got != "https://example.org/data/cells.ome.zarr" {
 		t.Errorf("a dropped URL opened as %q", got)
 	}
-	uiDoAndWait(func() { v.dropped([]fyne.URI{storage.NewFileURI("/data/a b.tif")}) })
+	onUI(func() { v.dropped([]fyne.URI{storage.NewFileURI("/data/a b.tif")}) })
 	if got := <-opened; got != "/data/a b.tif" {
 		t.Errorf("a dropped file opened as %q", got)
 	}
+}
+
+func TestContrastPanelFollowsAndSetsTheWindow(t *testing.T) {
+	v := newTestViewer(t, nil)
+	waitFor(t, "the histogram", func() (ok, good bool) {
+		onUI(func() {
+			view := v.s.View()
+			good = v.contrast.panel.valid() && v.contrast.panel.lo == view.Lo && v.contrast.panel.hi == view.Hi
+		})
+		return good, good
+	})
+	// Dragging the window (simulated at its callback) redraws with it.
+	onUI(func() { v.contrast.panel.onChange(5000, 9000) })
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Lo == 5000 && f.View.Hi == 9000 })
+	onUI(func() {
+		if v.contrast.lo.Text != "5000" || v.contrast.hi.Text != "9000" {
+			t.Errorf("entries show %q %q", v.contrast.lo.Text, v.contrast.hi.Text)
+		}
+		// Typed numbers set the window.
+		v.contrast.lo.SetText("1234")
+		v.contrast.hi.SetText("4321")
+		v.contrast.typed()
+	})
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Lo == 1234 && f.View.Hi == 4321 })
+	// A double tap goes back to auto-contrast.
+	onUI(func() { v.contrast.panel.DoubleTapped(nil) })
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Lo != 1234 && f.View.Lo < f.View.Hi })
+}
+
+// TestLongStatusDoesNotWidenTheWindow puts a long message in the status
+// bar: the window's minimum width stays.
+func TestLongStatusDoesNotWidenTheWindow(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var before, after float32
+	onUI(func() {
+		before = v.win.Content().MinSize().Width
+		v.status.SetText(strings.Repeat("error: GET http://store/0/0/5/0/0: 503 Service Unavailable ", 10))
+		after = v.win.Content().MinSize().Width
+	})
+	if after > before {
+		t.Errorf("a long status widened the window from %g to %g", before, after)
+	}
+}
+
+func TestPanelsHideAndShowWithH(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var h0 float32
+	onUI(func() { h0 = v.pv.Size().Height })
+	onUI(func() { v.pv.TypedRune('h') })
+	onUI(func() {
+		if v.panels.Visible() || v.pv.Size().Height <= h0 {
+			t.Errorf("after H the panels show %v, picture %g high (was %g)", v.panels.Visible(), v.pv.Size().Height, h0)
+		}
+		v.pv.TypedRune('H')
+		if !v.panels.Visible() {
+			t.Error("a second H did not bring the panels back")
+		}
+	})
 }

@@ -6,6 +6,8 @@ package testtool
 
 import (
 	"bytes"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"testing"
@@ -70,4 +72,19 @@ func RunPython(t testing.TB, script string, args ...string) []byte {
 		t.Fatalf("python: %v\n%s\n%s", err, errb.String(), script)
 	}
 	return out.Bytes()
+}
+
+// ReadPNG decodes the PNG file at path, failing t on error.
+func ReadPNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }

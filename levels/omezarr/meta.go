@@ -2,6 +2,7 @@ package omezarr
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,7 @@ type multiscale struct {
 // slash-separated path inside the output folder.
 func metadataFiles(lay *layout, opts Options) (map[string][]byte, error) {
 	ms := multiscaleOf(lay, opts)
+	om := omeroOf(lay, opts.Channels)
 	files := map[string][]byte{}
 	var err error
 	put := func(name string, v any) {
@@ -52,18 +54,23 @@ func metadataFiles(lay *layout, opts Options) (map[string][]byte, error) {
 	if opts.Version == 2 {
 		ms.Version = "0.4"
 		put(".zgroup", map[string]int{"zarr_format": 2})
-		put(".zattrs", map[string]any{"multiscales": []multiscale{ms}})
+		attrs := map[string]any{"multiscales": []multiscale{ms}}
+		if om != nil {
+			attrs["omero"] = om
+		}
+		put(".zattrs", attrs)
 		for k := range lay.levels {
 			put(strconv.Itoa(k)+"/.zarray", zarrayV2(lay, k, opts))
 		}
 	} else {
+		ome := map[string]any{"version": "0.5", "multiscales": []multiscale{ms}}
+		if om != nil {
+			ome["omero"] = om
+		}
 		put("zarr.json", map[string]any{
 			"zarr_format": 3,
 			"node_type":   "group",
-			"attributes": map[string]any{"ome": map[string]any{
-				"version":     "0.5",
-				"multiscales": []multiscale{ms},
-			}},
+			"attributes":  map[string]any{"ome": ome},
 		})
 		for k := range lay.levels {
 			put(strconv.Itoa(k)+"/zarr.json", zarrayV3(lay, k, opts))
@@ -88,6 +95,42 @@ func multiscaleOf(lay *layout, opts Options) multiscale {
 		})
 	}
 	return ms
+}
+
+// omeroChannel is one channel of the "omero" rendering metadata.
+type omeroChannel struct {
+	Label  string       `json:"label,omitempty"`
+	Color  string       `json:"color,omitempty"`
+	Active bool         `json:"active"`
+	Window *omeroWindow `json:"window,omitempty"`
+}
+
+type omeroWindow struct {
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// omeroOf is the "omero" metadata of channels, or nil when none says
+// anything.
+func omeroOf(lay *layout, chans []loader.Channel) map[string]any {
+	if len(chans) == 0 {
+		return nil
+	}
+	lo, hi := lay.dtype.Limits()
+	var out []omeroChannel
+	for _, c := range chans {
+		oc := omeroChannel{Label: c.Label, Active: true}
+		if c.HasColor {
+			oc.Color = fmt.Sprintf("%02X%02X%02X", c.Color[0], c.Color[1], c.Color[2])
+		}
+		if c.HasWindow {
+			oc.Window = &omeroWindow{Min: min(lo, c.Lo), Max: max(hi, c.Hi), Start: c.Lo, End: c.Hi}
+		}
+		out = append(out, oc)
+	}
+	return map[string]any{"channels": out}
 }
 
 // axisOf is the OME-NGFF description of axis letter a with the given unit;

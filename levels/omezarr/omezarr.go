@@ -52,6 +52,11 @@ type Options struct {
 	// Overwrite allows replacing an existing Zarr folder at the output.
 	// The old one is removed only after the new one is in place.
 	Overwrite bool
+	// Channels, when set, describe the channels in the "omero" metadata
+	// (name, colour, display window), one per position of the C axis (or
+	// one for data without one); nil means the source's own
+	// (loader.Meta.Channels).
+	Channels []loader.Channel
 }
 
 // Write writes every level of src (Meta().Levels, level 0 first) to the
@@ -73,6 +78,9 @@ func Write(ctx context.Context, out string, src loader.Source, opts Options) err
 	m := src.Meta()
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("source: %v", err)
+	}
+	if opts.Channels == nil && !m.RGB {
+		opts.Channels = m.Channels
 	}
 	lay, err := newLayout(m)
 	if err != nil {

@@ -36,6 +36,7 @@ func NewSized(t, z, y, x int) *Source {
 	m := loader.NewMeta("demo", "TZYX", []int{t, z, y, x}, loader.Uint16,
 		[]int{1, 1, min(y, chunkXY), min(x, chunkXY)},
 		spacing, []string{"second", "micrometer", "micrometer", "micrometer"})
+	m.Synthetic = true
 	return &Source{meta: m, scene: newScene(t, z, y, x, spacing[1], spacing[2], spacing[3])}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"vastview/internal/tiffwrite"
 	"vastview/loader"
 )
 
@@ -78,7 +79,7 @@ func benchOpenFirst(b *testing.B, path string, pages int) {
 // sparse) and reads its first plane.
 func BenchmarkOpen100kPages(b *testing.B) {
 	p := benchFile(b, "100k.tif", func(p string) error {
-		return WriteStack(p, 256, 256, 100000, loader.Uint8, nil)
+		return tiffwrite.Stack(p, 256, 256, 100000, loader.Uint8, nil)
 	})
 	benchOpenFirst(b, p, 100000)
 }
@@ -87,7 +88,7 @@ func BenchmarkOpen100kPages(b *testing.B) {
 // (4.2 GB, sparse) and reads its first plane.
 func BenchmarkOpen2048x500Uint16(b *testing.B) {
 	p := benchFile(b, "2048x500.tif", func(p string) error {
-		return WriteStack(p, 2048, 2048, 500, loader.Uint16, nil)
+		return tiffwrite.Stack(p, 2048, 2048, 500, loader.Uint16, nil)
 	})
 	benchOpenFirst(b, p, 500)
 }
@@ -96,40 +97,7 @@ func BenchmarkOpen2048x500Uint16(b *testing.B) {
 // not evenly spaced, so Open walks the IFD chain.
 func BenchmarkOpen100kPagesUneven(b *testing.B) {
 	p := benchFile(b, "100k-uneven.tif", func(p string) error {
-		return writeUneven(p, 256, 256, 100000)
+		return tiffwrite.Uneven(p, 256, 256, 100000)
 	})
 	benchOpenFirst(b, p, 100000)
-}
-
-// writeUneven writes a sparse uint8 stack whose pages are separated by
-// gaps of varying size, defeating the uniform layout (BigTIFF, as it
-// exceeds 4 GiB).
-func writeUneven(path string, width, height, pages int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := stackWriter{plane: int64(width * height), dt: loader.Uint8, width: width, height: height, big: true}
-	hdr := []byte("II+\x00\x08\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00")
-	pos := int64(16)
-	for k := 0; k < pages; k++ {
-		ifd := pos
-		data := ifd + w.ifdSize()
-		next := data + w.plane + 2*int64(k%5)
-		if k == pages-1 {
-			next = 0
-		}
-		if _, err := f.WriteAt(w.ifdBytes(data, next), ifd); err != nil {
-			return err
-		}
-		pos = next
-		if k == pages-1 {
-			pos = data + w.plane
-		}
-	}
-	if _, err := f.WriteAt(hdr, 0); err != nil {
-		return err
-	}
-	return f.Truncate(pos)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vastview/internal/testtool"
+	"vastview/internal/tiffwrite"
 	"vastview/loader"
 )
 
@@ -42,7 +43,7 @@ open(d + '/trailing.tif', 'wb').write(open(d + '/tf.tif', 'rb').read() + b'\0' *
 	raw := readFile(t, filepath.Join(dir, "a.raw"))
 	testtool.Run(t, "convert", "-size", "10x12", "-depth", "8", "gray:"+filepath.Join(dir, "a.raw"), filepath.Join(dir, "im.tif"))
 	testtool.Run(t, "convert", "-size", "10x12", "-depth", "8", "gray:"+filepath.Join(dir, "a.raw"), "-compress", "Zip", filepath.Join(dir, "im_zip.tif"))
-	if err := WriteStack(filepath.Join(dir, "ws.tif"), 10, 12, 57, loader.Uint8, func(k int, b []byte) {
+	if err := tiffwrite.Stack(filepath.Join(dir, "ws.tif"), 10, 12, 57, loader.Uint8, func(k int, b []byte) {
 		copy(b, raw[k*120:])
 	}); err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestWriteStackBigTIFF(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.tif")
 	// 2 pages of 32768x32768 uint16 = 4 GiB: BigTIFF, only the last rows
 	// of the last page written.
-	if err := WriteStack(p, 32768, 32768, 2, loader.Uint16, nil); err != nil {
+	if err := tiffwrite.Stack(p, 32768, 32768, 2, loader.Uint16, nil); err != nil {
 		t.Fatal(err)
 	}
 	head := readHead(t, p, 4)

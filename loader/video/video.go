@@ -158,3 +158,10 @@ func metaOf(ix *index, l sampleLayout) *loader.Meta {
 	m.RGB = !l.gray
 	return m
 }
+
+// PixFmt is the ffmpeg pixel format frames are decoded to ("gray",
+// "rgb24", ...), for comparing with other ffmpeg runs.
+func (s *Source) PixFmt() string { return s.layout.outPixFmt() }
+
+// Path is the video file's path.
+func (s *Source) Path() string { return s.path }

@@ -1,0 +1,94 @@
+// Package cli runs vastview's command lines: the viewer, info, plane,
+// pyramid and bench. Its contract (flags, JSON, exit status, one line of
+// error) is the one ../shared/DESIGN.md gives; scripts depend on it.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"vastview/loader"
+	_ "vastview/loader/metaimage" // the formats register themselves
+	_ "vastview/loader/nifti"
+	_ "vastview/loader/nrrd"
+	_ "vastview/loader/sequence"
+	_ "vastview/loader/tiff"
+	_ "vastview/loader/video"
+	_ "vastview/loader/zarr"
+)
+
+// usageError is a mistake on the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// Run executes one command line (without the program's name) and returns
+// the exit status: 0 on success, 1 with one line on stderr naming the file
+// and the problem.
+func Run(args []string, stdout, stderr io.Writer) int {
+	var err error
+	cmd := ""
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "info":
+		err = cmdInfo(args[1:], stdout)
+	case "plane":
+		err = cmdPlane(args[1:])
+	case "pyramid":
+		err = cmdPyramid(args[1:], stderr)
+	case "bench":
+		err = cmdBench(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = cmdView(args)
+	}
+	if err == nil {
+		return 0
+	}
+	msg := err.Error()
+	if errors.As(err, new(usageError)) {
+		msg += " (see vastview help)"
+	}
+	fmt.Fprintln(stderr, "vastview: "+strings.ReplaceAll(msg, "\n", " "))
+	return 1
+}
+
+const usage = `vastview views image volumes and movies too big to load.
+
+  vastview [--trace FILE] [SRC]    the viewer (the built-in demo without SRC)
+  vastview info [--json] SRC       metadata of a file, folder, glob or URL
+  vastview plane SRC --out F [--t N] [--c N] [--z N] [--plane xy|xz|yz]
+                 [--index N] [--level L] [--window W,C | --level-range LO,HI]
+                 [--colormap gray|gray-inverted|fire|viridis|magma|glasbey|#rrggbb|rgb]
+                                   one plane: F.raw holds the samples
+                                   (native type, little-endian, row-major),
+                                   F.png the plane as the viewer shows it
+  vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
+                 [--codec zstd|gzip|none] [--overwrite]
+                                   every level as OME-Zarr
+  vastview bench [NAME...] [--dir D] [--repeat N]
+                                   performance figures: NAME VALUE UNIT
+                                   (NAME: open, pyramid, downsample, codec, zarr, video)
+  vastview help                    this text
+
+SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,
+NIfTI, PNG, JPEG, GIF, BMP, a video), a folder or quoted glob of PNG, JPEG,
+GIF, BMP or TIFF frames, or a Zarr store (a folder, or an http:// or
+https:// address of OME-Zarr).
+`
+
+// openSource opens path and wraps any error with the path.
+func openSource(path string) (loader.Source, error) {
+	src, err := loader.Open(context.Background(), path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return src, nil
+}

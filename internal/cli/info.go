@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"vastview/loader"
+	"vastview/loader/sequence"
+)
+
+// infoJSON is the object `vastview info --json` prints (a contract).
+type infoJSON struct {
+	Format     string             `json:"format"`
+	Axes       string             `json:"axes"`
+	Shape      []int              `json:"shape"`
+	DType      string             `json:"dtype"`
+	Spacing    []float64          `json:"spacing"`
+	Units      []string           `json:"units"`
+	Levels     []levelJSON        `json:"levels"`
+	Chunk      []int              `json:"chunk"`
+	ValueScale *loader.ValueScale `json:"value_scale,omitempty"`
+	Label      bool               `json:"label,omitempty"`
+}
+
+type levelJSON struct {
+	Shape       []int     `json:"shape"`
+	Scale       []float64 `json:"scale"`
+	Translation []float64 `json:"translation"`
+}
+
+func cmdInfo(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("info", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return usageError{"info: " + err.Error()}
+	}
+	if len(pos) != 1 {
+		return usageError{"info needs exactly one SRC"}
+	}
+	src, err := openSource(pos[0])
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := sequence.Check(context.Background(), src); err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	m := src.Meta()
+	if *asJSON {
+		return printInfoJSON(out, m)
+	}
+	printInfoText(out, pos[0], m)
+	return nil
+}
+
+func printInfoJSON(out io.Writer, m *loader.Meta) error {
+	j := infoJSON{
+		Format: m.Format, Axes: m.Axes, Shape: m.Shape, DType: m.DType.String(),
+		Spacing: m.Spacing, Units: m.Units, Chunk: m.Levels[0].Chunk,
+		ValueScale: m.ValueScale, Label: m.Label,
+	}
+	for _, l := range m.Levels {
+		j.Levels = append(j.Levels, levelJSON{Shape: l.Shape, Scale: l.Scale, Translation: l.Translation})
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s\n", b)
+	return err
+}
+
+func printInfoText(out io.Writer, path string, m *loader.Meta) {
+	fmt.Fprintf(out, "%s\n  format   %s\n  axes     %s\n  shape    %s\n  dtype    %s\n",
+		path, m.Format, m.Axes, joinInts(m.Shape, " × "), m.DType)
+	var sp []string
+	for i := range m.Axes {
+		s := fmt.Sprintf("%c %g", m.Axes[i], m.Spacing[i])
+		if m.Units[i] != "" {
+			s += " " + m.Units[i]
+		}
+		sp = append(sp, s)
+	}
+	fmt.Fprintf(out, "  spacing  %s\n", strings.Join(sp, ", "))
+	size := float64(m.DType.Size())
+	for _, s := range m.Shape {
+		size *= float64(s)
+	}
+	fmt.Fprintf(out, "  size     %s\n  chunk    %s\n", humanBytes(size), joinInts(m.Levels[0].Chunk, " × "))
+	if m.ValueScale != nil {
+		fmt.Fprintf(out, "  values   stored × %g + %g\n", m.ValueScale.Slope, m.ValueScale.Intercept)
+	}
+	for i, l := range m.Levels {
+		fmt.Fprintf(out, "  level %d  %s\n", i, joinInts(l.Shape, " × "))
+	}
+}
+
+func joinInts(v []int, sep string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, sep)
+}
+
+func humanBytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.3g %s", b, units[i])
+}

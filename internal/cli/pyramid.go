@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"vastview/levels"
+	"vastview/levels/omezarr"
+	"vastview/loader"
+)
+
+// cmdPyramid writes SRC with every level as an OME-Zarr image.
+func cmdPyramid(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pyramid", flag.ContinueOnError)
+	zarrVer := fs.Int("zarr", 2, "Zarr format: 2 (OME-NGFF 0.4) or 3 (OME-NGFF 0.5)")
+	method := fs.String("method", "", "mean or mode (default: mode for label images, else mean)")
+	budget := fs.String("budget", "", "memory for cached chunks, e.g. 1GiB (default: min(25% of RAM, 4GiB))")
+	codec := fs.String("codec", "zstd", "chunk compression: zstd, gzip or none")
+	overwrite := fs.Bool("overwrite", false, "replace an existing output")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return usageError{"pyramid: " + err.Error()}
+	}
+	if len(pos) != 2 {
+		return usageError{"pyramid needs SRC and OUT.ome.zarr"}
+	}
+	if *zarrVer != 2 && *zarrVer != 3 {
+		return usageError{"pyramid: --zarr must be 2 or 3"}
+	}
+	if *method != "" && *method != "mean" && *method != "mode" {
+		return usageError{"pyramid: --method must be mean or mode"}
+	}
+	var cacheBytes int64
+	if *budget != "" {
+		if cacheBytes, err = parseSize(*budget); err != nil {
+			return usageError{"pyramid: --budget: " + err.Error()}
+		}
+	}
+	srcPath, out := pos[0], pos[1]
+	src, err := openSource(srcPath)
+	if err != nil {
+		return err
+	}
+	mode := *method == "mode" || *method == "" && src.Meta().Label
+	opt := levels.Options{CacheBytes: cacheBytes, Mode: mode}
+	if err := useDiskCache(srcPath, &opt); err != nil {
+		fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
+	}
+	pyr, err := levels.Open(src, opt)
+	if err != nil {
+		src.Close()
+		return fmt.Errorf("%s: %w", srcPath, err)
+	}
+	defer pyr.Close()
+	if err := pyr.DiskError(); err != nil {
+		fmt.Fprintf(stderr, "vastview: %v\n", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if cacheBytes > 0 {
+		// Keep the heap near the budget: cached chunks plus the buffers in flight.
+		debug.SetMemoryLimit(cacheBytes + cacheBytes/8 + 64<<20)
+	}
+	// Compute the levels first, streaming level 0 once; the export then
+	// reads level 0 again and the computed levels from memory or disk.
+	bar := newProgressBar(stderr)
+	defer bar.finish()
+	building := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-building:
+				return
+			case <-time.After(200 * time.Millisecond):
+				var done, total int64
+				for _, lp := range pyr.Progress() {
+					done, total = done+lp.Done, total+lp.Total
+				}
+				bar.phase("levels", int(done), int(total))
+			}
+		}
+	}()
+	err = pyr.Build(ctx, runtime.GOMAXPROCS(0))
+	close(building)
+	if err != nil {
+		return fmt.Errorf("%s: %w", srcPath, err)
+	}
+	err = omezarr.Write(ctx, out, pyr, omezarr.Options{
+		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite,
+		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	return nil
+}
+
+// useDiskCache has the pyramid reuse and keep computed levels in the user
+// cache folder.
+func useDiskCache(path string, opt *levels.Options) error {
+	root, err := levels.DefaultDiskRoot()
+	if err != nil {
+		return err
+	}
+	id, err := loader.FileIdentity(path)
+	if err != nil {
+		return err
+	}
+	d, err := levels.OpenDisk(root, defaultDiskLimit)
+	if err != nil {
+		return err
+	}
+	opt.Disk, opt.Identity = d, id
+	return nil
+}
+
+// defaultDiskLimit bounds the disk cache of computed levels.
+const defaultDiskLimit = 20 << 30
+
+// parseSize reads a byte count such as 1073741824, 1GiB, 512MiB, 2G or 1.5GB.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := float64(1)
+	for _, u := range []struct {
+		suffix string
+		m      float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 || v*mult > 1<<62 {
+		return 0, fmt.Errorf("%q is not a size such as 1GiB", s)
+	}
+	return int64(v * mult), nil
+}
+
+// progressBar draws chunk progress on a terminal, at most ten times a
+// second; elsewhere it stays silent. Safe for concurrent use.
+type progressBar struct {
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	last  time.Time
+	start time.Time
+	drawn bool
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &progressBar{w: w, tty: tty, start: time.Now()}
+}
+
+func (b *progressBar) update(done, total int) { b.phase("writing", done, total) }
+
+// phase draws the bar for one phase of the work.
+func (b *progressBar) phase(name string, done, total int) {
+	if !b.tty || total <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if done < total && time.Since(b.last) < 100*time.Millisecond {
+		return
+	}
+	b.last = time.Now()
+	const width = 30
+	n := done * width / total
+	fmt.Fprintf(b.w, "\r%-8s [%s%s] %3d%%  %d/%d chunks  %.0fs ", name, strings.Repeat("#", n), strings.Repeat(" ", width-n),
+		done*100/total, done, total, time.Since(b.start).Seconds())
+	b.drawn = true
+}
+
+func (b *progressBar) finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprintln(b.w)
+	}
+}

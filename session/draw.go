@@ -1,0 +1,283 @@
+package session
+
+import (
+	"image"
+	"sync"
+	"time"
+
+	"vastview/render"
+)
+
+// request asks the drawer for a view.
+type request struct {
+	d     *Data
+	view  render.View
+	gen   uint64
+	asked time.Time // when the input that asked for it came
+	dir   int       // direction of motion through the planes, for prefetch
+	play  bool      // playback: a frame with holes is dropped, not shown
+	ahead int       // chunk layers to prefetch in the direction of motion
+}
+
+// Frame is one finished picture and what it shows. Img stays unchanged
+// until two more frames have been taken.
+type Frame struct {
+	Img  *image.RGBA
+	View render.View // as drawn: zoom and window chosen when the view left them open
+	Info render.Info
+
+	data      *Data
+	gen       uint64
+	asked     time.Time
+	auto      bool  // the window was chosen by auto-contrast
+	readTotal int64 // bytes read for views of the data when it was drawn
+}
+
+// firstPlaneBytes bounds the full-resolution data read for the first image.
+const firstPlaneBytes = 64 << 20
+
+// refineEvery spaces the redraws of an incomplete frame as chunks arrive.
+const refineEvery = 50 * time.Millisecond
+
+// drawer renders on its own goroutine: the newest request, and again when
+// chunks arrive while the last frame is incomplete. Frames go out through
+// one slot and at most one pending OnFrame call, so nothing queues up
+// while a key is held.
+type drawer struct {
+	s    *Session
+	want chan request // capacity 1: only the newest request waits
+	poke chan struct{}
+	quit chan struct{}
+	done chan struct{}
+	r    render.Renderer
+
+	// The latest-frame slot. The renderer draws into three buffers in
+	// turn, so at most two frames may be drawn after the one on screen
+	// before the host takes the newest: the drawer waits for room.
+	slotMu  sync.Mutex
+	latest  *Frame
+	untaken int  // frames drawn since the host last took one
+	pending bool // OnFrame called, TakeFrame not yet
+	taken   chan struct{}
+
+	mu        sync.Mutex
+	unsub     func()
+	following *Data
+	refreshes uint64 // the pyramid's Refreshes at the last frame
+}
+
+func newDrawer(s *Session) *drawer {
+	return &drawer{s: s, want: make(chan request, 1), poke: make(chan struct{}, 1), quit: make(chan struct{}),
+		done: make(chan struct{}), taken: make(chan struct{}, 1)}
+}
+
+// ask replaces any waiting request by r; it never blocks.
+func (d *drawer) ask(r request) {
+	for {
+		select {
+		case d.want <- r:
+			return
+		default:
+			select {
+			case <-d.want:
+			default:
+			}
+		}
+	}
+}
+
+// follow redraws on the arrivals of data's pyramid (and notes its failed
+// loads) instead of the previous data's.
+func (d *drawer) follow(data *Data) {
+	events, unsub := data.Pyr.Subscribe()
+	d.mu.Lock()
+	if d.unsub != nil {
+		d.unsub()
+	}
+	d.unsub, d.following = unsub, data
+	d.mu.Unlock()
+	go func() {
+		for e := range events {
+			if e.Err != nil {
+				data.failed(e.Err, d.s.clock.Now())
+			}
+			select {
+			case d.poke <- struct{}{}:
+			default:
+			}
+		}
+	}()
+}
+
+// stop ends the drawing goroutine and waits for it.
+func (d *drawer) stop() {
+	close(d.quit)
+	<-d.done
+	d.mu.Lock()
+	if d.unsub != nil {
+		d.unsub()
+		d.unsub = nil
+	}
+	d.mu.Unlock()
+}
+
+func (d *drawer) run() {
+	defer close(d.done)
+	var last request
+	var lastFrame *Frame
+	var drawn time.Time
+	for {
+		var r request
+		select {
+		case <-d.quit:
+			return
+		case r = <-d.want:
+		case <-d.poke:
+			if lastFrame == nil || lastFrame.Info.Settled() && !lastFrame.autoPending() {
+				continue
+			}
+			// Redraws for arriving chunks come at most every refineEvery,
+			// leaving the cores to the loads, except while part of the
+			// view is blank; a new view goes first.
+			r = last
+			if wait := refineEvery - time.Since(drawn); wait > 0 && lastFrame.Info.Unfilled == 0 {
+				select {
+				case <-d.quit:
+					return
+				case r = <-d.want:
+				case <-time.After(wait):
+				}
+			}
+		}
+		if !d.waitRoom() {
+			return
+		}
+		select {
+		case r = <-d.want: // a newer view came while waiting
+		default:
+		}
+		drawn = time.Now()
+		f := d.draw(r)
+		last, lastFrame = r, f
+		if r.play && f.Info.Unfilled > 0 && d.onScreen(r.d) {
+			continue // playback drops a frame with holes: its chunks are asked for
+		}
+		d.publish(f)
+	}
+}
+
+// autoPending reports whether the frame's window is still to be chosen.
+func (f *Frame) autoPending() bool { return f.auto && f.View.Lo == 0 && f.View.Hi == 0 }
+
+// onScreen reports whether a frame of data was taken since it was opened.
+func (d *drawer) onScreen(data *Data) bool {
+	d.s.mu.Lock()
+	defer d.s.mu.Unlock()
+	return d.s.shown != nil && d.s.shown.data == data
+}
+
+// waitRoom waits until a frame may be drawn without touching the buffer on
+// screen; false when the drawer stops.
+func (d *drawer) waitRoom() bool {
+	for {
+		d.slotMu.Lock()
+		room := d.untaken < 2
+		d.slotMu.Unlock()
+		if room {
+			return true
+		}
+		select {
+		case <-d.taken:
+		case <-d.quit:
+			return false
+		}
+	}
+}
+
+// publish puts f in the slot and calls OnFrame unless a call is waiting.
+func (d *drawer) publish(f *Frame) {
+	d.slotMu.Lock()
+	d.latest = f
+	d.untaken++
+	call := !d.pending
+	d.pending = true
+	d.slotMu.Unlock()
+	if call && d.s.opts.OnFrame != nil {
+		d.s.opts.OnFrame()
+	}
+}
+
+// take returns the newest frame (nil if none) and lets OnFrame be called
+// again.
+func (d *drawer) take() *Frame {
+	d.slotMu.Lock()
+	f := d.latest
+	d.latest = nil
+	d.untaken, d.pending = 0, false
+	d.slotMu.Unlock()
+	select {
+	case d.taken <- struct{}{}:
+	default:
+	}
+	return f
+}
+
+// draw renders one request, choosing the auto-contrast window first if
+// the view has none.
+func (d *drawer) draw(r request) *Frame {
+	pyr := r.d.Pyr
+	v := r.view
+	if !(v.Zoom > 0) {
+		v.Zoom, v.Center = render.Fit(pyr.Meta(), v.Orientation, v.Width, v.Height)
+	}
+	auto, chosen := v.Lo == v.Hi, false
+	if auto {
+		// The channel's coarsest level once the levels are built (before,
+		// asking for it could mean computing the whole volume); until then
+		// the values on screen, as ImageJ does.
+		lo, hi := 0.0, 0.0
+		if r.d.Built() {
+			var cr render.Range
+			if cr, chosen = render.ChannelRange(pyr, contrastChannel(v)); chosen {
+				lo, hi = cr.Lo, cr.Hi
+			}
+		}
+		if !chosen {
+			lo, hi, chosen = d.r.ViewRange(v, pyr)
+		}
+		if chosen {
+			v.Lo, v.Hi = lo, hi
+		} else {
+			v.Lo, v.Hi = 0, 1 // nothing in memory yet: redrawn on arrival
+		}
+	}
+	if n := pyr.Refreshes(); n != d.refreshes {
+		d.refreshes = n
+		d.r.Forget()
+	}
+	if !r.d.shown.Load() {
+		// Until the first image, the view's own full-resolution plane is
+		// asked for first: it can be drawn long before a level computed
+		// from many planes.
+		d.r.RequestFinest(v, pyr, r.gen, firstPlaneBytes)
+	}
+	img, info := d.r.Render(v, pyr, r.gen)
+	if r.dir != 0 {
+		d.r.Prefetch(v, pyr, r.gen, r.dir, r.ahead)
+	}
+	f := &Frame{Img: img, View: v, Info: info, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
+	if auto && !chosen {
+		f.View.Lo, f.View.Hi = 0, 0 // not a real choice: keep asking
+	}
+	f.readTotal, _ = pyr.BytesRead()
+	return f
+}
+
+// contrastChannel is the channel auto-contrast looks at: the view's, or
+// every channel for colour pixels drawn as one picture.
+func contrastChannel(v render.View) int {
+	if v.Colormap == render.RGB {
+		return -1
+	}
+	return v.C
+}

@@ -1,0 +1,221 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"vastview/internal/fsutil"
+	"vastview/levels"
+	"vastview/levels/omezarr"
+	"vastview/loader"
+	"vastview/render"
+)
+
+// Export is an OME-Zarr export in progress. It holds its data open, so
+// that opening another file does not stop it; Session.Close cancels it.
+// Its methods are safe for concurrent use.
+type Export struct {
+	Path   string
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu          sync.Mutex
+	chunks, all int
+	err         error
+}
+
+// Cancel stops the export; nothing is left at its path.
+func (e *Export) Cancel() { e.cancel() }
+
+// Done is closed when the export has ended.
+func (e *Export) Done() <-chan struct{} { return e.done }
+
+// Progress returns the chunks written and in all.
+func (e *Export) Progress() (done, total int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.chunks, e.all
+}
+
+// Err is the export's error once Done is closed: nil when it was
+// written, context.Canceled when it was cancelled.
+func (e *Export) Err() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// ExportName is the name an export of the data shown is first offered
+// under: the file's name with its image extensions replaced by .ome.zarr.
+func (s *Session) ExportName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil || s.data.Name == "" {
+		return "demo.ome.zarr"
+	}
+	return baseName(s.data.Name) + ".ome.zarr"
+}
+
+// baseName is a path's last element without its image extensions
+// (".ome.tif", ".nii.gz", ".ome.zarr", ...).
+func baseName(name string) string {
+	b := displayName(name)
+	lower := strings.ToLower(b)
+	for _, ext := range []string{".ome.zarr", ".ome.tiff", ".ome.tif", ".nii.gz", ".zarr", ".tiff", ".tif",
+		".nrrd", ".nhdr", ".mha", ".mhd", ".nii", ".png", ".jpg", ".jpeg", ".mp4", ".mov", ".avi", ".mkv"} {
+		if strings.HasSuffix(lower, ext) && len(b) > len(ext) {
+			return b[:len(b)-len(ext)]
+		}
+	}
+	if ext := filepath.Ext(b); ext != "" && len(ext) < len(b) {
+		return b[:len(b)-len(ext)]
+	}
+	return b
+}
+
+// Export writes the data shown, with every level, as OME-Zarr at path
+// (".ome.zarr" is added unless it ends in ".zarr"), in the background; the
+// channels go into its metadata as they are shown (names, colours,
+// windows). onEnd, if set, is called (from another goroutine) when it
+// ends.
+func (s *Session) Export(path string, onEnd func(*Export)) (*Export, error) {
+	if !strings.HasSuffix(strings.ToLower(path), ".zarr") {
+		path += ".ome.zarr"
+	}
+	s.mu.Lock()
+	if s.closed || s.data == nil {
+		s.mu.Unlock()
+		return nil, errors.New("nothing to export")
+	}
+	d := s.data
+	if !d.acquire() {
+		s.mu.Unlock()
+		return nil, errors.New("nothing to export")
+	}
+	s.keepChannelLocked()
+	chans := exportChannels(d.Pyr.Meta(), s.chans)
+	ctx, cancel := context.WithCancel(levels.ForBackground(context.Background()))
+	e := &Export{Path: path, cancel: cancel, done: make(chan struct{})}
+	s.exports[e] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer d.Release()
+		m := d.Pyr.Meta()
+		err := omezarr.Write(ctx, path, d.Pyr, omezarr.Options{
+			Type:     map[bool]string{true: "mode", false: "mean"}[m.Label],
+			Channels: chans,
+			Progress: func(done, total int) {
+				e.mu.Lock()
+				e.chunks, e.all = done, total
+				e.mu.Unlock()
+			},
+		})
+		cancel()
+		e.mu.Lock()
+		e.err = err
+		e.mu.Unlock()
+		s.mu.Lock()
+		delete(s.exports, e)
+		s.mu.Unlock()
+		close(e.done)
+		if onEnd != nil {
+			onEnd(e)
+		}
+	}()
+	return e, nil
+}
+
+// Exports returns the exports in progress.
+func (s *Session) Exports() []*Export {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*Export
+	for e := range s.exports {
+		out = append(out, e)
+	}
+	return out
+}
+
+// exportChannels describes the channels as they are shown: the file's
+// names, the colours and windows chosen.
+func exportChannels(m *loader.Meta, chans []channelState) []loader.Channel {
+	if m.RGB || m.Label {
+		return nil
+	}
+	out := make([]loader.Channel, len(chans))
+	for c, cs := range chans {
+		if c < len(m.Channels) {
+			out[c] = m.Channels[c]
+		}
+		if col, ok := render.ParseColor(cs.colormap); ok {
+			out[c].Color, out[c].HasColor = col, true
+		}
+		if cs.hi > cs.lo {
+			out[c].Lo, out[c].Hi, out[c].HasWindow = cs.lo, cs.hi, true
+		}
+	}
+	return out
+}
+
+// SnapshotName is the name a saved view is first offered under: the
+// file's name and the position shown ("cells_z021_t000.png").
+func (s *Session) SnapshotName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := "demo"
+	if s.data != nil && s.data.Name != "" {
+		name = baseName(s.data.Name)
+	}
+	if s.data == nil {
+		return name + ".png"
+	}
+	m := s.data.Pyr.Meta()
+	row, col, _ := s.view.Orientation.Axes()
+	var b strings.Builder
+	b.WriteString(name)
+	if s.view.Orientation != render.XY {
+		b.WriteString("_" + s.view.Orientation.String())
+	}
+	for _, a := range []byte("ZYXCT") {
+		if a == row || a == col || m.AxisIndex(a) < 0 && a != 'T' || a == 'C' && (m.RGB || m.Size('C') <= 1) {
+			continue
+		}
+		if a == 'T' || m.Size(a) > 1 {
+			fmt.Fprintf(&b, "_%c%03d", a-'A'+'a', s.view.At(a))
+		}
+	}
+	return b.String() + ".png"
+}
+
+// SaveSnapshot writes the picture on screen (the image area only) to path
+// as a PNG, off the calling goroutine; an error becomes a Problem.
+func (s *Session) SaveSnapshot(path string) error {
+	f := s.Shown()
+	if f == nil {
+		return errors.New("nothing is shown yet")
+	}
+	// The frame's buffer is drawn over two frames later: copy it now.
+	img := *f.Img
+	img.Pix = bytes.Clone(f.Img.Pix)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		var b bytes.Buffer
+		err := png.Encode(&b, &img)
+		if err == nil {
+			err = loader.StripPath(fsutil.WriteAtomic(path, b.Bytes()))
+		}
+		if err != nil {
+			s.problem(filepath.Base(path), err)
+		}
+	}()
+	return nil
+}

@@ -1,0 +1,84 @@
+package session
+
+// TakeFrame returns the newest frame to show (nil if none waits, or it is
+// of data no longer shown) and lets OnFrame be called again. The host
+// shows the picture until it takes the next one: the session counts it as
+// on screen from now on.
+func (s *Session) TakeFrame() *Frame {
+	f := s.draw.take()
+	if f == nil {
+		return nil
+	}
+	s.mu.Lock()
+	if f.data != s.data {
+		s.mu.Unlock()
+		return nil // the data changed meanwhile
+	}
+	prev := s.shown
+	s.shown = f
+	c := HoverChanged
+	if f.gen == s.gen {
+		// What the drawer chose for "fit" and "auto-contrast".
+		if s.view.Lo == s.view.Hi && f.View.Lo != f.View.Hi {
+			s.view.Lo, s.view.Hi = f.View.Lo, f.View.Hi
+			s.keepChannelLocked()
+			c |= ViewChanged
+		}
+		if !(s.view.Zoom > 0) {
+			s.view.Zoom, s.view.Center = f.View.Zoom, f.View.Center
+			c |= ViewChanged
+		}
+	}
+	if f.Info.Unfilled == 0 && f.data.shown.CompareAndSwap(false, true) {
+		// The first frame of this data with data everywhere (perhaps coarse).
+		s.trace.Event("first_image", nil)
+	}
+	if f.Info.Complete || f.Info.Settled() && f.Info.Failed > 0 {
+		f.data.StartBuild()
+		s.askHistogramLocked(f)
+	}
+	if f.Info.Failed > 0 && f.Info.Err != nil {
+		c |= StatusChanged
+	}
+	s.traceFrameLocked(prev, f)
+	s.scrubNextLocked(f)
+	s.unlockNotify(c)
+	return f
+}
+
+// traceFrameLocked writes one frame_shown per view asked for, and
+// "refined" when a redraw of the same view after chunks arrived makes it
+// complete.
+func (s *Session) traceFrameLocked(prev, f *Frame) {
+	if s.trace == nil {
+		return
+	}
+	ev := "frame_shown"
+	if prev != nil && prev.gen == f.gen {
+		if !f.Info.Complete || prev.Info.Complete {
+			return
+		}
+		ev = "refined"
+	}
+	// The bytes read for views of this data since the last frame traced.
+	if s.traced.data != f.data {
+		s.traced.data, s.traced.read = f.data, 0
+	}
+	read := max(0, f.readTotal-s.traced.read)
+	s.traced.read = max(s.traced.read, f.readTotal)
+	v := f.View
+	s.trace.Event(ev, map[string]any{
+		"t": v.T, "z": v.Z, "c": v.C, "level": f.Info.Level, "complete": f.Info.Complete,
+		"latency_ms": float64(s.clock.Now().Sub(f.asked).Microseconds()) / 1000, "bytes_read": read,
+		"plane": v.Orientation.String(), "y": v.Y, "x": v.X,
+		"lo": v.Lo, "hi": v.Hi, "zoom": v.Zoom, "cx": v.Center.Col, "cy": v.Center.Row,
+		"width": v.Width, "height": v.Height,
+	})
+}
+
+// Shown returns the frame on screen, or nil.
+func (s *Session) Shown() *Frame {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shown
+}

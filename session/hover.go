@@ -1,0 +1,110 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"vastview/loader"
+	"vastview/render"
+)
+
+// hoverState is where the pointer is over the picture.
+type hoverState struct {
+	x, y float64
+	in   bool
+}
+
+// Hover notes the pointer at viewport position (x, y), or that it left
+// the picture (in false).
+func (s *Session) Hover(x, y float64, in bool) {
+	s.mu.Lock()
+	s.hover = hoverState{x: x, y: y, in: in}
+	s.unlockNotify(HoverChanged)
+}
+
+// HoverText is the read-out under the pointer: the position on every axis
+// (in samples, and physical units for the plane's two), and the value there
+// (R, G and B for colour pixels; the physical value too when the file
+// scales values), from the finest level in memory. It is "" off the data.
+func (s *Session) HoverText() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.hover.in || s.data == nil || s.shown == nil {
+		return ""
+	}
+	pyr := s.data.Pyr
+	m := pyr.Meta()
+	shown := s.shown.View
+	loc := shown.Locate(m, s.hover.x, s.hover.y)
+	if !loc.Inside {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%c %d  %c %d   (%s, %s)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row,
+		phys(loc.ColPhys, loc.ColUnit), phys(loc.RowPhys, loc.RowUnit))
+	for _, a := range []byte("ZTC") {
+		if a == loc.ColAxis || a == loc.RowAxis || m.Size(a) <= 1 || a == 'C' && m.RGB {
+			continue
+		}
+		fmt.Fprintf(&b, "  %c %d", a, shown.At(a))
+		if a == 'C' {
+			if name := channelName(m, shown.C); name != "" {
+				fmt.Fprintf(&b, " (%s)", name)
+			}
+		}
+	}
+	if m.RGB && shown.Colormap == render.RGB {
+		var rgb [3]string
+		for c := range rgb {
+			v := shown
+			v.C = c
+			val, _, ok := render.ValueAt(pyr, v, s.hover.x, s.hover.y)
+			if !ok {
+				return b.String()
+			}
+			rgb[c] = fmt.Sprintf("%.6g", val)
+		}
+		fmt.Fprintf(&b, "   R %s G %s B %s", rgb[0], rgb[1], rgb[2])
+		return b.String()
+	}
+	if val, _, ok := render.ValueAt(pyr, shown, s.hover.x, s.hover.y); ok {
+		fmt.Fprintf(&b, "   value %s", valueText(m, val))
+	}
+	return b.String()
+}
+
+// valueText writes a sample value, and its physical value when the file
+// scales values.
+func valueText(m *loader.Meta, v float64) string {
+	s := fmt.Sprintf("%.6g", v)
+	if m.ValueScale != nil {
+		s += fmt.Sprintf(" (%.6g)", v*m.ValueScale.Slope+m.ValueScale.Intercept)
+	}
+	return s
+}
+
+func phys(p float64, unit string) string {
+	if unit == "" {
+		return fmt.Sprintf("%.4g", p)
+	}
+	return fmt.Sprintf("%.4g %s", p, Abbreviate(unit))
+}
+
+// Abbreviate shortens an NGFF unit name for display ("micrometer": "µm").
+func Abbreviate(unit string) string {
+	switch unit {
+	case "micrometer":
+		return "µm"
+	case "millimeter":
+		return "mm"
+	case "nanometer":
+		return "nm"
+	case "meter":
+		return "m"
+	case "second":
+		return "s"
+	case "millisecond":
+		return "ms"
+	}
+	return unit
+}

@@ -1,0 +1,303 @@
+package session
+
+import (
+	"math"
+	"time"
+
+	"vastview/loader"
+	"vastview/render"
+)
+
+// Key names, spelled as Fyne names its keys, so that a window passes its
+// key events' names as they are.
+const (
+	KeyLeft         = "Left"
+	KeyRight        = "Right"
+	KeyUp           = "Up"
+	KeyDown         = "Down"
+	KeyComma        = ","
+	KeyPeriod       = "."
+	KeyPageUp       = "Prior"
+	KeyPageDown     = "Next"
+	KeyHome         = "Home"
+	KeyEnd          = "End"
+	KeyLeftBracket  = "["
+	KeyRightBracket = "]"
+	KeySpace        = "Space"
+	KeyF1           = "F1"
+	KeyO            = "O"
+	KeyS            = "S"
+	KeyShiftLeft    = "LeftShift"
+	KeyShiftRight   = "RightShift"
+	KeyControlLeft  = "LeftControl"
+	KeyControlRight = "RightControl"
+	KeyAltLeft      = "LeftAlt"
+	KeyAltRight     = "RightAlt"
+	KeySuperLeft    = "LeftSuper"
+	KeySuperRight   = "RightSuper"
+)
+
+// Mods are the modifier keys held.
+type Mods struct{ Shift, Ctrl, Alt bool }
+
+// stepSize is the plane step for a key press: 1, or 10 with Shift, 100
+// with Ctrl.
+func (m Mods) stepSize() int {
+	switch {
+	case m.Ctrl:
+		return 100
+	case m.Shift:
+		return 10
+	}
+	return 1
+}
+
+// Command is what a key asks of the window: a dialog or a panel the
+// session has no part in.
+type Command string
+
+// The commands keys give.
+const (
+	None       Command = ""
+	ShowHelp   Command = "help"   // the list of keys
+	OpenFile   Command = "open"   // the open dialog
+	SaveView   Command = "save"   // the save-as-PNG dialog
+	TogglePane Command = "panels" // show or hide the panels under the picture
+)
+
+// Shortcut is one line of the key list (F1, README).
+type Shortcut struct{ Keys, Does string }
+
+// Shortcuts lists the keys and what they do.
+func Shortcuts() []Shortcut {
+	return []Shortcut{
+		{", .  ← →", "previous / next plane or frame (Shift ×10, Ctrl ×100)"},
+		{"PageUp PageDown", "previous / next plane (Shift ×10, Ctrl ×100)"},
+		{"[ ]", "previous / next time point"},
+		{"Home End", "first / last plane"},
+		{"hold a step key", "scrub at the display rate"},
+		{"Space", "play / pause"},
+		{"wheel", "previous / next plane"},
+		{"Ctrl+wheel", "zoom about the pointer"},
+		{"+ -", "zoom in / out"},
+		{"drag", "pan"},
+		{"0", "fit"},
+		{"1 2 3", "XY, XZ, YZ"},
+		{"C", "auto-contrast"},
+		{"R", "reload chunks a store did not hold yet"},
+		{"H", "show / hide the panels under the picture"},
+		{"Ctrl+O", "open"},
+		{"Ctrl+S", "save the view as PNG"},
+		{"F1 ?", "this list"},
+	}
+}
+
+// KeyDown notes a key pressed: modifiers, and the start of a held-key
+// scrub for a step key.
+func (s *Session) KeyDown(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock() // a scrub starts later: nothing to tell yet
+	if s.setModifierLocked(name, true) || s.data == nil || s.scrub.key == name {
+		return
+	}
+	if _, _, ok := navigate(s.data.Pyr.Meta(), s.view, name, s.mods); ok {
+		s.startScrubLocked(name)
+	}
+}
+
+// KeyUp notes a key released: modifiers, and the end of a scrub.
+func (s *Session) KeyUp(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setModifierLocked(name, false)
+	if name == s.scrub.key {
+		s.endScrubLocked()
+	}
+}
+
+// ResetModifiers forgets the modifiers held: a dialog or another window
+// took the key releases (call it when a dialog closes or the window gets
+// the focus back).
+func (s *Session) ResetModifiers() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mods = Mods{}
+	s.endScrubLocked()
+}
+
+// Modifiers returns the modifiers held.
+func (s *Session) Modifiers() Mods {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mods
+}
+
+func (s *Session) setModifierLocked(name string, down bool) bool {
+	switch name {
+	case KeyShiftLeft, KeyShiftRight:
+		s.mods.Shift = down
+	case KeyControlLeft, KeyControlRight, KeySuperLeft, KeySuperRight:
+		s.mods.Ctrl = down
+	case KeyAltLeft, KeyAltRight:
+		s.mods.Alt = down
+	default:
+		return false
+	}
+	return true
+}
+
+// Press handles a typed key (the press and the keyboard's repeats) with
+// the modifiers held, and returns what the window must do for it.
+func (s *Session) Press(name string) Command {
+	s.mu.Lock()
+	mods := s.mods
+	s.mu.Unlock()
+	return s.PressWith(name, mods)
+}
+
+// PressWith is Press with the given modifiers, for the key combinations
+// a window delivers as shortcuts.
+func (s *Session) PressWith(name string, mods Mods) Command {
+	switch name {
+	case KeyF1:
+		s.traceKey(name)
+		return ShowHelp
+	case KeyO:
+		if mods.Ctrl {
+			return OpenFile
+		}
+	case KeyS:
+		if mods.Ctrl {
+			return SaveView
+		}
+	case KeySpace:
+		s.traceKey(name)
+		s.TogglePlay()
+		return None
+	}
+	s.mu.Lock()
+	if s.data == nil || s.repeatedLocked(name) {
+		s.mu.Unlock()
+		return None
+	}
+	s.stepLocked(name, mods, s.clock.Now())
+	s.mu.Unlock()
+	s.flush()
+	return None
+}
+
+// Rune handles the keys named by their character.
+func (s *Session) Rune(r rune) Command {
+	switch r {
+	case '?':
+		s.traceKey(string(r))
+		return ShowHelp
+	case 'h', 'H':
+		s.traceKey(string(r))
+		return TogglePane
+	case '0':
+		s.Fit()
+	case '1', '2', '3':
+		s.SetOrientation(render.Orientation(r - '1'))
+	case 'c', 'C':
+		s.AutoContrast()
+	case 'r', 'R':
+		s.Reload()
+	case '+', '=':
+		s.Zoom(zoomStep)
+	case '-':
+		s.Zoom(1 / zoomStep)
+	default:
+		return None
+	}
+	s.traceKey(string(r))
+	return None
+}
+
+// zoomStep is the magnification of one zoom key press.
+const zoomStep = 1.25
+
+func (s *Session) traceKey(key string) { s.trace.Event("key", map[string]any{"key": key}) }
+
+// stepLocked moves through the planes for a navigation key.
+func (s *Session) stepLocked(key string, mods Mods, now time.Time) bool {
+	nv, dir, ok := navigate(s.data.Pyr.Meta(), s.view, key, mods)
+	if !ok {
+		return false
+	}
+	s.traceKey(key)
+	s.view = nv
+	s.askLocked(now, dir)
+	s.noteLocked(ViewChanged | HoverChanged)
+	return true
+}
+
+// Scroll handles the wheel at viewport position (x, y): planes, or with
+// Ctrl a zoom about the pointer.
+func (s *Session) Scroll(x, y, dy float64) {
+	if dy == 0 {
+		return
+	}
+	s.mu.Lock()
+	if s.data == nil {
+		s.mu.Unlock()
+		return
+	}
+	if s.mods.Ctrl {
+		s.mu.Unlock()
+		s.ZoomAbout(x, y, math.Pow(zoomStep, dy/10))
+		return
+	}
+	key := KeyPeriod
+	if dy > 0 {
+		key = KeyComma
+	}
+	if nv, dir, ok := navigate(s.data.Pyr.Meta(), s.view, key, s.mods); ok {
+		s.view = nv
+		s.askLocked(s.clock.Now(), dir)
+	}
+	s.unlockNotify(ViewChanged | HoverChanged)
+}
+
+// stepAxis is the axis the plane keys move along: the one normal to the
+// plane, or time for a movie (no Z) seen in XY.
+func stepAxis(meta *loader.Meta, o render.Orientation) byte {
+	_, _, normal := o.Axes()
+	if meta.Size(normal) == 1 && meta.Size('T') > 1 {
+		return 'T'
+	}
+	return normal
+}
+
+// navigate returns the view after key is pressed with mods, the direction
+// of motion (for prefetch), and whether the key is a navigation key.
+// Positions are clamped to the data.
+func navigate(meta *loader.Meta, v render.View, key string, mods Mods) (render.View, int, bool) {
+	if mods.Alt {
+		return v, 0, false // Alt+arrows belong to the browsing list
+	}
+	a := stepAxis(meta, v.Orientation)
+	n := meta.Size(a)
+	step := mods.stepSize()
+	pos, dir := v.At(a), 0
+	switch key {
+	case KeyLeft, KeyComma, KeyPageUp:
+		pos, dir = pos-step, -1
+	case KeyRight, KeyPeriod, KeyPageDown:
+		pos, dir = pos+step, 1
+	case KeyHome:
+		pos, dir = 0, 1
+	case KeyEnd:
+		pos, dir = n-1, -1
+	case KeyLeftBracket, KeyRightBracket:
+		a, n = 'T', meta.Size('T')
+		pos, dir = v.T-step, -1
+		if key == KeyRightBracket {
+			pos, dir = v.T+step, 1
+		}
+	default:
+		return v, 0, false
+	}
+	v.SetAt(a, clampInt(pos, 0, n-1))
+	return v, dir, true
+}

@@ -1,0 +1,219 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"vastview/render"
+)
+
+// PlayRates are the playback rates offered, in planes or frames per second.
+var PlayRates = []float64{5, 10, 30, 60, 120}
+
+// defaultPlayRate is the rate before one is chosen.
+const defaultPlayRate = 30
+
+// playAhead is how far ahead of the playhead playback reads, in seconds.
+const playAhead = 0.5
+
+// playState is playback: the playhead moves with the clock at the rate,
+// from where it started; a frame whose data is not in memory in time is
+// dropped (the next tick moves on), never shown with holes.
+type playState struct {
+	on     bool
+	rate   float64
+	start  time.Time
+	from   int // the position on the step axis at start
+	timer  Timer
+	serial uint64
+}
+
+// TogglePlay starts or stops playback along the axis the step keys move.
+func (s *Session) TogglePlay() {
+	s.mu.Lock()
+	if s.play.on {
+		s.stopPlayLocked()
+	} else if s.data != nil {
+		s.startPlayLocked()
+	}
+	s.unlockNotify(PlayChanged)
+}
+
+// Playing reports whether playback runs, and its rate.
+func (s *Session) Playing() (on bool, rate float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.play.on, s.play.rate
+}
+
+// SetPlayRate sets the playback rate in frames per second.
+func (s *Session) SetPlayRate(fps float64) {
+	if !(fps > 0) || math.IsInf(fps, 0) {
+		return
+	}
+	s.mu.Lock()
+	s.play.rate = fps
+	if s.play.on { // go on from here at the new rate
+		s.stopPlayLocked()
+		s.startPlayLocked()
+	}
+	s.unlockNotify(PlayChanged)
+}
+
+// FileRate is the data's own frame rate (from the spacing of a time axis in
+// seconds), if it has one.
+func (s *Session) FileRate() (float64, bool) {
+	m := s.Meta()
+	if m == nil {
+		return 0, false
+	}
+	i := m.AxisIndex('T')
+	if i < 0 || m.Shape[i] <= 1 {
+		return 0, false
+	}
+	dt := secondsPer(m.Spacing[i], m.Units[i])
+	if !(dt > 0) {
+		return 0, false
+	}
+	return 1 / dt, true
+}
+
+// secondsPer converts a time step in unit to seconds (0 when unknown).
+func secondsPer(step float64, unit string) float64 {
+	switch unit {
+	case "second", "s":
+		return step
+	case "millisecond", "ms":
+		return step / 1e3
+	case "microsecond":
+		return step / 1e6
+	case "minute":
+		return step * 60
+	case "hour":
+		return step * 3600
+	}
+	return 0
+}
+
+// RateName writes a rate for a menu.
+func RateName(fps float64) string { return fmt.Sprintf("%.4g fps", fps) }
+
+func (s *Session) startPlayLocked() {
+	m := s.data.Pyr.Meta()
+	a := stepAxis(m, s.view.Orientation)
+	if m.Size(a) <= 1 {
+		return
+	}
+	s.play.on = true
+	s.play.serial++
+	s.play.start = s.clock.Now()
+	s.play.from = s.view.At(a)
+	if s.play.from >= m.Size(a)-1 {
+		s.play.from = 0 // at the end: start again
+	}
+	s.scheduleFrameLocked(s.play.serial, 1)
+}
+
+func (s *Session) stopPlayLocked() {
+	if s.play.timer != nil {
+		s.play.timer.Stop()
+	}
+	s.play.on, s.play.timer = false, nil
+	s.play.serial++
+}
+
+// playFramesLocked is how many frames' time has passed since playback
+// started (a frame's time counts as passed at its instant).
+func (s *Session) playFramesLocked() int64 {
+	elapsed := s.clock.Now().Sub(s.play.start).Seconds()
+	return int64(math.Floor(elapsed*s.play.rate + 1e-6))
+}
+
+// frameTime is when playback frame n (counted from the start) is due.
+func (s *Session) frameTime(n int64) time.Time {
+	return s.play.start.Add(time.Duration(math.Ceil(float64(n) / s.play.rate * float64(time.Second))))
+}
+
+// scheduleFrameLocked arms the timer for playback frame n, or the first
+// one after it that is still to come.
+func (s *Session) scheduleFrameLocked(serial uint64, n int64) {
+	now := s.clock.Now()
+	n = max(n, s.playFramesLocked()+1)
+	s.play.timer = s.clock.AfterFunc(max(s.frameTime(n).Sub(now), time.Nanosecond), func() { s.playTick(serial) })
+}
+
+// playTick moves the playhead to where the clock says it is (skipping the
+// frames there was no time for), wrapping at the end, and arms the next
+// tick.
+func (s *Session) playTick(serial uint64) {
+	s.mu.Lock()
+	if !s.play.on || s.play.serial != serial || s.data == nil {
+		s.mu.Unlock()
+		return
+	}
+	m := s.data.Pyr.Meta()
+	a := stepAxis(m, s.view.Orientation)
+	n := m.Size(a)
+	frames := s.playFramesLocked()
+	pos := (s.play.from + int(frames%int64(n))) % n
+	if pos != s.view.At(a) {
+		dir := 1
+		s.view.SetAt(a, pos)
+		s.gen++
+		ahead := max(3, int(math.Ceil(s.play.rate*playAhead)))
+		s.draw.ask(request{d: s.data, view: s.view, gen: s.gen, asked: s.clock.Now(), dir: dir, play: true, ahead: ahead})
+		s.noteLocked(ViewChanged | HoverChanged)
+	}
+	s.scheduleFrameLocked(serial, frames+1)
+	s.mu.Unlock()
+	s.flush()
+}
+
+// AxisLabel is the read-out beside a slider: the position on axis a of
+// the data shown ("t 13/100"), with the time in seconds for a time axis
+// with a known frame rate, and the channel's name.
+func (s *Session) AxisLabel(a byte) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return ""
+	}
+	m := s.data.Pyr.Meta()
+	n := m.Size(a)
+	i := s.view.At(a)
+	text := fmt.Sprintf("%c %*d/%d", a-'A'+'a', len(fmt.Sprint(n)), i+1, n)
+	if k := m.AxisIndex(a); a == 'T' && k >= 0 {
+		if unit := secondsPer(1, m.Units[k]); unit > 0 && m.Levels[0].Scale[k] > 0 {
+			l := &m.Levels[0]
+			text += fmt.Sprintf("  %.3f s", (l.Translation[k]+float64(i)*l.Scale[k])*unit)
+		}
+	}
+	if a == 'C' {
+		if name := channelName(m, i); name != "" {
+			text += "  " + name
+		}
+	}
+	return text
+}
+
+// Axes lists the axes a slider moves: every axis of the data but the two
+// the plane shows, of length above 1 (and not the samples of colour
+// pixels drawn as one picture).
+func (s *Session) Axes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return nil
+	}
+	m := s.data.Pyr.Meta()
+	row, col, _ := s.view.Orientation.Axes()
+	var out []byte
+	for _, a := range []byte("TCZYX") {
+		if a == row || a == col || m.Size(a) <= 1 || a == 'C' && m.RGB && s.view.Colormap == render.RGB {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package session
+
+import "time"
+
+// Holding a navigation key scrubs: after scrubDelay the session repeats
+// the key itself, one step for each frame shown with data everywhere and
+// at most one per display refresh, instead of at the keyboard's repeat
+// rate. The keyboard's repeats are then ignored, unless no frame has come
+// for scrubStall (a plane that cannot be read), when they step as usual.
+const (
+	scrubDelay = 300 * time.Millisecond
+	scrubEvery = time.Second / 60
+	scrubStall = 250 * time.Millisecond
+)
+
+// scrubState is the state of a held navigation key.
+type scrubState struct {
+	key    string
+	active bool      // repeating
+	last   time.Time // the last step
+	timer  Timer     // the start, or the next step
+	wait   bool      // a step is scheduled
+	serial uint64    // tells this scrub's timers from an earlier one's
+}
+
+func (s *Session) startScrubLocked(key string) {
+	s.endScrubLocked()
+	serial := s.scrub.serial + 1
+	s.scrub = scrubState{key: key, serial: serial}
+	s.scrub.timer = s.clock.AfterFunc(scrubDelay, func() {
+		s.mu.Lock()
+		if s.scrub.serial == serial && s.scrub.key == key && !s.scrub.active && s.data != nil {
+			s.scrub.active = true
+			s.scrubStepLocked()
+		}
+		s.mu.Unlock()
+		s.flush()
+	})
+}
+
+func (s *Session) endScrubLocked() {
+	if s.scrub.timer != nil {
+		s.scrub.timer.Stop()
+	}
+	s.scrub = scrubState{serial: s.scrub.serial + 1}
+}
+
+// Scrubbing reports whether a held key is repeating.
+func (s *Session) Scrubbing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scrub.active
+}
+
+// repeatedLocked reports whether a typed key is the keyboard repeating the
+// key being scrubbed, to be ignored.
+func (s *Session) repeatedLocked(key string) bool {
+	return s.scrub.active && s.scrub.key == key && s.clock.Now().Sub(s.scrub.last) < scrubStall
+}
+
+// scrubStepLocked steps once for the held key, unless that goes nowhere
+// (the end of the data).
+func (s *Session) scrubStepLocked() {
+	nv, _, _ := navigate(s.data.Pyr.Meta(), s.view, s.scrub.key, s.mods)
+	if nv == s.view {
+		return
+	}
+	s.scrub.last = s.clock.Now()
+	s.stepLocked(s.scrub.key, s.mods, s.scrub.last)
+}
+
+// scrubNextLocked follows a frame shown: when it is the held key's last
+// step with data everywhere, the next step comes one display refresh after
+// the last at the earliest.
+func (s *Session) scrubNextLocked(f *Frame) {
+	sc := &s.scrub
+	if !sc.active || sc.wait || f.gen != s.gen || f.Info.Unfilled > 0 {
+		return
+	}
+	wait := scrubEvery - s.clock.Now().Sub(sc.last)
+	if wait <= 0 {
+		s.scrubStepLocked()
+		return
+	}
+	sc.wait = true
+	serial, gen := sc.serial, s.gen
+	sc.timer = s.clock.AfterFunc(wait, func() {
+		s.mu.Lock()
+		if s.scrub.serial == serial {
+			s.scrub.wait = false
+			if s.scrub.active && s.gen == gen && s.data != nil {
+				s.scrubStepLocked()
+			}
+		}
+		s.mu.Unlock()
+		s.flush()
+	})
+}

@@ -1,0 +1,423 @@
+// Package session is vastview's application core, without a window: the
+// data opened (a pyramid over a source, its disk cache and background
+// build), the view of it and every change a key, the mouse or a menu makes
+// to it, the drawing loop that turns views into frames off the caller's
+// goroutine, the histogram, the status, playback and held-key scrubbing,
+// exports, the trace, and each file's remembered view. A window (package
+// ui) forwards input to a Session and shows what it hands out; so can a
+// test.
+//
+// A Session's methods are safe for concurrent use. It calls its host back
+// through two callbacks, OnFrame and OnUpdate, each at most once until the
+// host takes what is waiting (TakeFrame, TakeUpdate), so that nothing
+// queues up on the host's goroutine however fast frames come.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"vastview/loader"
+	"vastview/prefs"
+	"vastview/render"
+)
+
+// Options configure a Session.
+type Options struct {
+	// Open opens a path or URL; loader.Open when nil.
+	Open func(ctx context.Context, path string) (loader.Source, error)
+	// Prefs keeps recent files, views and budgets; in memory when nil.
+	Prefs *prefs.Prefs
+	// Trace, when non-nil, receives the interaction events.
+	Trace *Tracer
+	// Clock runs the session's timers; the real clock when nil.
+	Clock Clock
+	// DiskRoot is the folder of the disk cache of computed levels (""
+	// the user cache folder, "-" none).
+	DiskRoot string
+	// OnFrame is called, from any goroutine, when a frame waits to be
+	// taken with TakeFrame; not again until it has been.
+	OnFrame func()
+	// OnUpdate is called, from any goroutine, when something other than
+	// the frame changed (see Change) and waits to be taken with
+	// TakeUpdate; not again until it has been.
+	OnUpdate func()
+}
+
+// Change says what changed since the last TakeUpdate.
+type Change uint32
+
+// The changes a host shows.
+const (
+	DataChanged      Change = 1 << iota // other data: title, sliders, channels
+	ViewChanged                         // position, plane, zoom, window, colormap
+	HistogramChanged                    // the contrast panel's bars
+	StatusChanged                       // the status line and progress
+	HoverChanged                        // the read-out under the pointer
+	PlayChanged                         // playing or not, the rate
+	RecentChanged                       // the recent files
+	OpeningChanged                      // a file is being opened, or no longer
+)
+
+// Problem is an error to show the user: what failed (a file's name, an
+// action) and why.
+type Problem struct {
+	Subject string
+	Err     error
+}
+
+// Update is what changed since the last TakeUpdate, and the problems to
+// show, oldest first.
+type Update struct {
+	Changes  Change
+	Problems []Problem
+}
+
+// Session is the application core. See the package documentation.
+type Session struct {
+	opts  Options
+	clock Clock
+	prefs *prefs.Prefs
+	trace *Tracer
+
+	mu      sync.Mutex
+	data    *Data
+	view    render.View
+	chans   []channelState // per channel: window and colormap
+	fitted  bool           // the view fits the plane (until a zoom or pan)
+	gen     uint64
+	shown   *Frame // taken by the host: on screen
+	mods    Mods
+	scrub   scrubState
+	play    playState
+	hover   hoverState
+	hist    histState
+	status  string
+	opening *openJob
+	exports map[*Export]struct{}
+	traced  struct {
+		data *Data
+		read int64 // bytes read for views of it up to the last frame traced
+	}
+
+	pending  Change
+	problems []Problem
+	notified bool // OnUpdate called, TakeUpdate not yet
+
+	closed bool
+	draw   *drawer
+	hw     *histWorker
+	tick   Timer
+	wg     sync.WaitGroup // exports and opens in flight
+}
+
+// New starts a session with no data.
+func New(opts Options) *Session {
+	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, exports: map[*Export]struct{}{}}
+	if s.opts.Open == nil {
+		s.opts.Open = loader.Open
+	}
+	if s.clock == nil {
+		s.clock = realClock{}
+	}
+	if s.prefs == nil {
+		s.prefs = prefs.New(&prefs.MapStore{})
+	}
+	s.play.rate = defaultPlayRate
+	s.draw = newDrawer(s)
+	s.hw = newHistWorker(s)
+	go s.draw.run()
+	go s.hw.run()
+	s.mu.Lock()
+	s.scheduleTick()
+	s.mu.Unlock()
+	return s
+}
+
+// Close saves the view of the data shown, cancels the exports and the open
+// in progress and waits for them, stops drawing, and closes the data. The
+// session is not used afterwards.
+func (s *Session) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.saveViewLocked()
+	s.stopPlayLocked()
+	if s.tick != nil {
+		s.tick.Stop()
+	}
+	if s.opening != nil {
+		s.opening.cancel()
+	}
+	for e := range s.exports {
+		e.Cancel()
+	}
+	d := s.data
+	s.data = nil
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.draw.stop()
+	s.hw.stop()
+	if d != nil {
+		d.Release()
+	}
+}
+
+// Canonical is the name a file or address is known by: URLs as they are,
+// paths cleaned and made absolute, so that "data/x.tif" and
+// "/abs/data/x.tif" are one file in the recent list and the saved views.
+func Canonical(path string) string {
+	if path == "" || loader.IsURL(path) {
+		return path
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
+// openJob is an open in progress.
+type openJob struct {
+	path   string
+	cancel context.CancelFunc
+}
+
+// Open opens path (a file, folder, glob or URL) off the calling goroutine
+// and shows it; an error becomes a Problem and the data shown stays. An
+// open already in progress is cancelled. Opening shows in Opening.
+func (s *Session) Open(path string) {
+	path = Canonical(path)
+	ctx, cancel := context.WithCancel(context.Background())
+	job := &openJob{path: path, cancel: cancel}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		cancel()
+		return
+	}
+	if s.opening != nil {
+		s.opening.cancel()
+	}
+	s.opening = job
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.changed(OpeningChanged)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		src, err := s.opts.Open(ctx, path)
+		s.mu.Lock()
+		current := s.opening == job
+		if current {
+			s.opening = nil
+		}
+		s.mu.Unlock()
+		s.changed(OpeningChanged)
+		switch {
+		case err != nil && errors.Is(err, context.Canceled):
+		case err != nil:
+			s.problem(filepath.Base(path), err)
+		case !current:
+			src.Close() // a newer open replaced this one
+		default:
+			if err := s.OpenSource(src, path); err != nil {
+				s.problem(filepath.Base(path), err)
+			}
+		}
+	}()
+}
+
+// Opening returns the path being opened, if any.
+func (s *Session) Opening() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opening == nil {
+		return "", false
+	}
+	return s.opening.path, true
+}
+
+// CancelOpen stops the open in progress (a slow server, say).
+func (s *Session) CancelOpen() {
+	s.mu.Lock()
+	if s.opening != nil {
+		s.opening.cancel()
+	}
+	s.mu.Unlock()
+}
+
+// OpenSource shows src, already opened, named name (a path or URL, "" for
+// the built-in demo); it owns src. The data shown before is released in
+// the background (an export of it goes on).
+func (s *Session) OpenSource(src loader.Source, name string) error {
+	name = Canonical(name)
+	d, err := OpenData(name, src, DataOptions{
+		CacheBytes: s.prefs.CacheBytes(), DiskBytes: s.prefs.DiskCacheBytes(), DiskRoot: s.opts.DiskRoot,
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		d.Release()
+		return errors.New("the viewer is closing")
+	}
+	old := s.data
+	s.saveViewLocked()
+	s.stopPlayLocked()
+	s.data = d
+	s.shown = nil
+	s.trace.Event("open", map[string]any{"path": name})
+	s.resetViewLocked()
+	recent := false
+	if d.Persist() {
+		s.prefs.AddRecent(name)
+		recent = true
+	}
+	s.hist = histState{}
+	s.draw.follow(d)
+	s.askLocked(s.clock.Now(), 0)
+	s.mu.Unlock()
+	if old != nil {
+		go old.Release()
+	}
+	c := DataChanged | ViewChanged | HistogramChanged | StatusChanged | HoverChanged | PlayChanged
+	if recent {
+		c |= RecentChanged
+	}
+	s.changed(c)
+	return nil
+}
+
+// resetViewLocked sets the view for newly opened data: its own last view
+// if it has one, else the middle plane, fitted, each channel as the file
+// describes it.
+func (s *Session) resetViewLocked() {
+	m := s.data.Pyr.Meta()
+	w, h := s.view.Width, s.view.Height
+	s.view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
+	s.fitted = true
+	s.chans = initialChannels(m)
+	s.loadChannelLocked()
+	if s.data.Persist() {
+		if saved, ok := s.prefs.View(s.data.Name); ok {
+			s.restoreViewLocked(saved)
+		}
+	}
+}
+
+// Data returns the data shown, or nil. It stays valid while shown; hold it
+// longer only through an export.
+func (s *Session) Data() *Data {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.data
+}
+
+// Meta describes the data shown (with every level), or is nil.
+func (s *Session) Meta() *loader.Meta {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return nil
+	}
+	return s.data.Pyr.Meta()
+}
+
+// View returns the view: what the next frame shows.
+func (s *Session) View() render.View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view
+}
+
+// Title is the window's title: the data's file name, or "vastview".
+func (s *Session) Title() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return "vastview"
+	}
+	name := s.data.Name
+	if name == "" {
+		return "vastview — demo"
+	}
+	return "vastview — " + displayName(name)
+}
+
+// displayName is a path's or URL's last element.
+func displayName(name string) string {
+	name = strings.TrimRight(name, "/")
+	if i := strings.LastIndexAny(name, "/\\"); i >= 0 && i < len(name)-1 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// Recent returns the recent files, most recent first.
+func (s *Session) Recent() []string { return s.prefs.Recent() }
+
+// Prefs is the session's preferences.
+func (s *Session) Prefs() *prefs.Prefs { return s.prefs }
+
+// TakeUpdate returns what changed since it was last called, and lets
+// OnUpdate be called again.
+func (s *Session) TakeUpdate() Update {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := Update{Changes: s.pending, Problems: s.problems}
+	s.pending, s.problems, s.notified = 0, nil, false
+	return u
+}
+
+// changed notes c and calls OnUpdate unless a call is waiting already. It
+// must not be called with s.mu held.
+func (s *Session) changed(c Change) {
+	s.mu.Lock()
+	s.unlockNotify(c)
+}
+
+// noteLocked notes c for the next TakeUpdate; flush then tells the host.
+func (s *Session) noteLocked(c Change) { s.pending |= c }
+
+// flush calls OnUpdate if something waits to be taken and no call is
+// waiting already. It must not be called with s.mu held.
+func (s *Session) flush() {
+	s.mu.Lock()
+	call := !s.notified && s.opts.OnUpdate != nil && (s.pending != 0 || len(s.problems) > 0)
+	if call {
+		s.notified = true
+	}
+	s.mu.Unlock()
+	if call {
+		s.opts.OnUpdate()
+	}
+}
+
+// problem reports err about subject to the user and in the trace.
+func (s *Session) problem(subject string, err error) {
+	s.trace.Event("error", map[string]any{"message": fmt.Sprintf("%s: %v", subject, err)})
+	s.mu.Lock()
+	s.problems = append(s.problems, Problem{Subject: subject, Err: err})
+	s.mu.Unlock()
+	s.flush()
+}
+
+// unlockNotify notes c, unlocks s.mu and tells the host.
+func (s *Session) unlockNotify(c Change) {
+	s.noteLocked(c)
+	s.mu.Unlock()
+	s.flush()
+}
+
+// Now is the session clock's time.
+func (s *Session) Now() time.Time { return s.clock.Now() }

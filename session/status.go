@@ -1,0 +1,105 @@
+package session
+
+import (
+	"fmt"
+	"time"
+)
+
+// Status is what the status bar shows.
+type Status struct {
+	// Text is the level shown, whether it is still refining or could not
+	// be read, the loads pending, the cache's use, chunks a store did not
+	// hold yet, and the last load failure.
+	Text string
+	// Building is true while levels are computed in the background;
+	// Done and Total count their chunks.
+	Building    bool
+	Done, Total int64
+	// Opening is the file being opened, if any.
+	Opening string
+}
+
+// statusEvery is how often the status is brought up to date.
+const statusEvery = 500 * time.Millisecond
+
+// scheduleTick arms the next status update.
+func (s *Session) scheduleTick() {
+	s.tick = s.clock.AfterFunc(statusEvery, func() {
+		st := s.Status()
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return
+		}
+		c := Change(0)
+		if st.Text != s.status {
+			s.status = st.Text
+			c = StatusChanged
+		}
+		if st.Building {
+			c |= StatusChanged
+		}
+		s.scheduleTick()
+		s.unlockNotify(c)
+	})
+}
+
+// Status returns the status now; a load failure not yet in the trace is
+// written there.
+func (s *Session) Status() Status {
+	s.mu.Lock()
+	d, shown := s.data, s.shown
+	opening := ""
+	if s.opening != nil {
+		opening = s.opening.path
+	}
+	s.mu.Unlock()
+	st := Status{Opening: opening}
+	if d == nil {
+		return st
+	}
+	pyr := d.Pyr
+	level, state := 0, ""
+	if shown != nil {
+		level = shown.Info.Level
+		switch {
+		case shown.Info.Failed > 0:
+			state = fmt.Sprintf(" (%d chunks unreadable: %v)", shown.Info.Failed, shown.Info.Err)
+		case !shown.Info.Complete:
+			state = " (refining)"
+		}
+	}
+	st.Text = fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
+		level, len(pyr.Levels())-1, state, pyr.Pending(), HumanBytes(pyr.CacheUsed()))
+	if n := pyr.NotStored(); n > 0 {
+		st.Text += fmt.Sprintf("   %d chunks not stored yet (R reloads)", n)
+	}
+	if msg, ok, fresh := d.lastFailure(s.clock.Now(), true); ok {
+		st.Text += "   error: " + msg
+		if fresh {
+			s.trace.Event("error", map[string]any{"message": msg})
+		}
+	}
+	if err := pyr.DiskError(); err != nil {
+		st.Text += "   " + err.Error()
+	}
+	done, total, ended, err := d.BuildState()
+	if ended && err != nil && !d.Pyr.Meta().Synthetic {
+		st.Text += "   levels: " + err.Error()
+	}
+	st.Building = !ended && total > 0 && done < total
+	st.Done, st.Total = done, total
+	return st
+}
+
+// HumanBytes writes a byte count with a binary unit ("1.5 GiB").
+func HumanBytes(b int64) string {
+	f := float64(b)
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.3g %s", f, units[i])
+}

@@ -1,0 +1,342 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"vastview/loader"
+	"vastview/prefs"
+	"vastview/render"
+)
+
+// channelState is how one channel is shown: its display window (lo == hi:
+// auto-contrast) and colormap.
+type channelState struct {
+	lo, hi   float64
+	colormap string
+}
+
+// initialChannels is how the channels of m are first shown: colour pixels
+// as one RGB picture over the type's range, label images in label colours,
+// other channels in the colour and window their file gives, else in gray
+// with auto-contrast.
+func initialChannels(m *loader.Meta) []channelState {
+	n := m.Size('C')
+	if m.RGB {
+		n = 1
+	}
+	cs := make([]channelState, n)
+	for c := range cs {
+		cs[c].colormap = "gray"
+		switch {
+		case m.RGB:
+			cs[c].colormap = render.RGB
+			cs[c].lo, cs[c].hi, _ = render.RGBWindow(m.DType)
+		case m.Label:
+			cs[c].colormap = "glasbey"
+		case c < len(m.Channels):
+			ch := m.Channels[c]
+			if ch.HasColor {
+				cs[c].colormap = fmt.Sprintf("#%02x%02x%02x", ch.Color[0], ch.Color[1], ch.Color[2])
+			}
+			if ch.HasWindow && ch.Lo < ch.Hi {
+				cs[c].lo, cs[c].hi = ch.Lo, ch.Hi
+			}
+		}
+	}
+	return cs
+}
+
+// channelIndex is the channel state the view's channel uses.
+func (s *Session) channelIndex() int {
+	if len(s.chans) <= 1 {
+		return 0
+	}
+	return clampInt(s.view.C, 0, len(s.chans)-1)
+}
+
+// loadChannelLocked shows the view's channel as its state says.
+func (s *Session) loadChannelLocked() {
+	if len(s.chans) == 0 {
+		return
+	}
+	cs := s.chans[s.channelIndex()]
+	s.view.Lo, s.view.Hi, s.view.Colormap = cs.lo, cs.hi, cs.colormap
+}
+
+// keepChannelLocked stores the view's window and colormap as its
+// channel's.
+func (s *Session) keepChannelLocked() {
+	if len(s.chans) == 0 {
+		return
+	}
+	s.chans[s.channelIndex()] = channelState{lo: s.view.Lo, hi: s.view.Hi, colormap: s.view.Colormap}
+}
+
+// ChannelName is the name the file gives the view's channel, or "".
+func (s *Session) ChannelName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return ""
+	}
+	return channelName(s.data.Pyr.Meta(), s.view.C)
+}
+
+func channelName(m *loader.Meta, c int) string {
+	if m.RGB || c < 0 || c >= len(m.Channels) {
+		return ""
+	}
+	return m.Channels[c].Label
+}
+
+// askLocked has the view drawn, for the input at time at; dir is the
+// direction of a step through the planes, whose neighbours are then
+// prefetched.
+func (s *Session) askLocked(at time.Time, dir int) {
+	if s.data == nil || s.view.Width <= 0 || s.view.Height <= 0 {
+		return // nothing to draw before the window is laid out
+	}
+	s.gen++
+	s.draw.ask(request{d: s.data, view: s.view, gen: s.gen, asked: at, dir: dir, play: s.play.on})
+}
+
+// update changes the view with f and has it drawn.
+func (s *Session) update(f func(m *loader.Meta) bool) {
+	s.mu.Lock()
+	if s.data == nil {
+		s.mu.Unlock()
+		return
+	}
+	if !f(s.data.Pyr.Meta()) {
+		s.mu.Unlock()
+		return
+	}
+	s.keepChannelLocked()
+	s.askLocked(s.clock.Now(), 0)
+	s.unlockNotify(ViewChanged | HoverChanged)
+}
+
+// Resize follows the viewport's size in pixels.
+func (s *Session) Resize(w, h int) {
+	s.mu.Lock()
+	if s.view.Width == w && s.view.Height == h {
+		s.mu.Unlock()
+		return
+	}
+	s.view.Width, s.view.Height = w, h
+	if s.fitted {
+		s.view.Zoom = 0 // a fitted view stays fitted: sliders appearing, the window resized
+	}
+	s.askLocked(s.clock.Now(), 0)
+	s.mu.Unlock()
+}
+
+// SetAt moves the view to index i on axis a (a slider).
+func (s *Session) SetAt(a byte, i int) {
+	s.update(func(m *loader.Meta) bool {
+		i = clampInt(i, 0, m.Size(a)-1)
+		if s.view.At(a) == i {
+			return false
+		}
+		if a == 'C' {
+			s.keepChannelLocked()
+			s.view.C = i
+			s.loadChannelLocked()
+			s.hist.clear()
+			return true
+		}
+		s.view.SetAt(a, i)
+		return true
+	})
+}
+
+// SetOrientation shows plane o; a 2-D image or a movie has XY only.
+func (s *Session) SetOrientation(o render.Orientation) {
+	s.update(func(m *loader.Meta) bool { return s.setOrientationLocked(m, o) })
+}
+
+func (s *Session) setOrientationLocked(m *loader.Meta, o render.Orientation) bool {
+	row, col, _ := o.Axes()
+	if m.Size(row) == 1 || m.Size(col) == 1 || o == s.view.Orientation {
+		return false
+	}
+	s.view.Orientation = o
+	s.view.Zoom, s.fitted = 0, true
+	if s.view.Y == 0 && s.view.X == 0 {
+		s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
+	}
+	s.hist.clear()
+	return true
+}
+
+// Orientations reports which planes the data can show.
+func (s *Session) Orientations() []render.Orientation {
+	m := s.Meta()
+	if m == nil {
+		return nil
+	}
+	out := []render.Orientation{render.XY}
+	if m.Size('Z') > 1 {
+		out = append(out, render.XZ, render.YZ)
+	}
+	return out
+}
+
+// Fit shows the whole plane.
+func (s *Session) Fit() {
+	s.update(func(*loader.Meta) bool { s.view.Zoom, s.fitted = 0, true; return true })
+}
+
+// AutoContrast chooses the window from the data (the coarsest level's
+// percentiles once the levels exist, the values on screen until then).
+func (s *Session) AutoContrast() {
+	s.update(func(*loader.Meta) bool { s.view.Lo, s.view.Hi = 0, 0; return true })
+}
+
+// SetWindow sets the display window of the view's channel.
+func (s *Session) SetWindow(lo, hi float64) {
+	s.update(func(*loader.Meta) bool {
+		if !(hi > lo) || math.IsInf(hi-lo, 0) || s.view.Lo == lo && s.view.Hi == hi {
+			return false
+		}
+		s.view.Lo, s.view.Hi = lo, hi
+		return true
+	})
+}
+
+// SetColormap sets the colormap of the view's channel (see
+// render.ColormapNamed; render.RGB for colour pixels).
+func (s *Session) SetColormap(name string) {
+	s.update(func(m *loader.Meta) bool {
+		if name == s.view.Colormap {
+			return false
+		}
+		if name == render.RGB && !m.RGB {
+			return false
+		}
+		if _, err := render.ColormapNamed(name); err != nil && name != render.RGB {
+			return false
+		}
+		s.view.Colormap = name
+		return true
+	})
+}
+
+// Colormaps lists the colormaps offered for the view's channel, the one
+// in use among them.
+func (s *Session) Colormaps() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := render.ColormapNames()
+	if s.data != nil && s.data.Pyr.Meta().RGB {
+		names = append([]string{render.RGB}, names...)
+	}
+	for _, n := range names {
+		if n == s.view.Colormap {
+			return names
+		}
+	}
+	if s.view.Colormap != "" {
+		names = append(names, s.view.Colormap)
+	}
+	return names
+}
+
+// Zoom magnifies the view by factor about the viewport's centre.
+func (s *Session) Zoom(factor float64) {
+	s.update(func(m *loader.Meta) bool {
+		s.view = s.view.ZoomAbout(m, float64(s.view.Width)/2, float64(s.view.Height)/2, factor)
+		s.fitted = false
+		return true
+	})
+}
+
+// ZoomAbout magnifies the view by factor about the viewport position (x,
+// y): the data under it stays there.
+func (s *Session) ZoomAbout(x, y, factor float64) {
+	s.update(func(m *loader.Meta) bool {
+		s.view = s.view.ZoomAbout(m, x, y, factor)
+		s.fitted = false
+		return true
+	})
+}
+
+// Pan moves the picture by (dx, dy) viewport pixels, as a drag does.
+func (s *Session) Pan(dx, dy float64) {
+	s.update(func(m *loader.Meta) bool {
+		s.view = s.view.Pan(m, dx, dy)
+		s.fitted = false
+		return true
+	})
+}
+
+// Reload forgets the chunks a store did not hold yet, so that they are
+// read again.
+func (s *Session) Reload() {
+	s.mu.Lock()
+	d := s.data
+	s.mu.Unlock()
+	if d != nil {
+		d.Pyr.Refresh()
+		s.update(func(*loader.Meta) bool { return true })
+	}
+}
+
+// saveViewLocked remembers the view of the data shown under its name.
+func (s *Session) saveViewLocked() {
+	if s.data == nil || !s.data.Persist() {
+		return
+	}
+	s.keepChannelLocked()
+	w := s.view
+	v := prefs.View{
+		Plane: w.Orientation.String(), T: w.T, C: w.C, Z: w.Z, Y: w.Y, X: w.X,
+		Zoom: w.Zoom, CenterX: w.Center.Col, CenterY: w.Center.Row, Lo: w.Lo, Hi: w.Hi, Colormap: w.Colormap,
+		Fitted: s.fitted,
+	}
+	for _, c := range s.chans {
+		v.Channels = append(v.Channels, prefs.ChannelView{Lo: c.lo, Hi: c.hi, Colormap: c.colormap})
+	}
+	s.prefs.SetView(s.data.Name, v)
+}
+
+// SaveView remembers the view of the data shown now (as Close and opening
+// other data do).
+func (s *Session) SaveView() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.saveViewLocked()
+}
+
+// restoreViewLocked applies a remembered view, within the data's extent.
+func (s *Session) restoreViewLocked(p prefs.View) {
+	o, err := render.ParseOrientation(p.Plane)
+	if err != nil {
+		return
+	}
+	m := s.data.Pyr.Meta()
+	w := &s.view
+	w.Orientation, w.Zoom, w.Center = o, p.Zoom, render.Point{Col: p.CenterX, Row: p.CenterY}
+	s.fitted = p.Fitted || !(p.Zoom > 0)
+	w.T, w.C = clampInt(p.T, 0, m.Size('T')-1), clampInt(p.C, 0, m.Size('C')-1)
+	w.Z, w.Y, w.X = clampInt(p.Z, 0, m.Size('Z')-1), clampInt(p.Y, 0, m.Size('Y')-1), clampInt(p.X, 0, m.Size('X')-1)
+	if len(p.Channels) == len(s.chans) {
+		for i, c := range p.Channels {
+			if c.Colormap == render.RGB || validColormap(c.Colormap) {
+				s.chans[i] = channelState{lo: c.Lo, hi: c.Hi, colormap: c.Colormap}
+			}
+		}
+	} else if len(s.chans) > 0 && validColormap(p.Colormap) {
+		s.chans[s.channelIndex()] = channelState{lo: p.Lo, hi: p.Hi, colormap: p.Colormap}
+	}
+	s.loadChannelLocked()
+}
+
+func validColormap(name string) bool {
+	_, err := render.ColormapNamed(name)
+	return err == nil
+}
+
+func clampInt(v, lo, hi int) int { return max(lo, min(v, hi)) }

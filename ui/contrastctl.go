@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// contrastControls are the contrast panel and what goes with it: the
+// window typed as numbers, and linear or logarithmic bars.
+type contrastControls struct {
+	v      *Viewer
+	panel  *contrastPanel
+	lo, hi *widget.Entry
+	linear *widget.Check
+	name   *widget.Label // the channel's name
+	box    *fyne.Container
+}
+
+func newContrastControls(v *Viewer) *contrastControls {
+	c := &contrastControls{v: v}
+	c.panel = newContrastPanel(func(lo, hi float64) {
+		v.s.SetWindow(lo, hi)
+		c.showWindow(lo, hi)
+	}, func() { v.s.AutoContrast() })
+	c.lo, c.hi = widget.NewEntry(), widget.NewEntry()
+	for _, e := range []*widget.Entry{c.lo, c.hi} {
+		e.OnSubmitted = func(string) { c.typed() }
+	}
+	c.lo.SetPlaceHolder("min")
+	c.hi.SetPlaceHolder("max")
+	c.linear = widget.NewCheck("linear", func(on bool) {
+		c.panel.setLinear(on)
+		v.focusView()
+	})
+	c.name = widget.NewLabel("")
+	entries := container.NewGridWrap(fyne.NewSize(90, c.lo.MinSize().Height), c.lo, c.hi)
+	side := container.NewVBox(c.name, entries, c.linear)
+	c.box = container.NewBorder(nil, nil, nil, side, c.panel)
+	return c
+}
+
+// typed applies the window typed into the entries (Enter in either).
+func (c *contrastControls) typed() {
+	lo, errLo := strconv.ParseFloat(strings.TrimSpace(c.lo.Text), 64)
+	hi, errHi := strconv.ParseFloat(strings.TrimSpace(c.hi.Text), 64)
+	view := c.v.s.View()
+	if errLo != nil {
+		lo = view.Lo
+	}
+	if errHi != nil {
+		hi = view.Hi
+	}
+	if hi > lo {
+		c.v.s.SetWindow(lo, hi)
+	} else {
+		c.showWindow(view.Lo, view.Hi)
+	}
+	c.v.focusView()
+}
+
+// viewChanged shows the view's window and channel.
+func (c *contrastControls) viewChanged() {
+	view := c.v.s.View()
+	c.panel.setWindow(view.Lo, view.Hi)
+	c.showWindow(view.Lo, view.Hi)
+	c.name.SetText(c.v.s.ChannelName())
+}
+
+// showWindow writes the window into the entries, unless one is being
+// edited.
+func (c *contrastControls) showWindow(lo, hi float64) {
+	focused := c.v.win.Canvas().Focused()
+	if lo == hi {
+		return // auto-contrast still choosing
+	}
+	for _, e := range []struct {
+		w *widget.Entry
+		v float64
+	}{{c.lo, lo}, {c.hi, hi}} {
+		if focused != e.w {
+			e.w.SetText(strconv.FormatFloat(e.v, 'g', 6, 64))
+		}
+	}
+}
+
+// setHistogram shows the session's histogram, or none.
+func (c *contrastControls) setHistogram() {
+	h, _ := c.v.s.Histogram()
+	c.panel.setHistogram(h)
+	view := c.v.s.View()
+	c.panel.setWindow(view.Lo, view.Hi)
+}

@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"vastview/loader"
+	"vastview/session"
+)
+
+// closable is a dialog the viewer tracks: Escape closes it, and closing it
+// hands the keyboard back to the picture.
+type closable interface {
+	Show()
+	Hide()
+	SetOnClosed(func())
+}
+
+// showDialog shows d and tracks it.
+func (v *Viewer) showDialog(d closable) {
+	v.dlg = d
+	d.SetOnClosed(func() {
+		if v.dlg == d {
+			v.dlg = nil
+		}
+		// The dialog took the key releases of what was held.
+		v.s.ResetModifiers()
+		v.focusView()
+	})
+	d.Show()
+}
+
+// closeDialog closes the dialog showing, if any (Escape).
+func (v *Viewer) closeDialog() {
+	if v.dlg != nil {
+		v.dlg.Hide()
+	}
+}
+
+// showProblem tells the user what failed, as the session words it (file
+// names keep their case).
+func (v *Viewer) showProblem(p session.Problem) {
+	msg := p.Err.Error()
+	if p.Subject != "" {
+		msg = p.Subject + ": " + msg
+	}
+	l := widget.NewLabel(msg)
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("Error", "Close", container.NewGridWrap(fyne.NewSize(420, 0), l), v.win)
+	v.showDialog(d)
+}
+
+func (v *Viewer) openDialog() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		path := uriPath(r.URI())
+		r.Close()
+		v.s.Open(path)
+	}, v.win)
+	v.showDialog(d)
+}
+
+// openFolderDialog opens a folder: an OME-Zarr store or a folder of frames.
+func (v *Viewer) openFolderDialog() {
+	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+		if err == nil && u != nil {
+			v.s.Open(uriPath(u))
+		}
+	}, v.win)
+	v.showDialog(d)
+}
+
+// openURLDialog asks for the address of a Zarr store served over HTTP(S);
+// Enter opens it.
+func (v *Viewer) openURLDialog() {
+	e := widget.NewEntry()
+	e.SetPlaceHolder("https://host/path/image.ome.zarr")
+	e.Validator = func(s string) error {
+		if !loader.IsURL(strings.TrimSpace(s)) {
+			return errors.New("an http:// or https:// address")
+		}
+		return nil
+	}
+	d := dialog.NewForm("Open URL", "Open", "Cancel", []*widget.FormItem{widget.NewFormItem("URL", e)}, func(ok bool) {
+		if ok {
+			v.s.Open(strings.TrimSpace(e.Text))
+		}
+	}, v.win)
+	e.OnSubmitted = func(string) {
+		if e.Validate() == nil {
+			d.Submit()
+		}
+	}
+	d.Resize(fyne.NewSize(560, 160))
+	v.showDialog(d)
+	v.win.Canvas().Focus(e)
+}
+
+// saveDialog saves the picture on screen (the image area) as a PNG.
+func (v *Viewer) saveDialog() {
+	if v.s.Shown() == nil {
+		return
+	}
+	v.askSavePath(v.s.SnapshotName(), []string{".png"}, func(path string) {
+		if err := v.s.SaveSnapshot(path); err != nil {
+			v.showProblem(session.Problem{Subject: displayName(path), Err: err})
+		}
+	})
+}
+
+// exportDialog asks where to write the data shown, with every level, as
+// OME-Zarr, and writes it in the background with a progress dialog that
+// can cancel it. The data stays open and viewable meanwhile.
+func (v *Viewer) exportDialog() {
+	if v.s.Data() == nil {
+		return
+	}
+	v.askSavePath(v.s.ExportName(), nil, func(path string) {
+		os.Remove(path) // the dialog made an empty file; the export makes a folder
+		v.export(path)
+	})
+}
+
+// export writes the data shown to path, showing progress.
+func (v *Viewer) export(path string) {
+	bar := widget.NewProgressBar()
+	label := widget.NewLabel("Writing " + displayName(path))
+	var e *session.Export
+	cancel := widget.NewButton("Cancel", func() {
+		if e != nil {
+			e.Cancel()
+		}
+	})
+	prog := dialog.NewCustomWithoutButtons("Export pyramid", container.NewVBox(label, bar, cancel), v.win)
+	e, err := v.s.Export(path, func(e *session.Export) {
+		uiDo(func() {
+			prog.Hide()
+			switch err := e.Err(); {
+			case errors.Is(err, context.Canceled):
+			case err != nil:
+				v.showProblem(session.Problem{Subject: displayName(e.Path), Err: err})
+			default:
+				v.showDialog(dialog.NewInformation("Export pyramid", fmt.Sprintf("Wrote %s", e.Path), v.win))
+			}
+		})
+	})
+	if err != nil {
+		v.showProblem(session.Problem{Subject: displayName(path), Err: err})
+		return
+	}
+	v.showDialog(prog)
+	go v.followExport(e, bar)
+}
+
+// followExport moves the progress bar until the export ends.
+func (v *Viewer) followExport(e *session.Export, bar *widget.ProgressBar) {
+	for {
+		select {
+		case <-e.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+			done, total := e.Progress()
+			uiDo(func() { bar.SetValue(float64(done) / float64(max(total, 1))) })
+		}
+	}
+}
+
+// askSavePath asks where to save, suggesting name (and, with exts, only
+// those file types), and passes the chosen path to save.
+func (v *Viewer) askSavePath(name string, exts []string, save func(path string)) {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			return
+		}
+		path := w.URI().Path()
+		w.Close()
+		save(path)
+	}, v.win)
+	d.SetFileName(name)
+	if exts != nil {
+		d.SetFilter(storage.NewExtensionFileFilter(exts))
+	}
+	v.showDialog(d)
+}
+
+// prefsDialog edits the memory and disk budgets, used for the next file.
+func (v *Viewer) prefsDialog() {
+	p := v.s.Prefs()
+	cache := widget.NewEntry()
+	cache.SetText(fmt.Sprint(p.CacheBytes() >> 20))
+	disk := widget.NewEntry()
+	disk.SetText(fmt.Sprint(p.DiskCacheBytes() >> 20))
+	items := []*widget.FormItem{
+		widget.NewFormItem("Chunk cache (MiB, 0: automatic)", cache),
+		widget.NewFormItem("Disk cache of levels (MiB)", disk),
+	}
+	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		var c, dk int64
+		if _, err := fmt.Sscan(strings.TrimSpace(cache.Text), &c); err == nil && c >= 0 {
+			p.SetCacheBytes(c << 20)
+		}
+		if _, err := fmt.Sscan(strings.TrimSpace(disk.Text), &dk); err == nil && dk > 0 {
+			p.SetDiskCacheBytes(dk << 20)
+		}
+	}, v.win)
+	d.Resize(fyne.NewSize(520, d.MinSize().Height))
+	v.showDialog(d)
+}
+
+// shortcutText is the list of keys, one per line, in two aligned columns.
+func shortcutText() string {
+	list := session.Shortcuts()
+	w := 0
+	for _, s := range list {
+		w = max(w, len([]rune(s.Keys)))
+	}
+	var b strings.Builder
+	for i, s := range list {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s.Keys + strings.Repeat(" ", w-len([]rune(s.Keys))+2) + s.Does)
+	}
+	return b.String()
+}
+
+func (v *Viewer) showShortcuts() {
+	l := widget.NewLabel(shortcutText())
+	l.TextStyle.Monospace = true
+	v.showDialog(dialog.NewCustom("Keyboard shortcuts", "Close", l, v.win))
+}

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"vastview/render"
+)
+
+// key is a menu item's shortcut as shown beside it.
+func key(k fyne.KeyName, mod fyne.KeyModifier) fyne.Shortcut {
+	return &desktop.CustomShortcut{KeyName: k, Modifier: mod}
+}
+
+// item is a menu item with the key that does the same.
+func item(label string, sc fyne.Shortcut, f func()) *fyne.MenuItem {
+	it := fyne.NewMenuItem(label, f)
+	it.Shortcut = sc
+	return it
+}
+
+func (v *Viewer) menu() *fyne.MainMenu {
+	recent := fyne.NewMenuItem("Open Recent", nil)
+	for _, p := range v.s.Recent() {
+		recent.ChildMenu = appendItem(recent.ChildMenu, fyne.NewMenuItem(p, func() { v.s.Open(p) }))
+	}
+	if recent.ChildMenu == nil {
+		recent.Disabled = true
+	}
+	ctrl := fyne.KeyModifierShortcutDefault
+	file := fyne.NewMenu("File",
+		item("Open…", key(fyne.KeyO, ctrl), v.openDialog),
+		fyne.NewMenuItem("Open Folder…", v.openFolderDialog),
+		fyne.NewMenuItem("Open URL…", v.openURLDialog),
+		recent,
+		fyne.NewMenuItemSeparator(),
+		item("Save View as PNG…", key(fyne.KeyS, ctrl), v.saveDialog),
+		fyne.NewMenuItem("Export Pyramid…", v.exportDialog),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Preferences…", v.prefsDialog),
+	)
+	planes := make([]*fyne.MenuItem, 3)
+	for i, name := range []string{"XY", "XZ", "YZ"} {
+		o := render.Orientation(i)
+		planes[i] = item(name, key(fyne.KeyName(rune('1'+i)), 0), func() { v.s.SetOrientation(o) })
+	}
+	view := fyne.NewMenu("View",
+		planes[0], planes[1], planes[2],
+		fyne.NewMenuItemSeparator(),
+		item("Fit", key(fyne.Key0, 0), v.s.Fit),
+		item("Zoom In", key(fyne.KeyPlus, 0), func() { v.s.Rune('+') }),
+		item("Zoom Out", key(fyne.KeyMinus, 0), func() { v.s.Rune('-') }),
+		item("Auto-contrast", key(fyne.KeyC, 0), v.s.AutoContrast),
+		fyne.NewMenuItemSeparator(),
+		item("Play / Pause", key(fyne.KeySpace, 0), v.s.TogglePlay),
+		item("Show / Hide Panels", key(fyne.KeyH, 0), v.togglePanels),
+	)
+	help := fyne.NewMenu("Help",
+		item("Keyboard Shortcuts", key(fyne.KeyF1, 0), v.showShortcuts),
+		fyne.NewMenuItem("About", func() {
+			v.showDialog(dialog.NewInformation("About vastview", "vastview views image volumes and movies too big to load.", v.win))
+		}),
+	)
+	return fyne.NewMainMenu(file, view, help)
+}
+
+func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {
+	if m == nil {
+		return fyne.NewMenu("", it)
+	}
+	m.Items = append(m.Items, it)
+	return m
+}
