@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"vastview/internal/nd"
@@ -200,8 +201,16 @@ func TestComputedLevelsEqualThePlainRule(t *testing.T) {
 	}
 }
 
+// TestCacheStaysWithinBudgetAndLoadsOnce runs in a synctest bubble, so that
+// the eight loads are known to overlap: the first read is held at the gate
+// until every load waits.
 func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
+	synctest.Test(t, testCacheStaysWithinBudgetAndLoadsOnce)
+}
+
+func testCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 	src := newHash("ZYX", []int{40, 300, 300}, []int{1, 300, 300})
+	src.gate = make(chan struct{})
 	budget := int64(2 << 20)
 	p, err := Open(src, Options{CacheBytes: budget})
 	if err != nil {
@@ -222,6 +231,8 @@ func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 			buf[i] = b.data
 		}()
 	}
+	synctest.Wait() // one read waits at the gate, every load waits for it
+	close(src.gate)
 	wg.Wait()
 	if n := src.reads.Load(); n != 1 {
 		t.Errorf("8 concurrent reads of one chunk read the source %d times", n)
@@ -239,7 +250,14 @@ func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 	}
 }
 
+// TestRequestsArriveAndStaleOnesAreDropped runs in a synctest bubble, where
+// synctest.Wait returns once every worker is blocked: on the gate, on an
+// empty queue, or on the test.
 func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
+	synctest.Test(t, testRequestsArriveAndStaleOnesAreDropped)
+}
+
+func testRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	src := newHash("ZYX", []int{50, 64, 64}, []int{1, 64, 64})
 	src.gate = make(chan struct{})
 	p, err := Open(src, Options{CacheBytes: 64 << 20, Workers: 1})
@@ -249,12 +267,15 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	defer p.Close()
 	events, cancel := p.Subscribe()
 	defer cancel()
-	// Generation 1 asks for planes 0..9; while the first read waits at the
+	// Generation 1 asks for planes 0..9; once the first read waits at the
 	// gate, generation 2 asks for plane 40 and a background request comes.
 	for z := 0; z < 10; z++ {
 		p.Request(Visible, 1, 0, []int{z, 0, 0})
 	}
-	time.Sleep(50 * time.Millisecond)
+	synctest.Wait()
+	if n := p.Pending(); n != 10 {
+		t.Fatalf("%d requests pending with one read at the gate, want 10", n)
+	}
 	p.Request(Visible, 2, 0, []int{40, 0, 0})
 	p.Request(Background, 1, 0, []int{45, 0, 0})
 	go func() {
@@ -282,12 +303,12 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	if p.Get(0, []int{40, 0, 0}) == nil || p.Get(0, []int{0, 0, 0}) != nil || p.Get(0, []int{5, 0, 0}) != nil {
 		t.Error("Get does not reflect what was loaded")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for p.Pending() != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	synctest.Wait() // the worker has finished and waits for work
 	if n := p.Pending(); n != 0 {
 		t.Errorf("%d requests still pending", n)
+	}
+	if n := src.reads.Load(); n != 2 {
+		t.Errorf("%d chunks read, want 2 (planes 40 and 45)", n)
 	}
 }
 
@@ -431,8 +452,14 @@ func countChunks(root string) int {
 	return n
 }
 
-// A load shared by two callers survives the first one giving up.
+// A load shared by two callers survives the first one giving up. The test
+// runs in a synctest bubble: synctest.Wait returns once A's read waits at
+// the gate, and then once B waits for the same load.
 func TestSharedLoadOutlivesACancelledCaller(t *testing.T) {
+	synctest.Test(t, testSharedLoadOutlivesACancelledCaller)
+}
+
+func testSharedLoadOutlivesACancelledCaller(t *testing.T) {
 	src := newHash("ZYX", []int{4, 32, 32}, []int{1, 32, 32})
 	src.gate = make(chan struct{})
 	p, err := Open(src, Options{Workers: 1})
@@ -443,27 +470,31 @@ func TestSharedLoadOutlivesACancelledCaller(t *testing.T) {
 	ctxA, cancelA := context.WithCancel(context.Background())
 	errA := make(chan error, 1)
 	go func() { _, err := p.load(ctxA, 0, []int{2, 0, 0}); errA <- err }()
-	time.Sleep(30 * time.Millisecond) // A's read waits at the gate
-	resB := make(chan []byte, 1)
+	synctest.Wait() // A's read waits at the gate
+	type result struct {
+		b   []byte
+		err error
+	}
+	resB := make(chan result, 1)
 	go func() {
 		b, err := p.load(context.Background(), 0, []int{2, 0, 0})
-		if err != nil {
-			t.Error(err)
-		}
-		resB <- b.data
+		resB <- result{b.data, err}
 	}()
-	time.Sleep(30 * time.Millisecond)
+	synctest.Wait() // B waits for A's load
 	cancelA()
 	if err := <-errA; err != context.Canceled {
 		t.Fatalf("cancelled caller got %v", err)
 	}
-	src.gate <- struct{}{} // B's own read
+	var b result
 	select {
-	case b := <-resB:
-		if want := value(2 * 32 * 32); binary.LittleEndian.Uint16(b) != want {
-			t.Errorf("B got %d, want %d", binary.LittleEndian.Uint16(b), want)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the second caller never got the chunk")
+	case src.gate <- struct{}{}: // B's own read
+		b = <-resB
+	case b = <-resB:
+	}
+	if b.err != nil {
+		t.Fatalf("the second caller got %v", b.err)
+	}
+	if want := value(2 * 32 * 32); binary.LittleEndian.Uint16(b.b) != want {
+		t.Errorf("B got %d, want %d", binary.LittleEndian.Uint16(b.b), want)
 	}
 }
