@@ -1,13 +1,17 @@
 package levels
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,10 +23,9 @@ import (
 )
 
 // hashSource is a uint16 array whose samples are a hash of their position,
-// the same in every process; reads can be slowed and counted.
+// the same in every process; reads can be held at a gate and are counted.
 type hashSource struct {
 	meta  *loader.Meta
-	delay time.Duration
 	reads atomic.Int64
 	gate  chan struct{} // when set, every read waits for a token
 }
@@ -48,7 +51,6 @@ func (s *hashSource) ReadChunk(ctx context.Context, level int, idx []int, dst []
 		}
 	}
 	s.reads.Add(1)
-	time.Sleep(s.delay)
 	l := s.meta.Levels[0]
 	n := len(idx)
 	clear(dst)
@@ -372,34 +374,49 @@ func TestDiskCacheReopensEveryLevel(t *testing.T) {
 }
 
 // TestKilledBuildResumes kills a child process in the middle of a build and
-// checks that a new build keeps the chunks the child finished.
+// checks that a new build keeps the chunks the child finished. The child's
+// source holds the second half of the planes back, so its build cannot end;
+// it reports every chunk it has put in the disk cache, and is killed once
+// it has reported a few.
 func TestKilledBuildResumes(t *testing.T) {
-	if os.Getenv("VASTVIEW_LEVELS_CHILD") != "" {
-		buildForever(os.Getenv("VASTVIEW_LEVELS_CHILD"))
+	if root := os.Getenv("VASTVIEW_LEVELS_CHILD"); root != "" {
+		buildForever(root)
 		return
 	}
 	root := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBuildResumes$")
 	cmd.Env = append(os.Environ(), "VASTVIEW_LEVELS_CHILD="+root)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe() // the child ends when this closes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the child has finished some level-1 chunks, then kill it.
-	deadline := time.Now().Add(60 * time.Second)
-	for countChunks(root) < 5 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the child built nothing")
+	// A child that reports nothing is killed, which ends its output.
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	reported := 0
+	for sc := bufio.NewScanner(out); reported < 5 && sc.Scan(); {
+		if strings.HasPrefix(sc.Text(), childBuilt) {
+			reported++
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
+	if reported < 5 {
+		t.Fatalf("the child reported %d chunks before it ended", reported)
+	}
 	kept := countChunks(root)
 
-	p, src, _ := openKillFixture(root)
+	p, _, _ := openKillFixture(root)
 	defer p.Close()
-	src.delay = 0
 	if err := p.Build(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
@@ -408,17 +425,20 @@ func TestKilledBuildResumes(t *testing.T) {
 		total += lp.Total
 	}
 	_, computed := p.Counts()
-	if kept == 0 || int64(kept) >= total || computed != total-int64(kept) {
-		t.Errorf("child kept %d of %d chunks; the resumed build computed %d", kept, total, computed)
+	if kept < reported || int64(kept) >= total || computed != total-int64(kept) {
+		t.Errorf("child reported %d and kept %d of %d chunks; the resumed build computed %d", reported, kept, total, computed)
 	}
 	checkLevels(t, p, refLevels(killShape, allValues(killShape), p.reduce))
 }
 
 var killShape = []int{256, 300, 300}
 
+// childBuilt starts the line the child writes for each chunk it has put in
+// the disk cache.
+const childBuilt = "built "
+
 func openKillFixture(root string) (*Pyramid, *hashSource, error) {
 	src := newHash("ZYX", killShape, []int{1, 300, 300})
-	src.delay = 5 * time.Millisecond
 	d, err := OpenDisk(root, 1<<30)
 	if err != nil {
 		return nil, nil, err
@@ -430,11 +450,32 @@ func openKillFixture(root string) (*Pyramid, *hashSource, error) {
 	return p, src, err
 }
 
+// buildForever builds the kill fixture's levels from the first half of its
+// planes only (the rest wait at the gate) and reports each computed chunk
+// on stdout; it exits when stdin closes.
 func buildForever(root string) {
-	p, _, err := openKillFixture(root)
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(3)
+	}()
+	p, src, err := openKillFixture(root)
 	if err != nil {
 		os.Exit(2)
 	}
+	src.gate = make(chan struct{})
+	go func() {
+		for range killShape[0] / 2 {
+			src.gate <- struct{}{}
+		}
+	}()
+	events, _ := p.Subscribe()
+	go func() {
+		for e := range events {
+			if e.Level >= p.Stored() && e.Err == nil {
+				fmt.Printf("%s%d %v\n", childBuilt, e.Level, e.Idx)
+			}
+		}
+	}()
 	p.Build(context.Background(), 2)
 	os.Exit(0)
 }
