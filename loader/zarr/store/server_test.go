@@ -314,6 +314,7 @@ func (n *memNet) client(t *testing.T, opt HTTPOptions) *http.Client {
 	return c
 }
 
+// memAddr is the address of every memNet listener.
 type memAddr struct{}
 
 func (memAddr) Network() string { return "mem" }
