@@ -1,16 +1,21 @@
 package levels
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"vastview/internal/nd"
@@ -18,10 +23,9 @@ import (
 )
 
 // hashSource is a uint16 array whose samples are a hash of their position,
-// the same in every process; reads can be slowed and counted.
+// the same in every process; reads can be held at a gate and are counted.
 type hashSource struct {
 	meta  *loader.Meta
-	delay time.Duration
 	reads atomic.Int64
 	gate  chan struct{} // when set, every read waits for a token
 }
@@ -47,7 +51,6 @@ func (s *hashSource) ReadChunk(ctx context.Context, level int, idx []int, dst []
 		}
 	}
 	s.reads.Add(1)
-	time.Sleep(s.delay)
 	l := s.meta.Levels[0]
 	n := len(idx)
 	clear(dst)
@@ -200,8 +203,16 @@ func TestComputedLevelsEqualThePlainRule(t *testing.T) {
 	}
 }
 
+// TestCacheStaysWithinBudgetAndLoadsOnce runs in a synctest bubble, so that
+// the eight loads are known to overlap: the first read is held at the gate
+// until every load waits.
 func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
+	synctest.Test(t, testCacheStaysWithinBudgetAndLoadsOnce)
+}
+
+func testCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 	src := newHash("ZYX", []int{40, 300, 300}, []int{1, 300, 300})
+	src.gate = make(chan struct{})
 	budget := int64(2 << 20)
 	p, err := Open(src, Options{CacheBytes: budget})
 	if err != nil {
@@ -222,6 +233,8 @@ func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 			buf[i] = b.data
 		}()
 	}
+	synctest.Wait() // one read waits at the gate, every load waits for it
+	close(src.gate)
 	wg.Wait()
 	if n := src.reads.Load(); n != 1 {
 		t.Errorf("8 concurrent reads of one chunk read the source %d times", n)
@@ -239,7 +252,14 @@ func TestCacheStaysWithinBudgetAndLoadsOnce(t *testing.T) {
 	}
 }
 
+// TestRequestsArriveAndStaleOnesAreDropped runs in a synctest bubble, where
+// synctest.Wait returns once every worker is blocked: on the gate, on an
+// empty queue, or on the test.
 func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
+	synctest.Test(t, testRequestsArriveAndStaleOnesAreDropped)
+}
+
+func testRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	src := newHash("ZYX", []int{50, 64, 64}, []int{1, 64, 64})
 	src.gate = make(chan struct{})
 	p, err := Open(src, Options{CacheBytes: 64 << 20, Workers: 1})
@@ -249,12 +269,15 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	defer p.Close()
 	events, cancel := p.Subscribe()
 	defer cancel()
-	// Generation 1 asks for planes 0..9; while the first read waits at the
+	// Generation 1 asks for planes 0..9; once the first read waits at the
 	// gate, generation 2 asks for plane 40 and a background request comes.
 	for z := 0; z < 10; z++ {
 		p.Request(Visible, 1, 0, []int{z, 0, 0})
 	}
-	time.Sleep(50 * time.Millisecond)
+	synctest.Wait()
+	if n := p.Pending(); n != 10 {
+		t.Fatalf("%d requests pending with one read at the gate, want 10", n)
+	}
 	p.Request(Visible, 2, 0, []int{40, 0, 0})
 	p.Request(Background, 1, 0, []int{45, 0, 0})
 	go func() {
@@ -282,12 +305,12 @@ func TestRequestsArriveAndStaleOnesAreDropped(t *testing.T) {
 	if p.Get(0, []int{40, 0, 0}) == nil || p.Get(0, []int{0, 0, 0}) != nil || p.Get(0, []int{5, 0, 0}) != nil {
 		t.Error("Get does not reflect what was loaded")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for p.Pending() != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	synctest.Wait() // the worker has finished and waits for work
 	if n := p.Pending(); n != 0 {
 		t.Errorf("%d requests still pending", n)
+	}
+	if n := src.reads.Load(); n != 2 {
+		t.Errorf("%d chunks read, want 2 (planes 40 and 45)", n)
 	}
 }
 
@@ -351,34 +374,49 @@ func TestDiskCacheReopensEveryLevel(t *testing.T) {
 }
 
 // TestKilledBuildResumes kills a child process in the middle of a build and
-// checks that a new build keeps the chunks the child finished.
+// checks that a new build keeps the chunks the child finished. The child's
+// source holds the second half of the planes back, so its build cannot end;
+// it reports every chunk it has put in the disk cache, and is killed once
+// it has reported a few.
 func TestKilledBuildResumes(t *testing.T) {
-	if os.Getenv("VASTVIEW_LEVELS_CHILD") != "" {
-		buildForever(os.Getenv("VASTVIEW_LEVELS_CHILD"))
+	if root := os.Getenv("VASTVIEW_LEVELS_CHILD"); root != "" {
+		buildForever(root)
 		return
 	}
 	root := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBuildResumes$")
 	cmd.Env = append(os.Environ(), "VASTVIEW_LEVELS_CHILD="+root)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe() // the child ends when this closes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the child has finished some level-1 chunks, then kill it.
-	deadline := time.Now().Add(60 * time.Second)
-	for countChunks(root) < 5 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the child built nothing")
+	// A child that reports nothing is killed, which ends its output.
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	reported := 0
+	for sc := bufio.NewScanner(out); reported < 5 && sc.Scan(); {
+		if strings.HasPrefix(sc.Text(), childBuilt) {
+			reported++
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
+	if reported < 5 {
+		t.Fatalf("the child reported %d chunks before it ended", reported)
+	}
 	kept := countChunks(root)
 
-	p, src, _ := openKillFixture(root)
+	p, _, _ := openKillFixture(root)
 	defer p.Close()
-	src.delay = 0
 	if err := p.Build(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
@@ -387,17 +425,20 @@ func TestKilledBuildResumes(t *testing.T) {
 		total += lp.Total
 	}
 	_, computed := p.Counts()
-	if kept == 0 || int64(kept) >= total || computed != total-int64(kept) {
-		t.Errorf("child kept %d of %d chunks; the resumed build computed %d", kept, total, computed)
+	if kept < reported || int64(kept) >= total || computed != total-int64(kept) {
+		t.Errorf("child reported %d and kept %d of %d chunks; the resumed build computed %d", reported, kept, total, computed)
 	}
 	checkLevels(t, p, refLevels(killShape, allValues(killShape), p.reduce))
 }
 
 var killShape = []int{256, 300, 300}
 
+// childBuilt starts the line the child writes for each chunk it has put in
+// the disk cache.
+const childBuilt = "built "
+
 func openKillFixture(root string) (*Pyramid, *hashSource, error) {
 	src := newHash("ZYX", killShape, []int{1, 300, 300})
-	src.delay = 5 * time.Millisecond
 	d, err := OpenDisk(root, 1<<30)
 	if err != nil {
 		return nil, nil, err
@@ -409,11 +450,32 @@ func openKillFixture(root string) (*Pyramid, *hashSource, error) {
 	return p, src, err
 }
 
+// buildForever builds the kill fixture's levels from the first half of its
+// planes only (the rest wait at the gate) and reports each computed chunk
+// on stdout; it exits when stdin closes.
 func buildForever(root string) {
-	p, _, err := openKillFixture(root)
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(3)
+	}()
+	p, src, err := openKillFixture(root)
 	if err != nil {
 		os.Exit(2)
 	}
+	src.gate = make(chan struct{})
+	go func() {
+		for range killShape[0] / 2 {
+			src.gate <- struct{}{}
+		}
+	}()
+	events, _ := p.Subscribe()
+	go func() {
+		for e := range events {
+			if e.Level >= p.Stored() && e.Err == nil {
+				fmt.Printf("%s%d %v\n", childBuilt, e.Level, e.Idx)
+			}
+		}
+	}()
 	p.Build(context.Background(), 2)
 	os.Exit(0)
 }
@@ -431,8 +493,14 @@ func countChunks(root string) int {
 	return n
 }
 
-// A load shared by two callers survives the first one giving up.
+// A load shared by two callers survives the first one giving up. The test
+// runs in a synctest bubble: synctest.Wait returns once A's read waits at
+// the gate, and then once B waits for the same load.
 func TestSharedLoadOutlivesACancelledCaller(t *testing.T) {
+	synctest.Test(t, testSharedLoadOutlivesACancelledCaller)
+}
+
+func testSharedLoadOutlivesACancelledCaller(t *testing.T) {
 	src := newHash("ZYX", []int{4, 32, 32}, []int{1, 32, 32})
 	src.gate = make(chan struct{})
 	p, err := Open(src, Options{Workers: 1})
@@ -443,27 +511,31 @@ func TestSharedLoadOutlivesACancelledCaller(t *testing.T) {
 	ctxA, cancelA := context.WithCancel(context.Background())
 	errA := make(chan error, 1)
 	go func() { _, err := p.load(ctxA, 0, []int{2, 0, 0}); errA <- err }()
-	time.Sleep(30 * time.Millisecond) // A's read waits at the gate
-	resB := make(chan []byte, 1)
+	synctest.Wait() // A's read waits at the gate
+	type result struct {
+		b   []byte
+		err error
+	}
+	resB := make(chan result, 1)
 	go func() {
 		b, err := p.load(context.Background(), 0, []int{2, 0, 0})
-		if err != nil {
-			t.Error(err)
-		}
-		resB <- b.data
+		resB <- result{b.data, err}
 	}()
-	time.Sleep(30 * time.Millisecond)
+	synctest.Wait() // B waits for A's load
 	cancelA()
 	if err := <-errA; err != context.Canceled {
 		t.Fatalf("cancelled caller got %v", err)
 	}
-	src.gate <- struct{}{} // B's own read
+	var b result
 	select {
-	case b := <-resB:
-		if want := value(2 * 32 * 32); binary.LittleEndian.Uint16(b) != want {
-			t.Errorf("B got %d, want %d", binary.LittleEndian.Uint16(b), want)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the second caller never got the chunk")
+	case src.gate <- struct{}{}: // B's own read
+		b = <-resB
+	case b = <-resB:
+	}
+	if b.err != nil {
+		t.Fatalf("the second caller got %v", b.err)
+	}
+	if want := value(2 * 32 * 32); binary.LittleEndian.Uint16(b.b) != want {
+		t.Errorf("B got %d, want %d", binary.LittleEndian.Uint16(b.b), want)
 	}
 }

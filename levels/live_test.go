@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"vastview/loader"
@@ -105,9 +106,14 @@ func TestChunksNotStoredYetAreReadAgain(t *testing.T) {
 	}
 }
 
+// TestPlaceholdersExpireSoARevisitReadsAgain runs in a synctest bubble,
+// whose fake clock moves only when the test sleeps and everything else is
+// blocked: the placeholder's age is exactly the time slept.
 func TestPlaceholdersExpireSoARevisitReadsAgain(t *testing.T) {
-	defer func(d time.Duration) { provisionalTTL = d }(provisionalTTL)
-	provisionalTTL = 20 * time.Millisecond
+	synctest.Test(t, testPlaceholdersExpire)
+}
+
+func testPlaceholdersExpire(t *testing.T) {
 	hs := newHash("ZYX", []int{2, 256, 256}, []int{1, 256, 256})
 	src := &liveSource{hashSource: hs, absent: map[string]bool{"1,0,0": true}}
 	p, err := Open(src, Options{})
@@ -124,7 +130,11 @@ func TestPlaceholdersExpireSoARevisitReadsAgain(t *testing.T) {
 		t.Fatal("the placeholder is not served")
 	}
 	src.store(idx)
-	time.Sleep(3 * provisionalTTL)
+	time.Sleep(provisionalTTL / 2)
+	if b := p.Get(0, idx); b == nil || binary.LittleEndian.Uint16(b) != liveFill {
+		t.Fatal("the placeholder expired before its time")
+	}
+	time.Sleep(provisionalTTL)
 	if p.Get(0, idx) != nil {
 		t.Fatal("an expired placeholder is still served")
 	}

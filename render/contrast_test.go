@@ -27,10 +27,12 @@ func TestAutoContrastUsesCoarsestLevel(t *testing.T) {
 			t.Fatalf("%s: a window before any chunk was read", dt)
 		}
 		var lo, hi float64
+		deadline := time.After(30 * time.Second)
 		for ok := false; !ok; {
 			select {
 			case <-events:
-			case <-time.After(100 * time.Millisecond):
+			case <-deadline:
+				t.Fatalf("%s: no window after 30 s", dt)
 			}
 			lo, hi, ok = AutoContrast(p)
 		}

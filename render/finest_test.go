@@ -2,7 +2,6 @@ package render
 
 import (
 	"testing"
-	"time"
 
 	"vastview/levels"
 	"vastview/loader"
@@ -36,13 +35,12 @@ func TestFirstViewDrawsFromItsOwnPlane(t *testing.T) {
 	if info.Level == 0 {
 		t.Fatalf("view drawn at level 0; the test needs a computed level")
 	}
+	events, stop := p.Subscribe()
+	defer stop()
 	gate <- struct{}{} // only the first read may pass: plane 9
-	deadline := time.Now().Add(5 * time.Second)
-	for p.Get(0, []int{9, 0, 0}) == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("plane 9 never arrived")
-		}
-		time.Sleep(time.Millisecond)
+	waitArrival(t, events, 0, []int{9, 0, 0})
+	if p.Get(0, []int{9, 0, 0}) == nil {
+		t.Fatal("plane 9 arrived but is not in memory")
 	}
 	if _, info := r.Render(v, p, 1); info.Unfilled != 0 || info.Complete {
 		t.Errorf("with only its plane in memory: %+v, want nothing unfilled and incomplete", info)

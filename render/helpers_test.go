@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -117,7 +118,8 @@ func openPyramid(t testing.TB, src loader.Source, opt levels.Options) *levels.Py
 }
 
 // renderComplete renders v until the frame is complete, waiting for
-// arrivals between tries.
+// arrivals between tries. An arrival after the subscription is never
+// missed: the channel holds it, or is full and so has others to wake on.
 func renderComplete(t testing.TB, r *Renderer, v View, p *levels.Pyramid, gen uint64) (*image.RGBA, Info) {
 	t.Helper()
 	events, stop := p.Subscribe()
@@ -133,10 +135,28 @@ func renderComplete(t testing.TB, r *Renderer, v View, p *levels.Pyramid, gen ui
 			if e.Err != nil {
 				t.Fatalf("load failed: %v", e.Err)
 			}
-		case <-time.After(200 * time.Millisecond):
-			// An arrival may have come between Render and the wait.
 		case <-deadline:
 			t.Fatalf("frame never completed: %+v", info)
+		}
+	}
+}
+
+// waitArrival waits for the arrival of one chunk, failing on a failed load
+// or after 30 s.
+func waitArrival(t testing.TB, events <-chan levels.Event, level int, idx []int) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case e := <-events:
+			if e.Err != nil {
+				t.Fatalf("load failed: %v", e.Err)
+			}
+			if e.Level == level && slices.Equal(e.Idx, idx) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("level %d chunk %v never arrived", level, idx)
 		}
 	}
 }

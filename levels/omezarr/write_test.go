@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"vastview/loader"
 )
@@ -165,11 +165,23 @@ func TestReadErrorLeavesNothing(t *testing.T) {
 	}
 }
 
+// TestProgressAndWorkerBound runs in a synctest bubble. Every read waits for
+// a token; whenever every goroutine is blocked, exactly min(3, reads left)
+// reads are in flight with 3 workers: no more, and no fewer.
 func TestProgressAndWorkerBound(t *testing.T) {
+	synctest.Test(t, testProgressAndWorkerBound)
+}
+
+func testProgressAndWorkerBound(t *testing.T) {
 	src := small(1)
-	src.before = func(context.Context, int, []int) error {
-		time.Sleep(2 * time.Millisecond)
-		return nil
+	tokens := make(chan struct{})
+	src.before = func(ctx context.Context, _ int, _ []int) error {
+		select {
+		case <-tokens:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	total := 0
 	for _, l := range src.meta.Levels {
@@ -185,7 +197,16 @@ func TestProgressAndWorkerBound(t *testing.T) {
 			during = listDir(t, dir)
 		}
 	}}
-	if err := Write(context.Background(), out, src, opts); err != nil {
+	errc := make(chan error, 1)
+	go func() { errc <- Write(t.Context(), out, src, opts) }()
+	for left := total; left > 0; left-- {
+		synctest.Wait()
+		if n := src.inFlight.Load(); n != int64(min(3, left)) {
+			t.Fatalf("%d chunks read at once with 3 workers and %d reads left", n, left)
+		}
+		tokens <- struct{}{}
+	}
+	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
 	// The image appears under its name only when complete, with the

@@ -2,8 +2,9 @@ package store
 
 import (
 	"context"
-	"net"
+	"io"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -43,9 +44,11 @@ var stuckCases = []stuckCase{
 	}},
 }
 
-// runStuck starts a read of c's key and ends it with stop once it is stuck;
-// it returns the read's error and how long it took to return after stop.
-func runStuck(t *testing.T, c stuckCase, stop func(h *HTTP, cancel context.CancelFunc)) (*HTTP, *faultServer, error, time.Duration) {
+// runStuck starts a read of c's key in a synctest bubble and ends it with
+// stop once it is stuck; it returns the read's error. Once every goroutine
+// is blocked the read must be in c's state; once they are all blocked again
+// after stop, without the clock having moved, it must have returned.
+func runStuck(t *testing.T, c stuckCase, stop func(h *HTTP, cancel context.CancelFunc)) (*HTTP, *faultServer, error) {
 	s := newFaultServer(t)
 	opt := testOptions()
 	opt.IdleTimeout, opt.AttemptTimeout = time.Hour, time.Hour
@@ -53,9 +56,7 @@ func runStuck(t *testing.T, c stuckCase, stop func(h *HTTP, cancel context.Cance
 	h := newStore(t, s, opt)
 	if c.name == "waiting for a slot" {
 		go h.Get(t.Context(), "hog")
-		for s.attempts("hog") == 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
+		synctest.Wait()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -64,44 +65,42 @@ func runStuck(t *testing.T, c stuckCase, stop func(h *HTTP, cancel context.Cance
 		_, err := h.Get(ctx, key)
 		done <- err
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for !stuck(h) {
-		if time.Now().After(deadline) {
-			t.Fatal("the read never got stuck")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond)
+	synctest.Wait()
 	select {
 	case err := <-done:
 		t.Fatalf("the read returned before it was stopped: %v", err)
 	default:
 	}
+	if !stuck(h) {
+		t.Fatalf("the read is not %s: %+v", c.name, h.Stats())
+	}
 	start := time.Now()
 	stop(h, cancel)
+	synctest.Wait()
 	select {
 	case err := <-done:
-		return h, s, err, time.Since(start)
-	case <-time.After(5 * time.Second):
+		if d := time.Since(start); d != 0 {
+			t.Errorf("the read returned %v after it was stopped", d)
+		}
+		return h, s, err
+	default:
 		t.Fatal("the read did not return after it was stopped")
 	}
-	return nil, nil, nil, 0
+	return nil, nil, nil
 }
 
 func TestHTTPCancel(t *testing.T) {
 	for _, c := range stuckCases {
 		t.Run(c.name, func(t *testing.T) {
-			noLeaks(t)
-			h, _, err, d := runStuck(t, c, func(_ *HTTP, cancel context.CancelFunc) { cancel() })
-			if err != context.Canceled {
-				t.Errorf("error %v, want context.Canceled", err)
-			}
-			if d > 300*time.Millisecond {
-				t.Errorf("returned %v after cancellation", d)
-			}
-			if st := h.Stats(); st.Failures != 0 {
-				t.Errorf("a cancelled read counted as a failure: %+v", st)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				h, _, err := runStuck(t, c, func(_ *HTTP, cancel context.CancelFunc) { cancel() })
+				if err != context.Canceled {
+					t.Errorf("error %v, want context.Canceled", err)
+				}
+				if st := h.Stats(); st.Failures != 0 {
+					t.Errorf("a cancelled read counted as a failure: %+v", st)
+				}
+			})
 		})
 	}
 }
@@ -109,41 +108,37 @@ func TestHTTPCancel(t *testing.T) {
 func TestHTTPClose(t *testing.T) {
 	for _, c := range stuckCases {
 		t.Run(c.name, func(t *testing.T) {
-			noLeaks(t)
-			var closeTook time.Duration
-			h, s, err, d := runStuck(t, c, func(h *HTTP, _ context.CancelFunc) {
-				start := time.Now()
-				h.Close()
-				closeTook = time.Since(start)
+			synctest.Test(t, func(t *testing.T) {
+				h, s, err := runStuck(t, c, func(h *HTTP, _ context.CancelFunc) { h.Close() })
+				if err != ErrClosed {
+					t.Errorf("error %v, want ErrClosed", err)
+				}
+				n := s.attempts("k")
+				if _, err := h.Get(context.Background(), "k"); err != ErrClosed {
+					t.Errorf("Get after Close: %v", err)
+				}
+				if _, err := h.GetRange(context.Background(), "k", 0, 1); err != ErrClosed {
+					t.Errorf("GetRange after Close: %v", err)
+				}
+				if _, err := h.GetRange(context.Background(), "k", 0, 0); err != ErrClosed {
+					t.Errorf("empty GetRange after Close: %v", err)
+				}
+				if s.attempts("k") != n {
+					t.Error("requests sent after Close")
+				}
+				if err := h.Close(); err != nil {
+					t.Errorf("second Close: %v", err)
+				}
 			})
-			if err != ErrClosed {
-				t.Errorf("error %v, want ErrClosed", err)
-			}
-			if d > 300*time.Millisecond {
-				t.Errorf("returned %v after Close (Close took %v)", d, closeTook)
-			}
-			n := s.attempts("k")
-			if _, err := h.Get(context.Background(), "k"); err != ErrClosed {
-				t.Errorf("Get after Close: %v", err)
-			}
-			if _, err := h.GetRange(context.Background(), "k", 0, 1); err != ErrClosed {
-				t.Errorf("GetRange after Close: %v", err)
-			}
-			if _, err := h.GetRange(context.Background(), "k", 0, 0); err != ErrClosed {
-				t.Errorf("empty GetRange after Close: %v", err)
-			}
-			if s.attempts("k") != n {
-				t.Error("requests sent after Close")
-			}
-			if err := h.Close(); err != nil {
-				t.Errorf("second Close: %v", err)
-			}
 		})
 	}
 }
 
-func TestHTTPDeadline(t *testing.T) {
-	noLeaks(t)
+// TestHTTPDeadline runs in a synctest bubble: the read returns when the
+// clock reaches its context's deadline, not an idle timeout later.
+func TestHTTPDeadline(t *testing.T) { synctest.Test(t, testHTTPDeadline) }
+
+func testHTTPDeadline(t *testing.T) {
 	s := newFaultServer(t)
 	opt := testOptions()
 	opt.IdleTimeout = time.Hour
@@ -157,7 +152,7 @@ func TestHTTPDeadline(t *testing.T) {
 	if err != context.DeadlineExceeded {
 		t.Errorf("error %v, want context.DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d > 500*time.Millisecond {
+	if d := time.Since(start); d != 100*time.Millisecond {
 		t.Errorf("returned after %v for a 100ms deadline", d)
 	}
 	if _, err := h.Get(ctx, "k"); err != context.DeadlineExceeded {
@@ -165,17 +160,31 @@ func TestHTTPDeadline(t *testing.T) {
 	}
 }
 
-// A server that accepts connections but never reads them: the read waits
-// for a response until cancelled.
+// A server that accepts connections and reads them but never answers: the
+// read waits for a response until its deadline. The test runs in a synctest
+// bubble.
 func TestHTTPCancelUnansweredConnection(t *testing.T) {
-	noLeaks(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	synctest.Test(t, testHTTPCancelUnansweredConnection)
+}
+
+func testHTTPCancelUnansweredConnection(t *testing.T) {
+	ln := newMemNet()
 	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				io.Copy(io.Discard, c)
+				c.Close()
+			}()
+		}
+	}()
 	opt := testOptions()
 	opt.IdleTimeout = time.Hour
+	opt.Client = ln.client(t, opt)
 	h, err := NewHTTP("http://"+ln.Addr().String()+"/a.zarr", opt)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +196,7 @@ func TestHTTPCancelUnansweredConnection(t *testing.T) {
 	if _, err := h.Get(ctx, "0/.zarray"); err != context.DeadlineExceeded {
 		t.Errorf("error %v, want context.DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d > 500*time.Millisecond {
+	if d := time.Since(start); d != 100*time.Millisecond {
 		t.Errorf("returned after %v for a 100ms deadline", d)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 )
 
 // writeFile writes b to root/key, making folders.
@@ -89,8 +90,9 @@ func TestFolderCloseAndCancel(t *testing.T) {
 
 var badKeys = []string{"", "/a", "a/", "a//b", "..", "../x", "a/../b", "a/..", "./a", "a/./b", `a\b`, `..\x`, "a\x00b"}
 
-func TestInvalidKeys(t *testing.T) {
-	noLeaks(t)
+func TestInvalidKeys(t *testing.T) { synctest.Test(t, testInvalidKeys) }
+
+func testInvalidKeys(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "inside/k", []byte("v"))
 	writeFile(t, filepath.Dir(root), "outside", []byte("secret"))

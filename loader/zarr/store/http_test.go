@@ -6,11 +6,13 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-func TestHTTPGet(t *testing.T) {
-	noLeaks(t)
+func TestHTTPGet(t *testing.T) { synctest.Test(t, testHTTPGet) }
+
+func testHTTPGet(t *testing.T) {
 	s := newFaultServer(t)
 	h := newStore(t, s, testOptions())
 	want := s.put("0/1.2", 100_000)
@@ -41,8 +43,9 @@ func TestHTTPGet(t *testing.T) {
 	}
 }
 
-func TestHTTPNotFound(t *testing.T) {
-	noLeaks(t)
+func TestHTTPNotFound(t *testing.T) { synctest.Test(t, testHTTPNotFound) }
+
+func testHTTPNotFound(t *testing.T) {
 	s := newFaultServer(t)
 	h := newStore(t, s, testOptions())
 	s.put("gone", 10)
@@ -79,8 +82,9 @@ func TestHTTPNotFound(t *testing.T) {
 	}
 }
 
-func TestHTTPClientErrors(t *testing.T) {
-	noLeaks(t)
+func TestHTTPClientErrors(t *testing.T) { synctest.Test(t, testHTTPClientErrors) }
+
+func testHTTPClientErrors(t *testing.T) {
 	s := newFaultServer(t)
 	h := newStore(t, s, testOptions())
 	s.put("k", 10)
@@ -105,36 +109,41 @@ func TestHTTPClientErrors(t *testing.T) {
 
 func TestHTTPTransientFaults(t *testing.T) {
 	for _, f := range []fault{"500", "503", "502", "429", "408", stallHeaders, stallBody, truncate, reset} {
-		t.Run(string(f), func(t *testing.T) {
-			noLeaks(t)
-			s := newFaultServer(t)
-			opt := testOptions()
-			opt.IdleTimeout = 150 * time.Millisecond
-			h := newStore(t, s, opt)
-			want := s.put("c/0/1", 64<<10)
-			s.plan("c/0/1", f, f, ok)
-			start := time.Now()
-			got, err := h.Get(context.Background(), "c/0/1")
-			if err != nil || !bytes.Equal(got, want) {
-				t.Fatalf("Get = %d bytes, %v; want the %d bytes stored", len(got), err, len(want))
-			}
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("recovering took %v", d)
-			}
-			st := h.Stats()
-			if f != reset && (st.Retries != 2 || st.Requests != 3) {
-				t.Errorf("stats %+v, want 3 requests, 2 retries", st)
-			}
-			if st.Retries < 1 || st.Failures != 0 || st.LastError == "" || st.InFlight != 0 {
-				t.Errorf("stats %+v", st)
-			}
-			// The same for a range.
-			s.plan("c/0/1", f, ok)
-			got, err = h.GetRange(context.Background(), "c/0/1", 1000, 5000)
-			if err != nil || !bytes.Equal(got, want[1000:6000]) {
-				t.Fatalf("GetRange = %d bytes, %v", len(got), err)
-			}
-		})
+		t.Run(string(f), func(t *testing.T) { synctest.Test(t, func(t *testing.T) { testTransientFault(t, f) }) })
+	}
+}
+
+// testTransientFault runs in a synctest bubble: the time a read takes is
+// that of the store's own timers on the fake clock.
+func testTransientFault(t *testing.T, f fault) {
+	s := newFaultServer(t)
+	opt := testOptions()
+	opt.IdleTimeout = 150 * time.Millisecond
+	h := newStore(t, s, opt)
+	want := s.put("c/0/1", 64<<10)
+	s.plan("c/0/1", f, f, ok)
+	start := time.Now()
+	got, err := h.Get(context.Background(), "c/0/1")
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("Get = %d bytes, %v; want the %d bytes stored", len(got), err, len(want))
+	}
+	// Two stalls at most cost an idle timeout each, and the two
+	// waits at most MaxWait each.
+	if d := time.Since(start); d > 2*(opt.IdleTimeout+opt.MaxWait) {
+		t.Errorf("recovering took %v on the clock, want at most %v", d, 2*(opt.IdleTimeout+opt.MaxWait))
+	}
+	st := h.Stats()
+	if f != reset && (st.Retries != 2 || st.Requests != 3) {
+		t.Errorf("stats %+v, want 3 requests, 2 retries", st)
+	}
+	if st.Retries < 1 || st.Failures != 0 || st.LastError == "" || st.InFlight != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	// The same for a range.
+	s.plan("c/0/1", f, ok)
+	got, err = h.GetRange(context.Background(), "c/0/1", 1000, 5000)
+	if err != nil || !bytes.Equal(got, want[1000:6000]) {
+		t.Fatalf("GetRange = %d bytes, %v", len(got), err)
 	}
 }
 
@@ -152,38 +161,42 @@ func TestHTTPPersistentFaults(t *testing.T) {
 		{reset, "connection closed without a response (4 attempts)"},
 	} {
 		t.Run(string(c.f), func(t *testing.T) {
-			noLeaks(t)
-			s := newFaultServer(t)
-			opt := testOptions()
-			opt.IdleTimeout = 100 * time.Millisecond
-			h := newStore(t, s, opt)
-			s.put("0/0.0", 1024)
-			s.always = c.f
-			start := time.Now()
-			_, err := h.Get(context.Background(), "0/0.0")
-			if d := time.Since(start); d > 3*time.Second {
-				t.Errorf("giving up took %v", d)
-			}
-			want := "GET " + h.String() + "0/0.0: " + c.want
-			if err == nil || err.Error() != want {
-				t.Fatalf("error %v\nwant  %s", err, want)
-			}
-			if errors.Is(err, ErrNotFound) {
-				t.Error("a failure matches ErrNotFound")
-			}
-			if n := s.attempts("0/0.0"); c.f != reset && n != 4 {
-				t.Errorf("%d requests, want 4", n)
-			}
-			st := h.Stats()
-			if st.Failures != 1 || st.Retries != 3 || st.LastError != want || st.InFlight != 0 {
-				t.Errorf("stats %+v", st)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				s := newFaultServer(t)
+				opt := testOptions()
+				opt.IdleTimeout = 100 * time.Millisecond
+				h := newStore(t, s, opt)
+				s.put("0/0.0", 1024)
+				s.always = c.f
+				start := time.Now()
+				_, err := h.Get(context.Background(), "0/0.0")
+				// On the bubble's clock: four stalls at most cost an idle
+				// timeout each, and the three waits at most MaxWait each.
+				if d, most := time.Since(start), 4*opt.IdleTimeout+3*opt.MaxWait; d > most {
+					t.Errorf("giving up took %v on the clock, want at most %v", d, most)
+				}
+				want := "GET " + h.String() + "0/0.0: " + c.want
+				if err == nil || err.Error() != want {
+					t.Fatalf("error %v\nwant  %s", err, want)
+				}
+				if errors.Is(err, ErrNotFound) {
+					t.Error("a failure matches ErrNotFound")
+				}
+				if n := s.attempts("0/0.0"); c.f != reset && n != 4 {
+					t.Errorf("%d requests, want 4", n)
+				}
+				st := h.Stats()
+				if st.Failures != 1 || st.Retries != 3 || st.LastError != want || st.InFlight != 0 {
+					t.Errorf("stats %+v", st)
+				}
+			})
 		})
 	}
 }
 
-func TestHTTPSlowButSteady(t *testing.T) {
-	noLeaks(t)
+func TestHTTPSlowButSteady(t *testing.T) { synctest.Test(t, testHTTPSlowButSteady) }
+
+func testHTTPSlowButSteady(t *testing.T) {
 	s := newFaultServer(t)
 	opt := testOptions()
 	opt.IdleTimeout = 150 * time.Millisecond
@@ -209,8 +222,9 @@ func TestHTTPSlowButSteady(t *testing.T) {
 	}
 }
 
-func TestHTTPRetryAfter(t *testing.T) {
-	noLeaks(t)
+func TestHTTPRetryAfter(t *testing.T) { synctest.Test(t, testHTTPRetryAfter) }
+
+func testHTTPRetryAfter(t *testing.T) {
 	s := newFaultServer(t)
 	opt := testOptions()
 	opt.MaxWait = 5 * time.Second
@@ -218,12 +232,12 @@ func TestHTTPRetryAfter(t *testing.T) {
 	want := s.put("k", 100)
 	s.retryAfter = "1"
 	s.plan("k", "429", ok)
-	start := time.Now()
+	start := time.Now() // the bubble's clock: nothing else takes time
 	got, err := h.Get(context.Background(), "k")
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("Get = %d bytes, %v", len(got), err)
 	}
-	if d := time.Since(start); d < 900*time.Millisecond || d > 3*time.Second {
+	if d := time.Since(start); d != time.Second {
 		t.Errorf("retried after %v, want the server's 1s", d)
 	}
 
@@ -236,17 +250,21 @@ func TestHTTPRetryAfter(t *testing.T) {
 	if _, err := h2.Get(context.Background(), "k"); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("a 3600s Retry-After made the read wait %v despite MaxWait 30ms", d)
+	// The 503 waits Backoff at most, the 429 MaxWait.
+	if d := time.Since(start); d < opt.MaxWait || d > opt.MaxWait+opt.Backoff {
+		t.Errorf("a 3600s Retry-After made the read wait %v with MaxWait 30ms and Backoff 1ms", d)
 	}
 }
 
-func TestHTTPMaxConcurrent(t *testing.T) {
-	noLeaks(t)
+func TestHTTPMaxConcurrent(t *testing.T) { synctest.Test(t, testHTTPMaxConcurrent) }
+
+func testHTTPMaxConcurrent(t *testing.T) {
 	s := newFaultServer(t)
 	opt := testOptions()
 	opt.MaxConcurrent = 3
 	h := newStore(t, s, opt)
+	// The bubble's clock moves only when every goroutine waits: when the
+	// delay ends, every request the store lets through is at the server.
 	s.delay = 20 * time.Millisecond
 	const n = 24
 	want := make([][]byte, n)
@@ -276,8 +294,9 @@ func TestHTTPMaxConcurrent(t *testing.T) {
 	}
 }
 
-func TestHTTPMaxBody(t *testing.T) {
-	noLeaks(t)
+func TestHTTPMaxBody(t *testing.T) { synctest.Test(t, testHTTPMaxBody) }
+
+func testHTTPMaxBody(t *testing.T) {
 	s := newFaultServer(t)
 	opt := testOptions()
 	opt.MaxBody = 500

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"testing/synctest"
 )
 
 // rangeCase is a GetRange call on a 1000-byte value and what it returns.
@@ -60,26 +61,27 @@ func checkRanges(t *testing.T, st Store, key string, value []byte) {
 func TestHTTPGetRange(t *testing.T) {
 	for _, f := range []fault{ok, ignoreRange, chunked} {
 		t.Run(string(f), func(t *testing.T) {
-			noLeaks(t)
-			s := newFaultServer(t)
-			h := newStore(t, s, testOptions())
-			value := s.put("s0/c/0/0", 1000)
-			s.always = f
-			checkRanges(t, h, "s0/c/0/0", value)
-			if f != ok {
-				return
-			}
-			for i, c := range rangeCases {
-				if s.ranges[i] != c.header {
-					t.Errorf("GetRange(%d, %d) sent Range %q, want %q", c.off, c.n, s.ranges[i], c.header)
+			synctest.Test(t, func(t *testing.T) {
+				s := newFaultServer(t)
+				h := newStore(t, s, testOptions())
+				value := s.put("s0/c/0/0", 1000)
+				s.always = f
+				checkRanges(t, h, "s0/c/0/0", value)
+				if f != ok {
+					return
 				}
-			}
-			if st := h.Stats(); st.Retries != 0 {
-				t.Errorf("out-of-range reads were retried: %+v", st)
-			}
-			if _, err := h.GetRange(context.Background(), "nope", 0, 10); !errors.Is(err, ErrNotFound) {
-				t.Errorf("range of a missing key: %v", err)
-			}
+				for i, c := range rangeCases {
+					if s.ranges[i] != c.header {
+						t.Errorf("GetRange(%d, %d) sent Range %q, want %q", c.off, c.n, s.ranges[i], c.header)
+					}
+				}
+				if st := h.Stats(); st.Retries != 0 {
+					t.Errorf("out-of-range reads were retried: %+v", st)
+				}
+				if _, err := h.GetRange(context.Background(), "nope", 0, 10); !errors.Is(err, ErrNotFound) {
+					t.Errorf("range of a missing key: %v", err)
+				}
+			})
 		})
 	}
 }

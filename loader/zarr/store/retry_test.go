@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -53,8 +54,9 @@ func TestWait(t *testing.T) {
 	}
 }
 
-func TestHTTPCredentials(t *testing.T) {
-	noLeaks(t)
+func TestHTTPCredentials(t *testing.T) { synctest.Test(t, testHTTPCredentials) }
+
+func testHTTPCredentials(t *testing.T) {
 	s := newFaultServer(t)
 	var user, pass string
 	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -63,6 +65,7 @@ func TestHTTPCredentials(t *testing.T) {
 	})
 	opt := testOptions()
 	opt.Retries = -1
+	opt.Client = s.net.client(t, opt)
 	h, err := NewHTTP(strings.Replace(s.URL, "://", "://ann:pw%40x@", 1)+"/a.zarr?sig=SECRET", opt)
 	if err != nil {
 		t.Fatal(err)
@@ -81,16 +84,20 @@ func TestHTTPCredentials(t *testing.T) {
 	}
 }
 
-func TestHTTPS(t *testing.T) {
-	noLeaks(t)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// TestHTTPS runs in a synctest bubble, over an in-memory network.
+func TestHTTPS(t *testing.T) { synctest.Test(t, testHTTPS) }
+
+func testHTTPS(t *testing.T) {
+	ln := newMemNet()
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("zarr"))
-	}))
+	})}}
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
 	srv.StartTLS()
 	defer srv.Close()
 	opt := testOptions()
 	opt.Client = srv.Client()
+	opt.Client.Transport.(*http.Transport).DialContext = ln.DialContext
 	h, err := NewHTTP(srv.URL+"/a.zarr", opt)
 	if err != nil {
 		t.Fatal(err)
@@ -99,8 +106,10 @@ func TestHTTPS(t *testing.T) {
 	if b, err := h.Get(context.Background(), "zarr.json"); err != nil || string(b) != "zarr" {
 		t.Errorf("Get over TLS with the server's client = %q, %v", b, err)
 	}
-	// The default client does not trust the test certificate: one attempt.
-	h2, err := NewHTTP(srv.URL+"/a.zarr", testOptions())
+	// A store's own client does not trust the test certificate: one attempt.
+	opt = testOptions()
+	opt.Client = ln.client(t, opt)
+	h2, err := NewHTTP(srv.URL+"/a.zarr", opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,16 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,9 +33,12 @@ const (
 )
 
 // faultServer serves values under /base/ and misbehaves as planned, per key
-// and per attempt. It records what clients asked for.
+// and per attempt. It records what clients asked for. It listens on an
+// in-memory network (memNet), so that tests run in a synctest bubble, where
+// stalls, timeouts and backoff pass on the bubble's fake clock.
 type faultServer struct {
 	*httptest.Server
+	net        *memNet
 	mu         sync.Mutex
 	values     map[string][]byte
 	plans      map[string][]fault // attempt i of key gets plans[key][i]; later attempts "ok"
@@ -53,13 +58,15 @@ type faultServer struct {
 // newFaultServer starts a server; it is closed when the test ends.
 func newFaultServer(t *testing.T) *faultServer {
 	s := &faultServer{
+		net:     newMemNet(),
 		values:  map[string][]byte{},
 		plans:   map[string][]fault{},
 		hits:    map[string]int{},
 		release: make(chan struct{}),
 		pause:   20 * time.Millisecond,
 	}
-	s.Server = httptest.NewServer(s)
+	s.Server = &httptest.Server{Listener: s.net, Config: &http.Server{Handler: s}}
+	s.Start()
 	t.Cleanup(func() {
 		close(s.release)
 		s.Close()
@@ -206,25 +213,9 @@ func (s *faultServer) wait(r *http.Request, d time.Duration) bool {
 	return false
 }
 
-// noLeaks fails the test if goroutines started during it are still running
-// when it ends (after its other cleanups, so call it first).
-func noLeaks(t *testing.T) {
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before {
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
-
-// testOptions are quick timeouts for tests.
+// testOptions are short timeouts for tests. In a synctest bubble they pass
+// on the fake clock: what a test sees of them does not depend on the speed
+// of the machine.
 func testOptions() HTTPOptions {
 	return HTTPOptions{
 		IdleTimeout:    2 * time.Second,
@@ -236,8 +227,12 @@ func testOptions() HTTPOptions {
 }
 
 // newStore opens an HTTP store on s's /base/ (with a query string), closed
-// when the test ends.
+// when the test ends. Unless opt names a client, it uses one like its own
+// on s's network.
 func newStore(t *testing.T, s *faultServer, opt HTTPOptions) *HTTP {
+	if opt.Client == nil {
+		opt.Client = s.net.client(t, opt)
+	}
 	h, err := NewHTTP(s.URL+"/base?token=s3cr%2Fet&x=1", opt)
 	if err != nil {
 		t.Fatal(err)
@@ -245,3 +240,82 @@ func newStore(t *testing.T, s *faultServer, opt HTTPOptions) *HTTP {
 	t.Cleanup(func() { h.Close() })
 	return h
 }
+
+// memNet is an in-memory network with one listener: every dial, whatever
+// its address, makes a net.Pipe whose other end the listener accepts. A
+// goroutine waiting on a pipe is durably blocked in a synctest bubble, as
+// one waiting on a loopback socket is not, so the bubble's clock can move
+// while clients and servers wait on each other. It is safe for concurrent
+// use.
+type memNet struct {
+	mu     sync.Mutex
+	conns  chan net.Conn // dialled, not yet accepted
+	done   chan struct{} // closed by Close
+	closed bool
+}
+
+func newMemNet() *memNet {
+	return &memNet{conns: make(chan net.Conn, 64), done: make(chan struct{})}
+}
+
+// Accept returns the server end of the next connection dialled.
+func (n *memNet) Accept() (net.Conn, error) {
+	select {
+	case c := <-n.conns:
+		return c, nil
+	case <-n.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops the listener and closes the connections it did not accept.
+func (n *memNet) Close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.closed {
+		n.closed = true
+		close(n.done)
+		for len(n.conns) > 0 {
+			(<-n.conns).Close()
+		}
+	}
+	return nil
+}
+
+// Addr is the listener's address: an IP address, which the certificate
+// of httptest's TLS servers names.
+func (n *memNet) Addr() net.Addr { return memAddr{} }
+
+// DialContext connects to the listener, or fails once it is closed or when
+// 64 connections wait to be accepted.
+func (n *memNet) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c, srv := net.Pipe()
+	if !n.closed {
+		select {
+		case n.conns <- srv:
+			return c, nil
+		default:
+		}
+	}
+	c.Close()
+	srv.Close()
+	return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+}
+
+// client returns a client like the one an HTTP store makes for opt,
+// dialling n. Its idle connections are closed when the test ends.
+func (n *memNet) client(t *testing.T, opt HTTPOptions) *http.Client {
+	c := newClient(opt.withDefaults().MaxConcurrent)
+	tr := c.Transport.(*http.Transport)
+	tr.DialContext, tr.Proxy = n.DialContext, nil
+	t.Cleanup(tr.CloseIdleConnections)
+	return c
+}
+
+// memAddr is the address of every memNet listener.
+type memAddr struct{}
+
+func (memAddr) Network() string { return "mem" }
+func (memAddr) String() string  { return "127.0.0.1:9" }
