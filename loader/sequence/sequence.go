@@ -176,7 +176,7 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 
 // readFrame decodes frame i into dst.
 func (s *Source) readFrame(ctx context.Context, i int, dst []byte) error {
-	var head [8]byte
+	var head [18]byte // enough for sniff
 	n, _, err := readHead(s.paths[i], head[:])
 	if err != nil {
 		return loader.StripPath(err)
