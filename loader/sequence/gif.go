@@ -12,14 +12,15 @@ import (
 // GIF is a GIF file opened as its frames: axes "YX" or "CYX" for a single
 // frame, "TYX" or "TCYX" for an animation, one chunk per frame, samples as
 // for a Picture (alpha dropped, palettes expanded). Frames are composed as
-// a viewer plays them: each frame is drawn over the previous ones, its
-// transparent pixels showing what lies beneath, and its disposal (restore
-// the background or the previous picture) applied before the next. Where
-// no frame has drawn, and where a frame is restored to the background,
-// pixels have the background colour of the file's logical screen (black
-// without a global colour table): the viewer has no transparency to show
-// there. T spacing is the frames' delay in seconds when every frame has
-// the same non-zero delay.
+// a web browser plays them: each frame is drawn over the previous ones,
+// its transparent pixels showing what lies beneath, and its disposal
+// (restore the background or the previous picture) applied before the
+// next. Where no frame has drawn, and where a frame is restored to the
+// background, pixels are black (0), as a browser shows them over a black
+// page: the viewer has no transparency, and the file's background colour
+// index is ignored, as browsers ignore it (encoders often leave it at 0,
+// whatever colour that is). T spacing is the frames' delay in seconds
+// when every frame has the same non-zero delay.
 //
 // Reading frame t goes on from the frame read last, or from the last
 // frame before t that covers the whole screen opaquely, so stepping

@@ -13,7 +13,6 @@ type gifCanvas struct {
 	c     int
 	depth int
 	pix   []byte
-	bg    [3]uint8
 	next  int    // the frame to draw next; frames before it are drawn
 	saved []byte // the area under frame next-1 before it was drawn (disposal 3)
 }
@@ -25,27 +24,23 @@ func newCanvas(g *gifFile, c, depth int, pix []byte) *gifCanvas {
 		pix = make([]byte, c*g.w*g.h)
 	}
 	k := &gifCanvas{g: g, c: c, depth: depth, pix: pix}
-	k.bg = newLUT([][3]uint8{g.bg}, depth)[0]
 	k.reset()
 	return k
 }
 
-// reset fills the screen with the background colour, before frame 0.
+// reset clears the screen to black, before frame 0.
 func (k *gifCanvas) reset() {
 	k.fill(0, 0, k.g.w, k.g.h)
 	k.next, k.saved = 0, nil
 }
 
-// fill paints the clipped rectangle (x, y, w, h) in the background colour.
+// fill clears the clipped rectangle (x, y, w, h) to black.
 func (k *gifCanvas) fill(x, y, w, h int) {
 	x0, y0, x1, y1 := k.clip(x, y, w, h)
 	plane := k.g.w * k.g.h
 	for ch := 0; ch < k.c; ch++ {
 		for yy := y0; yy < y1; yy++ {
-			row := k.pix[ch*plane+yy*k.g.w+x0 : ch*plane+yy*k.g.w+x1]
-			for i := range row {
-				row[i] = k.bg[ch]
-			}
+			clear(k.pix[ch*plane+yy*k.g.w+x0 : ch*plane+yy*k.g.w+x1])
 		}
 	}
 }

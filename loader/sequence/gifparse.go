@@ -14,7 +14,6 @@ import (
 type gifFile struct {
 	w, h   int
 	global [][3]uint8 // global colour table (nil if none)
-	bg     [3]uint8   // background colour: global[bg index], or black
 	frames []gifFrame
 	keys   []int // see keyFrame
 }
@@ -74,15 +73,12 @@ func parseScreen(b []byte) (*gifFile, int, error) {
 	}
 	le := binary.LittleEndian
 	g := &gifFile{w: int(le.Uint16(b[6:])), h: int(le.Uint16(b[8:]))}
-	flags, bgIndex := b[10], int(b[11])
+	flags := b[10]
 	off := 13
 	if flags&0x80 != 0 {
 		var err error
 		if g.global, off, err = colourTable(b, off, flags); err != nil {
 			return nil, 0, err
-		}
-		if bgIndex < len(g.global) {
-			g.bg = g.global[bgIndex]
 		}
 	}
 	if g.w == 0 || g.h == 0 {
@@ -194,8 +190,8 @@ func (g *gifFile) finish() (*gifFile, error) {
 }
 
 // layout decides the samples the frames become, as paletteLayout does for
-// one palette: gray if every colour table (and so the background) is
-// gray, keeping the indices if every table is the same gray ramp.
+// one palette: gray if every colour table is gray, keeping the indices if
+// every table is the same gray ramp.
 func (g *gifFile) layout() (c int, rgb bool, depth int) {
 	tables := [][][3]uint8{g.global}
 	for i := range g.frames {
