@@ -28,6 +28,9 @@ import (
 //   - Gray samples of 1, 2 or 4 bits keep their stored values (0 and 1 for
 //     a 1-bit mask) as uint8, with a display window of 0 to 2^bits-1;
 //     16-bit samples stay uint16.
+//
+// Refused with an error naming the feature: CMYK and 12-bit JPEG, and BMP
+// files with RLE or bit-field compression or 16 bits per pixel.
 type Picture struct {
 	path string
 	info frameInfo
