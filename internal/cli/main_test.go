@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -230,5 +231,44 @@ tifffile.imwrite(sys.argv[1], np.zeros((4, 4), np.uint8))
 `, gray)
 	if code, _, errs := vv("plane", gray, "--out", out, "--colormap", "rgb"); code != 1 || !strings.Contains(errs, "three samples") {
 		t.Errorf("rgb of a gray image: exit %d, %q", code, errs)
+	}
+}
+
+func TestInfoAndPlaneOfSinglePNG(t *testing.T) {
+	testtool.RequirePython(t, "numpy", "PIL")
+	dir := t.TempDir()
+	testtool.RunPython(t, `
+import sys, numpy as np
+from PIL import Image
+d = sys.argv[1]
+rng = np.random.default_rng(9)
+rgb = rng.integers(0, 256, (6, 11, 3), dtype=np.uint8)
+Image.fromarray(rgb, 'RGB').save(d + '/rgb.png')
+rgb[..., 1].tofile(d + '/green.raw')
+mask = rng.integers(0, 2, (6, 11), dtype=np.uint8)
+Image.fromarray(mask.astype(bool)).save(d + '/mask.png')
+mask.tofile(d + '/mask.raw')
+deep = rng.integers(0, 65536, (6, 11), dtype=np.uint16)
+Image.fromarray(deep).save(d + '/deep.png')
+deep.astype('<u2').tofile(d + '/deep.raw')
+`, dir)
+	for name, want := range map[string]string{"rgb": "CYX [3 6 11] uint8", "mask": "YX [6 11] uint8", "deep": "YX [6 11] uint16"} {
+		j := infoOf(t, filepath.Join(dir, name+".png"))
+		if got := j.Axes + " " + fmt.Sprint(j.Shape) + " " + j.DType; j.Format != "png" || got != want {
+			t.Errorf("%s.png: info %s %s, want png %s", name, j.Format, got, want)
+		}
+	}
+	checkPlane(t, filepath.Join(dir, "rgb.png"), filepath.Join(dir, "green.raw"), "--c", "1")
+	checkPlane(t, filepath.Join(dir, "mask.png"), filepath.Join(dir, "mask.raw"))
+	checkPlane(t, filepath.Join(dir, "deep.png"), filepath.Join(dir, "deep.raw"))
+	good, err := os.ReadFile(filepath.Join(dir, "rgb.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.png")
+	os.WriteFile(cut, good[:len(good)/2], 0o644)
+	code, _, errs := vv("plane", cut, "--out", filepath.Join(dir, "x.raw"))
+	if code != 1 || !strings.HasPrefix(errs, "vastview: "+cut+": png: ") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("truncated PNG: exit %d, %q", code, errs)
 	}
 }

@@ -2,7 +2,6 @@ package sequence
 
 import (
 	"context"
-	"image/color"
 	"sync"
 	"sync/atomic"
 
@@ -78,26 +77,4 @@ func Check(ctx context.Context, src loader.Source) error {
 		return s.Check(ctx)
 	}
 	return nil
-}
-
-// paletteOf converts a decoded PNG palette to 16-bit RGB, without the
-// premultiplication color.Color.RGBA applies to translucent entries.
-func paletteOf(m color.Model) [][3]uint16 {
-	p, ok := m.(color.Palette)
-	if !ok {
-		return nil
-	}
-	out := make([][3]uint16, len(p))
-	for i, c := range p {
-		switch c := c.(type) {
-		case color.NRGBA:
-			out[i] = [3]uint16{uint16(c.R) * 0x101, uint16(c.G) * 0x101, uint16(c.B) * 0x101}
-		case color.RGBA:
-			out[i] = [3]uint16{uint16(c.R) * 0x101, uint16(c.G) * 0x101, uint16(c.B) * 0x101}
-		default:
-			n := color.NRGBA64Model.Convert(c).(color.NRGBA64)
-			out[i] = [3]uint16{n.R, n.G, n.B}
-		}
-	}
-	return out
 }

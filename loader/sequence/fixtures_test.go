@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"vastview/internal/testtool"
@@ -66,11 +67,22 @@ func readAll(t testing.TB, path string) (*loader.Meta, []byte) {
 	return src.Meta(), data
 }
 
-// checkMeta fails t unless m has the given axes, shape and dtype.
+// checkMeta fails t unless m is a sequence with the given axes, shape and
+// dtype, whose C axis, if any, holds colour pixels.
 func checkMeta(t testing.TB, m *loader.Meta, axes string, shape []int, dt loader.DType) {
 	t.Helper()
-	if m.Format != "sequence" || m.Axes != axes || fmt.Sprint(m.Shape) != fmt.Sprint(shape) || m.DType != dt {
-		t.Fatalf("got %s %s %v %v, want sequence %s %v %v", m.Format, m.Axes, m.Shape, m.DType, axes, shape, dt)
+	checkFormat(t, m, "sequence", axes, shape, dt)
+}
+
+// checkFormat fails t unless m has the given format, axes, shape and
+// dtype, and says it holds colour pixels exactly when it has a C axis.
+func checkFormat(t testing.TB, m *loader.Meta, format, axes string, shape []int, dt loader.DType) {
+	t.Helper()
+	if m.Format != format || m.Axes != axes || fmt.Sprint(m.Shape) != fmt.Sprint(shape) || m.DType != dt {
+		t.Fatalf("got %s %s %v %v, want %s %s %v %v", m.Format, m.Axes, m.Shape, m.DType, format, axes, shape, dt)
+	}
+	if rgb := strings.Contains(axes, "C"); m.RGB != rgb {
+		t.Fatalf("Meta.RGB is %v for axes %s", m.RGB, axes)
 	}
 }
 

@@ -164,7 +164,7 @@ func TestCheckCorrupt(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "frame0003.png: png: ") {
 		t.Errorf("truncated frame: %v", err)
 	}
-	want := "frame0008.png: not a PNG, JPEG or TIFF file"
+	want := "frame0008.png: not a PNG, JPEG, GIF, BMP or TIFF file"
 	if err := src.ReadChunk(ctx, 0, []int{7, 0, 0}, dst); err == nil || err.Error() != want {
 		t.Errorf("garbage frame: %v, want %s", err, want)
 	}
@@ -180,7 +180,7 @@ func TestCheckCorrupt(t *testing.T) {
 
 func TestNoFrames(t *testing.T) {
 	dir := t.TempDir()
-	want := "no PNG, JPEG or TIFF frames in the folder"
+	want := "no PNG, JPEG, GIF, BMP or TIFF frames in the folder"
 	if _, err := loader.Open(context.Background(), dir); err == nil || err.Error() != want {
 		t.Errorf("empty folder: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestNoFrames(t *testing.T) {
 	if _, err := loader.Open(context.Background(), dir); err == nil || err.Error() != want {
 		t.Errorf("folder without frames: %v", err)
 	}
-	if _, err := loader.Open(context.Background(), filepath.Join(dir, "*.png")); err == nil || err.Error() != "no PNG, JPEG or TIFF files match the pattern" {
+	if _, err := loader.Open(context.Background(), filepath.Join(dir, "*.png")); err == nil || err.Error() != "no PNG, JPEG, GIF, BMP or TIFF files match the pattern" {
 		t.Errorf("pattern without frames: %v", err)
 	}
 	if _, err := loader.Open(context.Background(), filepath.Join(dir, "[")); err == nil {

@@ -5,19 +5,25 @@ package sequence
 import (
 	"io"
 	"os"
+
 	"vastview/loader"
 )
 
-// readHead reads up to len(buf) bytes from the start of the file at path.
-func readHead(path string, buf []byte) (int, error) {
+// readHead reads up to len(buf) bytes from the start of the file at path
+// and returns how many it read and the file's size.
+func readHead(path string, buf []byte) (n int, size int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, loader.StripPath(err)
+		return 0, 0, loader.StripPath(err)
 	}
 	defer f.Close()
-	n, err := io.ReadFull(f, buf)
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err = io.ReadFull(f, buf)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = nil
 	}
-	return n, err
+	return n, st.Size(), err
 }

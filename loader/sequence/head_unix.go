@@ -7,12 +7,12 @@ import (
 	"syscall"
 )
 
-// readHead reads up to len(buf) bytes from the start of the file at path.
-// It uses bare system calls: os.File's set-up costs more than the read
-// when Check reads thousands of headers.
-func readHead(path string, buf []byte) (int, error) {
+// readHead reads up to len(buf) bytes from the start of the file at path
+// and returns how many it read and the file's size. It uses bare system
+// calls: os.File's set-up costs more than the read when Check reads
+// thousands of headers.
+func readHead(path string, buf []byte) (n int, size int64, err error) {
 	var fd int
-	var err error
 	for {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err != syscall.EINTR {
@@ -20,22 +20,25 @@ func readHead(path string, buf []byte) (int, error) {
 		}
 	}
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer syscall.Close(fd)
-	n := 0
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return 0, 0, os.NewSyscallError("fstat", err)
+	}
 	for n < len(buf) {
 		m, err := syscall.Read(fd, buf[n:])
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return n, os.NewSyscallError("read", err)
+			return n, 0, os.NewSyscallError("read", err)
 		}
 		if m == 0 {
 			break
 		}
 		n += m
 	}
-	return n, nil
+	return n, st.Size, nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // frameExts are the file name endings of frames, compared ignoring case.
-var frameExts = []string{".png", ".jpg", ".jpeg", ".tif", ".tiff"}
+var frameExts = []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
 
 // isFrameName reports whether a file name (no directory) names a frame:
 // an image extension and not hidden.
@@ -37,7 +37,7 @@ func listFolder(dir string) (paths, names []string, err error) {
 		}
 	}
 	if len(names) == 0 {
-		return nil, nil, errors.New("no PNG, JPEG or TIFF frames in the folder")
+		return nil, nil, errors.New("no PNG, JPEG, GIF, BMP or TIFF frames in the folder")
 	}
 	slices.SortFunc(names, naturalCompare)
 	paths = make([]string, len(names))
@@ -64,7 +64,7 @@ func listPattern(pattern string) (paths, names []string, err error) {
 		}
 	}
 	if len(paths) == 0 {
-		return nil, nil, errors.New("no PNG, JPEG or TIFF files match the pattern")
+		return nil, nil, errors.New("no PNG, JPEG, GIF, BMP or TIFF files match the pattern")
 	}
 	slices.SortFunc(paths, naturalCompare)
 	names = make([]string, len(paths))

@@ -1,20 +1,25 @@
-// Package sequence reads a folder (or glob pattern) of PNG, JPEG or TIFF
-// files as one array, one frame per file in natural order (frame2 before
-// frame10). Frames are a Z stack: axes "ZYX", or "ZCYX" for multi-channel
-// frames, whose channels are returned as planes. Opening lists the folder
-// and reads the first frame's header only; each ReadChunk decodes one file.
+// Package sequence reads single PNG, JPEG, GIF and BMP files (see Picture
+// and GIF), and a folder (or glob pattern) of such files or of TIFF files
+// as one array, one frame per file in natural order (frame2 before
+// frame10).
 //
-// Importing the package registers the format "sequence" with loader.Open.
-// TIFF frames are opened with loader.Open, so a TIFF reader must be
-// registered too for folders of TIFF files.
+// Frames are a Z stack: axes "ZYX" for gray frames, or "ZCYX" for colour
+// frames, whose C axis holds red, green and blue (Meta.RGB), or for
+// multi-channel TIFF frames. Every frame must be like the first: the same
+// size, sample type and colour (a gray frame among colour ones is an error
+// naming both files). Opening lists the folder and reads the first frame's
+// header only; each ReadChunk decodes one file.
+//
+// Importing the package registers the formats "png", "jpeg", "gif", "bmp"
+// (by their magic bytes) and "sequence" (folders and patterns) with
+// loader.Open. TIFF frames are opened with loader.Open, so a TIFF reader
+// must be registered too for folders of TIFF files.
 package sequence
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"image/png"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -22,17 +27,36 @@ import (
 )
 
 func init() {
-	loader.Register(loader.Format{
-		Name:  "sequence",
-		Match: Match,
-		Open: func(ctx context.Context, path string) (loader.Source, error) {
-			s, err := Open(ctx, path)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
-	})
+	loader.Register(loader.Format{Name: "sequence", Match: Match, Open: openSequence})
+	for _, k := range []kind{kindPNG, kindJPEG, kindBMP} {
+		loader.Register(loader.Format{Name: k.String(), Match: matchKind(k), Open: openPicture})
+	}
+	loader.Register(loader.Format{Name: "gif", Match: matchKind(kindGIF), Open: openGIF})
+}
+
+// matchKind returns a Match function for files whose first bytes are of
+// kind k.
+func matchKind(k kind) func(path string, head []byte) bool {
+	return func(path string, head []byte) bool { return sniff(head) == k }
+}
+
+// The Open functions of the formats, returning loader.Source.
+func openSequence(ctx context.Context, path string) (loader.Source, error) {
+	return nonNil(Open(ctx, path))
+}
+func openPicture(ctx context.Context, path string) (loader.Source, error) {
+	return nonNil(OpenPicture(ctx, path))
+}
+func openGIF(ctx context.Context, path string) (loader.Source, error) {
+	return nonNil(OpenGIF(ctx, path))
+}
+
+// nonNil returns src as a loader.Source, or a nil Source on error.
+func nonNil[S loader.Source](src S, err error) (loader.Source, error) {
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
 }
 
 // zarrMarkers are files whose presence makes a folder a Zarr store rather
@@ -94,46 +118,34 @@ func Open(ctx context.Context, path string) (*Source, error) {
 
 // newMeta describes n frames like f.
 func newMeta(n int, f *frameInfo) *loader.Meta {
+	var m *loader.Meta
 	if f.c == 1 {
-		return loader.NewMeta("sequence", "ZYX", []int{n, f.h, f.w}, f.dtype, []int{1, f.h, f.w}, nil, nil)
+		m = loader.NewMeta("sequence", "ZYX", []int{n, f.h, f.w}, f.dtype, []int{1, f.h, f.w}, nil, nil)
+	} else {
+		m = loader.NewMeta("sequence", "ZCYX", []int{n, f.c, f.h, f.w}, f.dtype, []int{1, f.c, f.h, f.w}, nil, nil)
 	}
-	return loader.NewMeta("sequence", "ZCYX", []int{n, f.c, f.h, f.w}, f.dtype, []int{1, f.c, f.h, f.w}, nil, nil)
+	describe(m, f)
+	return m
 }
 
 // fillFromFirst copies what only the first frame's file knows into the
-// metadata: a PNG palette, or a TIFF frame's pixel spacing and palette.
+// metadata: a TIFF frame's pixel spacing, palette and colour.
 func (s *Source) fillFromFirst(ctx context.Context) error {
-	switch {
-	case s.first.kind == kindPNG && s.first.palette:
-		return s.readPNGPalette()
-	case s.first.kind == kindTIFF:
-		src, err := loader.Open(ctx, s.paths[0])
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		fm := src.Meta()
-		s.meta.Palette = fm.Palette
-		for _, a := range []byte("YX") {
-			i, j := s.meta.AxisIndex(a), fm.AxisIndex(a)
-			s.meta.Spacing[i], s.meta.Units[i] = fm.Spacing[j], fm.Units[j]
-			s.meta.Levels[0].Scale[i] = fm.Spacing[j]
-		}
+	if s.first.kind != kindTIFF {
+		return nil
 	}
-	return nil
-}
-
-func (s *Source) readPNGPalette() error {
-	f, err := os.Open(s.paths[0])
-	if err != nil {
-		return loader.StripPath(err)
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
+	src, err := loader.Open(ctx, s.paths[0])
 	if err != nil {
 		return err
 	}
-	s.meta.Palette = paletteOf(cfg.ColorModel)
+	defer src.Close()
+	fm := src.Meta()
+	s.meta.Palette, s.meta.RGB = fm.Palette, fm.RGB
+	for _, a := range []byte("YX") {
+		i, j := s.meta.AxisIndex(a), fm.AxisIndex(a)
+		s.meta.Spacing[i], s.meta.Units[i] = fm.Spacing[j], fm.Units[j]
+		s.meta.Levels[0].Scale[i] = fm.Spacing[j]
+	}
 	return nil
 }
 
@@ -164,36 +176,26 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 
 // readFrame decodes frame i into dst.
 func (s *Source) readFrame(ctx context.Context, i int, dst []byte) error {
-	f, err := os.Open(s.paths[i])
+	var head [18]byte // enough for sniff
+	n, _, err := readHead(s.paths[i], head[:])
 	if err != nil {
 		return loader.StripPath(err)
 	}
-	defer f.Close()
-	var head [8]byte
-	n, _ := io.ReadFull(f, head[:])
-	k := sniff(head[:n])
-	if k == kindTIFF {
-		f.Close()
+	switch sniff(head[:n]) {
+	case kindUnknown:
+		return errNotImage
+	case kindTIFF:
 		return readTIFF(ctx, s.paths[i], &s.first, dst)
 	}
-	if k == kindUnknown {
-		return errNotImage
-	}
-	st, err := f.Stat()
+	data, err := readWhole(s.paths[i])
 	if err != nil {
 		return err
 	}
-	if st.Size() > maxFrameBytes {
-		return fmt.Errorf("file of %d bytes is too large for one frame", st.Size())
-	}
-	data := make([]byte, st.Size())
-	n, err = f.ReadAt(data, 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	data = data[:n]
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if sniff(data) == kindGIF {
+		return decodeGIFFrame(data, &s.first, dst)
 	}
 	return decodeFrame(data, &s.first, dst)
 }
