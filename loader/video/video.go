@@ -6,9 +6,13 @@
 // streams (pixel formats gray*, ya*, monow, monob, and 4:0:0 H.264, which
 // FFmpeg decodes as yuv420p), whose stored values are delivered unchanged
 // whatever range the stream is flagged with, and "TCYX" with C = 3 (R, G,
-// B) for every other stream, converted with the stream's matrix and range
-// to full-range RGB. Samples are uint8, or uint16 spanning 0..65535 for
-// streams with more than 8 bits per component. A display rotation of 90
+// B) for every other stream, converted to RGB as ffmpeg converts it to
+// rgb24 (or rgb48le, for more than 8 bits per component) by default, with
+// the stream's matrix and range: the values of `ffmpeg -i FILE -pix_fmt
+// rgb24`, which PyAV, imageio and PIMS return too. Samples are uint8, or
+// uint16 for streams with more than 8 bits per component: gray ones span
+// 0..65535 by bit replication, colour ones are ffmpeg's rgb48le values
+// (whose white, for video-range YUV, is 65283). A display rotation of 90
 // or 270 degrees is applied, as players do (width and height swap). The T
 // spacing is the mean frame duration in seconds, the T origin the first
 // frame's time; one chunk is one frame.
