@@ -22,7 +22,6 @@ import (
 // new ffmpeg started at a keyframe before t. The frames from..t-1 that the
 // cursor passes are to be kept for a backward walk (from == t: none).
 func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, from int, err error) {
-	k := s.ix.keyBefore(t)
 	s.mu.Lock()
 	waiting := false
 	served := false
@@ -35,7 +34,7 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 			break
 		}
 		var wait bool
-		if c, wait = s.pick(t, k); c != nil || !wait {
+		if c, wait = s.pick(t, s.startKeyLocked(t)); c != nil || !wait {
 			break
 		}
 		if !waiting {
@@ -84,8 +83,12 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 
 // start starts a cursor whose first frame out is from, for a read of t.
 func (s *Source) start(t, from int) (*cursor, error) {
-	k, first := s.ix.keyBefore(from), s.ix.firstSame(from)
-	c, err := startCursor(s.ffmpeg, s.decodeArgs(k, first), first, k)
+	s.mu.Lock()
+	k := s.startKeyLocked(from)
+	s.mu.Unlock()
+	first := s.ix.firstSame(from)
+	args, seek := s.decodeArgs(k, first)
+	c, err := s.startCursor(args, first, k, seek)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +142,7 @@ func (s *Source) pick(t, k int) (c *cursor, wait bool) {
 // would read on to from a cursor at next.
 func (s *Source) claimed(next, t int) bool {
 	for w := range s.waiting {
-		if w >= next && w < t && s.cost.readOn(next, w, s.ix.keyBefore(w)) {
+		if w >= next && w < t && s.cost.readOn(next, w, s.startKeyLocked(w)) {
 			return true
 		}
 	}

@@ -30,6 +30,16 @@
 // before a backward step are kept, so that walking backwards does not
 // start ffmpeg for every frame.
 //
+// A read never returns a frame other than the one a decode from the
+// start of the file gives. ffmpeg logs the timestamp of every frame it
+// decodes, so that each frame is known to be the one the index has there
+// (a decoder that drops frames after a seek, as it does at a recovery
+// point whose pictures are whole only later, is caught at once); and when
+// the decoder reports a problem after a seek (an error, a corrupt frame),
+// the frames it may have touched are compared, once per keyframe, with a
+// decode from the keyframe before. A keyframe that fails either way is
+// not sought to again: reads start at an earlier one, or at the start.
+//
 // Limits: packets must carry presentation timestamps (or, for codecs
 // without reordering, decode timestamps); field-coded streams, which
 // spend two packets on one frame, are miscounted; a stream whose frame
