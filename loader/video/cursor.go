@@ -25,6 +25,7 @@ type cursor struct {
 	out      io.ReadCloser
 	log      *frameLog
 	ix       *index
+	now      func() time.Time // the source's clock
 	next     int
 	key      int           // the keyframe ffmpeg started decoding at
 	seek     bool          // whether it seeked to key (else it decodes from the start)
@@ -84,7 +85,7 @@ func (s *Source) decodeArgs(k, first int) (args []string, seek bool) {
 // a seek to it, or from the start); its first frame out is frame first.
 func (s *Source) startCursor(args []string, first, key int, seek bool) (*cursor, error) {
 	decoderStarts.Add(1)
-	c := &cursor{ix: s.ix, next: first, key: key, seek: seek, first: first, fresh: true, problemAt: -1}
+	c := &cursor{ix: s.ix, now: s.now, next: first, key: key, seek: seek, first: first, fresh: true, problemAt: -1}
 	if seek {
 		c.decoded = key
 	}
@@ -107,8 +108,9 @@ func (s *Source) startCursor(args []string, first, key int, seek bool) (*cursor,
 		return nil, formatError("ffmpeg: %v", err)
 	}
 	c.log = newFrameLog()
+	logReaders.Add(1)
 	go c.log.read(logR)
-	c.started = time.Now()
+	c.started = c.now()
 	return c, nil
 }
 
@@ -169,7 +171,7 @@ func (c *cursor) readFrame(dst []byte, plane int, order []int) error {
 // advanced counts a frame read.
 func (c *cursor) advanced() {
 	if c.next == c.first {
-		c.firstOut = time.Now()
+		c.firstOut = c.now()
 	}
 	c.next++
 }

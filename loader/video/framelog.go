@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // A running decoder tells, on its standard error, what it decodes: the
@@ -45,7 +46,12 @@ func newFrameLog() *frameLog {
 	return &frameLog{wake: make(chan struct{}), done: make(chan struct{})}
 }
 
-// read reads the log from r until it ends, then closes r.
+// logReaders counts the logs being read, so that tests can tell that
+// closing a source leaves none.
+var logReaders atomic.Int64
+
+// read reads the log from r until it ends, then closes r. The caller has
+// counted it in logReaders.
 func (l *frameLog) read(r io.ReadCloser) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
@@ -58,6 +64,7 @@ func (l *frameLog) read(r io.ReadCloser) {
 	l.ended = true
 	l.signal()
 	l.mu.Unlock()
+	logReaders.Add(-1)
 	close(l.done)
 }
 

@@ -208,6 +208,7 @@ func FuzzFFmpegOutput(f *testing.F) {
 			return
 		}
 		l := newFrameLog()
+		logReaders.Add(1)
 		l.read(io.NopCloser(bytes.NewReader(b)))
 		problems := 0
 		for {

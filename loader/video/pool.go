@@ -37,12 +37,16 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 		if c, wait = s.pick(t, s.startKeyLocked(t)); c != nil || !wait {
 			break
 		}
+		announce := !waiting
 		if !waiting {
 			s.waiting[t]++
 			waiting = true
 		}
 		changed := s.changed
 		s.mu.Unlock()
+		if announce {
+			s.arrive(t)
+		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
@@ -64,6 +68,9 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 			s.last = t
 		}
 		s.mu.Unlock()
+		if !waiting && err == nil {
+			s.arrive(t)
+		}
 		return c, t, err
 	}
 	// A step back by no more than the frame cache holds: keep the frames
@@ -78,7 +85,17 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 		from = t
 	}
 	c, err = s.start(t, from)
+	if !waiting && err == nil {
+		s.arrive(t)
+	}
 	return c, from, err
+}
+
+// arrive calls the arrived test hook, if set, for a read of frame t.
+func (s *Source) arrive(t int) {
+	if s.arrived != nil {
+		s.arrived(t)
+	}
 }
 
 // start starts a cursor whose first frame out is from, for a read of t.
@@ -175,7 +192,7 @@ func (s *Source) broadcast() {
 // failed, was cancelled, has nothing more to give, or the source is
 // closed. The least recently used idle cursor beyond maxIdle is stopped.
 func (s *Source) release(c *cursor, ok bool) {
-	c.used = time.Now()
+	c.used = s.now()
 	var drop []*cursor
 	s.mu.Lock()
 	c.busy = false
@@ -207,7 +224,7 @@ func (s *Source) reap() {
 	s.reaper = nil
 	keep := s.idle[:0]
 	for _, c := range s.idle {
-		if time.Since(c.used) >= idleTimeout {
+		if s.now().Sub(c.used) >= idleTimeout {
 			drop = append(drop, c)
 			delete(s.live, c)
 		} else {

@@ -52,13 +52,22 @@ type Source struct {
 	verifying chan struct{}   // holds a token while keyframes are compared
 	life      context.Context // ends when the source is closed
 	endLife   context.CancelFunc
+
+	// now is the clock that times reads for the cost model and idle
+	// decoders; tests stop it, so that the cost model keeps its default
+	// whatever the machine's load.
+	now func() time.Time
+	// Test hooks, nil otherwise: arrived(t) once a read of frame t has a
+	// decoder, waits for one or was served from the frame cache;
+	// passing(f) before a read passes frame f on its way.
+	arrived, passing func(frame int)
 }
 
 func newSource(path, ffmpeg string, ix *index) (*Source, error) {
 	l := layoutOf(ix)
 	s := &Source{path: path, ffmpeg: ffmpeg, ix: ix, layout: l, live: map[*cursor]bool{}, last: -1, maxIdle: maxIdle,
 		waiting: map[int]int{}, changed: make(chan struct{}), badKey: map[int]bool{}, verified: map[int]int{},
-		verifying: make(chan struct{}, 1)}
+		verifying: make(chan struct{}, 1), now: time.Now}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.meta = metaOf(ix, l)
 	if err := s.meta.Validate(); err != nil {
@@ -146,12 +155,12 @@ func (s *Source) checkRead(level int, idx []int, dst []byte) (int, error) {
 // from on in the backward cache, and teaches the cost model (time spent
 // comparing keyframes is not decoding, and is left out).
 func (s *Source) advance(ctx context.Context, c *cursor, t, from int, dst []byte) error {
-	start, n := time.Now(), t+1-c.next
+	start, n := s.now(), t+1-c.next
 	c.paused = 0
 	if err := s.read(ctx, c, t, from, dst); err != nil {
 		return err
 	}
-	end := time.Now().Add(-c.paused)
+	end := s.now().Add(-c.paused)
 	s.mu.Lock()
 	if c.fresh {
 		c.fresh = false
@@ -174,6 +183,9 @@ func (s *Source) read(ctx context.Context, c *cursor, t, from int, dst []byte) e
 	from = min(from, t-keepPassed)
 	for c.next < t {
 		f := c.next
+		if s.passing != nil {
+			s.passing(f)
+		}
 		if f < from && !s.wanted(f) {
 			if err := c.skip(1, int64(s.frameBytes)); err != nil {
 				return err

@@ -65,9 +65,9 @@ func (s *Source) trust(ctx context.Context, c *cursor) error {
 	if ok && upTo >= need {
 		return nil
 	}
-	start := time.Now()
+	start := s.now()
 	same, err := s.verify(ctx, c.key, need)
-	c.paused += time.Since(start)
+	c.paused += s.now().Sub(start)
 	switch {
 	case err != nil:
 		return err
