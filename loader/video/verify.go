@@ -96,6 +96,24 @@ func (s *Source) verify(ctx context.Context, k, upTo int) (bool, error) {
 	if bad || ok && done >= upTo {
 		return !bad, nil
 	}
+	same, err := s.sameFrames(ctx, k, ref, upTo)
+	if err != nil {
+		return false, err
+	}
+	if same {
+		s.mu.Lock()
+		s.verified[k] = upTo
+		s.mu.Unlock()
+	} else {
+		s.markBad(k)
+	}
+	return same, nil
+}
+
+// sameFrames reports whether decoding from keyframe k and from keyframe
+// ref give the same frames k..upTo. The two decoders run at once, and
+// stop when ctx ends or the source is closed.
+func (s *Source) sameFrames(ctx context.Context, k, ref, upTo int) (bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.life, cancel)()
@@ -109,22 +127,17 @@ func (s *Source) verify(ctx context.Context, k, upTo int) (bool, error) {
 		other <- result{sums, err}
 	}()
 	sums, err := s.frameSums(ctx, k, k, upTo)
-	r := <-other
-	if err == nil {
-		err = r.err
-	}
 	if err != nil {
+		cancel()
+	}
+	r := <-other
+	switch {
+	case err != nil:
 		return false, err
+	case r.err != nil:
+		return false, r.err
 	}
-	same := slices.Equal(sums, r.sums)
-	if same {
-		s.mu.Lock()
-		s.verified[k] = upTo
-		s.mu.Unlock()
-	} else {
-		s.markBad(k)
-	}
-	return same, nil
+	return slices.Equal(sums, r.sums), nil
 }
 
 // frameSums decodes from keyframe k (a seek to it, or the start for the
