@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// seekKeys forces keyframes at frames 0, 76 and 145, as a camera's
-// scene detection places them.
+// seekKeys forces keyframes at frames 0, 76 and 145, spaced unevenly as
+// scene cuts place them.
 const seekKeys = "expr:eq(n,0)+eq(n,76)+eq(n,145)"
 
 // seekFixtures are small videos whose keyframes a seek may land on
