@@ -2,13 +2,16 @@ package video
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"flag"
 	"hash/crc32"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"vastview/loader"
 )
@@ -42,6 +45,38 @@ func TestUpdateSeeds(t *testing.T) {
 			writeProbe(t, ffmpegMake(t, dir, "rot.mp4", "-i", v, "-c", "copy", "-metadata:s:v", "rotate=90"), "rotated")
 		}
 	}
+	writeLogSeeds(t, dir)
+}
+
+// writeLogSeeds writes, for an open-GOP video, the log of a decode after
+// a seek (the decoder complains about the leading pictures) and the
+// checksums of a comparison run, to seed FuzzFFmpegOutput.
+func writeLogSeeds(t *testing.T, dir string) {
+	useCache(t)
+	v := ffmpegMake(t, dir, "opengop.mp4", append(pattern("64x48", 25), "-frames:v", "60", "-c:v", "libx264", "-bf", "3",
+		"-force_key_frames", "expr:eq(n,0)+eq(n,30)", "-x264-params", "keyint=1000:scenecut=0:open-gop=1")...)
+	s, err := OpenVideo(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	args, _ := s.decodeArgs(30, 32)
+	var log bytes.Buffer
+	cmd := exec.Command("ffmpeg", args...)
+	cmd.Stderr = &log
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := exec.Command("ffmpeg", s.sumArgs(30, 30, 40)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"opengop_seek.log": log.Bytes(), "opengop.framecrc": sums} {
+		b = bytes.ReplaceAll(b, []byte(v), []byte("video.mp4"))
+		if err := os.WriteFile(filepath.Join("testdata", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func writeProbe(t *testing.T, video, name string) {
@@ -60,7 +95,12 @@ func writeProbe(t *testing.T, video, name string) {
 }
 
 func probeSeeds(f *testing.F) [][]byte {
-	names, _ := filepath.Glob(filepath.Join("testdata", "*.probe"))
+	return seeds(f, "*.probe")
+}
+
+// seeds reads the files of testdata that match pattern.
+func seeds(f *testing.F, pattern string) [][]byte {
+	names, _ := filepath.Glob(filepath.Join("testdata", pattern))
 	if len(names) == 0 {
 		f.Fatal("no seed files in testdata")
 	}
@@ -152,6 +192,43 @@ func FuzzDecodeIndex(f *testing.F) {
 			}
 			if !bytes.Equal(encodeIndex(ix, id), in) {
 				t.Fatal("a loaded index encodes differently")
+			}
+		}
+	})
+}
+
+// FuzzFFmpegOutput reads arbitrary ffmpeg output as a decoder's log and
+// as framecrc checksums: no panic; frame events come with a count of
+// problems that never decreases; what is kept for error messages reads
+// as one line; each checksum is one line.
+func FuzzFFmpegOutput(f *testing.F) {
+	for _, s := range append(seeds(f, "*.log"), seeds(f, "*.framecrc")...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 64<<10 {
+			return
+		}
+		l := newFrameLog()
+		logReaders.Add(1)
+		l.read(io.NopCloser(bytes.NewReader(b)))
+		problems := 0
+		for {
+			ev, ok := l.next()
+			if !ok {
+				break
+			}
+			if ev.problems < problems {
+				t.Fatalf("problems went from %d to %d", problems, ev.problems)
+			}
+			problems = ev.problems
+		}
+		if msg := l.tail.lastLine("/fuzz/video.mp4"); strings.ContainsAny(msg, "\n\r") {
+			t.Fatalf("error message %q is not one line", msg)
+		}
+		for _, s := range parseFrameSums(b) {
+			if strings.ContainsAny(s, "\n") {
+				t.Fatalf("checksum %q is not one line", s)
 			}
 		}
 	})

@@ -6,50 +6,23 @@ import (
 )
 
 // sampleLayout is how decoded frames are delivered: gray (one channel) or
-// RGB (three), with 8 or 16 bits per sample, and the filters that make
-// them.
+// RGB (three), with 8 or 16 bits per sample.
 type sampleLayout struct {
 	gray bool
 	deep bool // 16-bit samples
-	// zimg converts deep YUV with zscale: swscale's 16-bit RGB output
-	// puts white at 65283, not 65535.
-	zimg bool
-	// matrix is zscale's input matrix when the stream does not name one
-	// (swscale's default, BT.601); "" to take the stream's.
-	matrix string
 }
 
 // layoutOf chooses the output layout of a stream. Gray pixel formats
 // (gray*, ya*, monow, monob) and 4:0:0 H.264 (which FFmpeg decodes as
 // yuv420p) stay gray; everything else, palette formats included, becomes
 // RGB. A format with more than 8 bits per component (a trailing bit count
-// such as yuv420p10le, gray16le, rgb48le, p010le) gives 16-bit samples
-// spanning the full 0..65535 range.
+// such as yuv420p10le, gray16le, rgb48le, p010le) gives 16-bit samples.
 func layoutOf(ix *index) sampleLayout {
 	pf := ix.pixFmt
-	l := sampleLayout{
+	return sampleLayout{
 		gray: ix.mono || strings.HasPrefix(pf, "gray") || strings.HasPrefix(pf, "ya") || pf == "monow" || pf == "monob",
 		deep: bitsOf(pf) > 8,
 	}
-	l.zimg = l.deep && !l.gray && !rgbFamily(pf)
-	if l.zimg {
-		switch ix.colorSpace {
-		case "", "unknown", "unspecified", "reserved", "gbr":
-			l.matrix = "470bg"
-		}
-	}
-	return l
-}
-
-// rgbFamily reports whether a pixel format holds RGB (or CIE XYZ, or raw
-// Bayer) samples rather than YUV.
-func rgbFamily(pf string) bool {
-	for _, p := range []string{"gbr", "rgb", "bgr", "argb", "abgr", "x2rgb", "x2bgr", "0rgb", "0bgr", "xyz", "bayer"} {
-		if strings.HasPrefix(pf, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // bitsOf returns the bits per component a pixel format name states, or 8.
@@ -111,22 +84,20 @@ func (l sampleLayout) sampleBytes() int {
 // w×h output frames: a fixed size (a stream that changes size midway still
 // gives frames of one size), and for gray streams the stored values
 // unchanged, whatever range the stream is flagged with (bit depths widen
-// by bit replication). Colour converts with the stream's matrix and range
-// to full-range RGB.
+// by bit replication). Colour goes through ffmpeg's own conversion to
+// packed RGB (rgb24, or rgb48le beyond 8 bits), with the scaler flags the
+// ffmpeg command gives every scale filter, so that frames equal those of
+// `ffmpeg -i FILE -pix_fmt rgb24` (what PyAV, imageio and PIMS return);
+// the packed samples are then split into planes, a lossless step.
 func (l sampleLayout) filter(w, h int) string {
-	size := "w=" + strconv.Itoa(w) + ":h=" + strconv.Itoa(h)
+	size := "scale=w=" + strconv.Itoa(w) + ":h=" + strconv.Itoa(h)
 	switch {
 	case l.gray:
-		size = "scale=" + size + ":in_range=full:out_range=full"
-	case l.zimg:
-		size = "zscale=" + size + ":range=full"
-		if l.matrix != "" {
-			size += ":matrixin=" + l.matrix
-		}
-	default:
-		size = "scale=" + size
+		return size + ":in_range=full:out_range=full,format=" + l.outPixFmt()
+	case l.deep:
+		return size + ",format=rgb48le,format=" + l.outPixFmt()
 	}
-	return size + ",format=" + l.outPixFmt()
+	return size + ",format=rgb24,format=" + l.outPixFmt()
 }
 
 // planeOrder gives, for each plane ffmpeg writes in turn, the channel it

@@ -22,7 +22,6 @@ import (
 // new ffmpeg started at a keyframe before t. The frames from..t-1 that the
 // cursor passes are to be kept for a backward walk (from == t: none).
 func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, from int, err error) {
-	k := s.ix.keyBefore(t)
 	s.mu.Lock()
 	waiting := false
 	served := false
@@ -35,15 +34,19 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 			break
 		}
 		var wait bool
-		if c, wait = s.pick(t, k); c != nil || !wait {
+		if c, wait = s.pick(t, s.startKeyLocked(t)); c != nil || !wait {
 			break
 		}
+		announce := !waiting
 		if !waiting {
 			s.waiting[t]++
 			waiting = true
 		}
 		changed := s.changed
 		s.mu.Unlock()
+		if announce {
+			s.arrive(t)
+		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
@@ -65,6 +68,9 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 			s.last = t
 		}
 		s.mu.Unlock()
+		if !waiting && err == nil {
+			s.arrive(t)
+		}
 		return c, t, err
 	}
 	// A step back by no more than the frame cache holds: keep the frames
@@ -79,13 +85,27 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 		from = t
 	}
 	c, err = s.start(t, from)
+	if !waiting && err == nil {
+		s.arrive(t)
+	}
 	return c, from, err
+}
+
+// arrive calls the arrived test hook, if set, for a read of frame t.
+func (s *Source) arrive(t int) {
+	if s.arrived != nil {
+		s.arrived(t)
+	}
 }
 
 // start starts a cursor whose first frame out is from, for a read of t.
 func (s *Source) start(t, from int) (*cursor, error) {
-	k, first := s.ix.keyBefore(from), s.ix.firstSame(from)
-	c, err := startCursor(s.ffmpeg, s.decodeArgs(k, first), first, k)
+	s.mu.Lock()
+	k := s.startKeyLocked(from)
+	s.mu.Unlock()
+	first := s.ix.firstSame(from)
+	args, seek := s.decodeArgs(k, first)
+	c, err := s.startCursor(args, first, k, seek)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +159,7 @@ func (s *Source) pick(t, k int) (c *cursor, wait bool) {
 // would read on to from a cursor at next.
 func (s *Source) claimed(next, t int) bool {
 	for w := range s.waiting {
-		if w >= next && w < t && s.cost.readOn(next, w, s.ix.keyBefore(w)) {
+		if w >= next && w < t && s.cost.readOn(next, w, s.startKeyLocked(w)) {
 			return true
 		}
 	}
@@ -172,7 +192,7 @@ func (s *Source) broadcast() {
 // failed, was cancelled, has nothing more to give, or the source is
 // closed. The least recently used idle cursor beyond maxIdle is stopped.
 func (s *Source) release(c *cursor, ok bool) {
-	c.used = time.Now()
+	c.used = s.now()
 	var drop []*cursor
 	s.mu.Lock()
 	c.busy = false
@@ -204,7 +224,7 @@ func (s *Source) reap() {
 	s.reaper = nil
 	keep := s.idle[:0]
 	for _, c := range s.idle {
-		if time.Since(c.used) >= idleTimeout {
+		if s.now().Sub(c.used) >= idleTimeout {
 			drop = append(drop, c)
 			delete(s.live, c)
 		} else {

@@ -6,20 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
 )
 
 // longGOP makes an H.264 fixture whose frames late in the GOP take a while
-// to reach: 320x240, one keyframe every 250 frames, B-frames.
+// to reach: 320x240, one keyframe every 250 frames, B-frames. Its clock
+// stands still, so that the cost model keeps its default (read on from a
+// decoder up to 48 frames before the keyframe) however loaded the
+// machine is.
 func longGOP(t *testing.T) *Source {
 	t.Helper()
 	useCache(t)
 	p := ffmpegMake(t, t.TempDir(), "gop.mp4", append(pattern("320x240", 30),
 		"-frames:v", "300", "-c:v", "libx264", "-preset", "veryfast", "-g", "250", "-bf", "3")...)
-	return openVideo(t, p)
+	s := openVideo(t, p)
+	still := time.Now()
+	s.now = func() time.Time { return still }
+	return s
 }
 
 // TestWalks checks that a forward walk runs one ffmpeg, that two
@@ -63,9 +68,10 @@ func TestWalks(t *testing.T) {
 }
 
 // TestConcurrentReads reads random frames from several goroutines at
-// once; then Close leaves no process and no goroutine behind.
+// once; then Close leaves no process behind, and no goroutine reading
+// one's log.
 func TestConcurrentReads(t *testing.T) {
-	before := runtime.NumGoroutine()
+	readers := logReaders.Load()
 	s := longGOP(t)
 	ref := reference(t, s)
 	var wg sync.WaitGroup
@@ -102,21 +108,21 @@ func TestConcurrentReads(t *testing.T) {
 	if len(children(t)) == 0 {
 		t.Fatal("no ffmpeg kept running between reads")
 	}
+	if logReaders.Load() == readers {
+		t.Fatal("no log read while ffmpeg runs")
+	}
 	s.Close()
 	if kids := children(t); len(kids) != 0 {
 		t.Fatalf("processes left after Close: %v", kids)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Fatalf("%d goroutines after Close, %d before Open", n, before)
+	if n := logReaders.Load() - readers; n != 0 {
+		t.Fatalf("%d logs still read after Close", n)
 	}
 }
 
-// TestCancel cancels a read that has to decode most of a GOP: it returns
-// promptly with the context's error, kills its ffmpeg, and the source
+// TestCancel cancels a read that reads on through most of a GOP while it
+// is on its way (at frame 100, from 11 to 240): it returns with the
+// context's error without reading on, kills its ffmpeg, and the source
 // still reads correctly afterwards.
 func TestCancel(t *testing.T) {
 	s := longGOP(t)
@@ -126,26 +132,31 @@ func TestCancel(t *testing.T) {
 	if err := s.ReadChunk(ctx, 0, []int{10, 0, 0, 0}, dst); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: %v", err)
 	}
+	readFrame(t, s, 10) // leaves a decoder at frame 11 to read on from
 
 	ctx, cancel = context.WithCancel(context.Background())
+	reached, resume := make(chan struct{}), make(chan struct{})
+	var after []int // frames passed after the cancellation
+	s.passing = func(f int) {
+		switch {
+		case f == 100:
+			close(reached)
+			<-resume
+		case f > 100:
+			after = append(after, f)
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.ReadChunk(ctx, 0, []int{240, 0, 0, 0}, dst) }()
-	time.Sleep(30 * time.Millisecond)
+	<-reached
 	cancel()
-	cancelled := time.Now()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Skip("the read finished before it was cancelled")
-		}
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled read: %v", err)
-		}
-		if d := time.Since(cancelled); d > 500*time.Millisecond {
-			t.Fatalf("cancelled read returned after %v", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("cancelled read did not return")
+	close(resume)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled read: %v", err)
+	}
+	s.passing = nil
+	if len(after) > 1 {
+		t.Fatalf("the cancelled read went on through frames %v", after)
 	}
 	if kids := children(t); len(kids) != 0 {
 		t.Fatalf("the cancelled read left %v", kids)
@@ -157,12 +168,15 @@ func TestCancel(t *testing.T) {
 }
 
 // TestPrefetch reads the frames ahead concurrently, five at a time, the
-// farthest asked first, as a prefetching viewer does: they take turns on
-// the running ffmpeg rather than start one each.
+// farthest asked first (each asked once the one before has a decoder or
+// waits for one), as a prefetching viewer does: they take turns on the
+// running ffmpeg rather than start one each.
 func TestPrefetch(t *testing.T) {
 	s := longGOP(t)
 	ref := reference(t, s)
 	readFrame(t, s, 0)
+	arrived := make(chan int, 1)
+	s.arrived = func(f int) { arrived <- f }
 	starts := decoderStarts.Load()
 	rounds := 0
 	for base := 1; base+5 <= len(ref); base += 5 {
@@ -180,7 +194,9 @@ func TestPrefetch(t *testing.T) {
 					errs <- fmt.Errorf("frame %d differs from ffmpeg's", f)
 				}
 			}()
-			time.Sleep(time.Millisecond)
+			if got := <-arrived; got != f {
+				t.Fatalf("read of frame %d arrived for %d", f, got)
+			}
 		}
 		wg.Wait()
 		close(errs)

@@ -6,9 +6,13 @@
 // streams (pixel formats gray*, ya*, monow, monob, and 4:0:0 H.264, which
 // FFmpeg decodes as yuv420p), whose stored values are delivered unchanged
 // whatever range the stream is flagged with, and "TCYX" with C = 3 (R, G,
-// B) for every other stream, converted with the stream's matrix and range
-// to full-range RGB. Samples are uint8, or uint16 spanning 0..65535 for
-// streams with more than 8 bits per component. A display rotation of 90
+// B) for every other stream, converted to RGB as ffmpeg converts it to
+// rgb24 (or rgb48le, for more than 8 bits per component) by default, with
+// the stream's matrix and range: the values of `ffmpeg -i FILE -pix_fmt
+// rgb24`, which PyAV, imageio and PIMS return too. Samples are uint8, or
+// uint16 for streams with more than 8 bits per component: gray ones span
+// 0..65535 by bit replication, colour ones are ffmpeg's rgb48le values
+// (whose white, for video-range YUV, is 65283). A display rotation of 90
 // or 270 degrees is applied, as players do (width and height swap). The T
 // spacing is the mean frame duration in seconds, the T origin the first
 // frame's time; one chunk is one frame.
@@ -25,6 +29,16 @@
 // reads decides between reading on and starting anew, and the frames just
 // before a backward step are kept, so that walking backwards does not
 // start ffmpeg for every frame.
+//
+// A read never returns a frame other than the one a decode from the
+// start of the file gives. ffmpeg logs the timestamp of every frame it
+// decodes, so that each frame is known to be the one the index has there
+// (a decoder that drops frames after a seek, as it does at a recovery
+// point whose pictures are whole only later, is caught at once); and when
+// the decoder reports a problem after a seek (an error, a corrupt frame),
+// the frames it may have touched are compared, once per keyframe, with a
+// decode from the keyframe before. A keyframe that fails either way is
+// not sought to again: reads start at an earlier one, or at the start.
 //
 // Limits: packets must carry presentation timestamps (or, for codecs
 // without reordering, decode timestamps); field-coded streams, which
