@@ -9,14 +9,13 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// contrastControls are the contrast panel and what goes with it: the
-// window typed as numbers, and linear or logarithmic bars.
+// contrastControls are the contrast panel and the window typed as
+// numbers beside it.
 type contrastControls struct {
 	v      *Viewer
 	panel  *contrastPanel
 	lo, hi *widget.Entry
-	linear *widget.Check
-	name   *widget.Label // the channel's name
+	linear bool // bars in proportion to the counts (View menu)
 	box    *fyne.Container
 }
 
@@ -32,15 +31,16 @@ func newContrastControls(v *Viewer) *contrastControls {
 	}
 	c.lo.SetPlaceHolder("min")
 	c.hi.SetPlaceHolder("max")
-	c.linear = widget.NewCheck("linear", func(on bool) {
-		c.panel.setLinear(on)
-		v.focusView()
-	})
-	c.name = widget.NewLabel("")
-	entries := container.NewGridWrap(fyne.NewSize(90, c.lo.MinSize().Height), c.lo, c.hi)
-	side := container.NewVBox(c.name, entries, c.linear)
+	side := container.NewGridWrap(fyne.NewSize(96, c.lo.MinSize().Height), c.hi, c.lo)
 	c.box = container.NewBorder(nil, nil, nil, side, c.panel)
 	return c
+}
+
+// toggleLinear draws the bars in proportion to the counts, or to their
+// logarithm (the default, which shows the rare bright values).
+func (c *contrastControls) toggleLinear() {
+	c.linear = !c.linear
+	c.panel.setLinear(c.linear)
 }
 
 // typed applies the window typed into the entries (Enter in either).
@@ -67,7 +67,6 @@ func (c *contrastControls) viewChanged() {
 	view := c.v.s.View()
 	c.panel.setWindow(view.Lo, view.Hi)
 	c.showWindow(view.Lo, view.Hi)
-	c.name.SetText(c.v.s.ChannelName())
 }
 
 // showWindow writes the window into the entries, unless one is being

@@ -55,6 +55,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		item("Play / Pause", key(fyne.KeySpace, 0), v.s.TogglePlay),
 		item("Show / Hide Panels", key(fyne.KeyH, 0), v.togglePanels),
+		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
 	)
 	help := fyne.NewMenu("Help",
 		item("Keyboard Shortcuts", key(fyne.KeyF1, 0), v.showShortcuts),
