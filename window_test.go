@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,6 +37,8 @@ func traceEvents(t *testing.T, path string) []map[string]any {
 	return evs
 }
 
+// waitFor polls ok, a look at another process (its trace file, its
+// window), until it holds, failing after timeout.
 func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -43,13 +46,110 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
+// viewer is the built program running in a real window, with its trace.
+type viewer struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	trace  string
+	win    string
+	stderr *strings.Builder
+}
+
+// startViewer runs bin on file with the trace at trace and the user's
+// folders under home, and waits for its first image and its window.
+func startViewer(t *testing.T, bin, home, trace, file string) *viewer {
+	t.Helper()
+	v := &viewer{t: t, trace: trace, stderr: &strings.Builder{}}
+	v.cmd = exec.Command(bin, "--trace", trace, file)
+	v.cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+	v.cmd.Stderr = v.stderr
+	if err := v.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		v.cmd.Process.Kill()
+		v.cmd.Wait()
+		if t.Failed() {
+			t.Logf("viewer stderr:\n%s", v.stderr.String())
+		}
+	})
+	waitFor(t, "first_image", 60*time.Second, func() bool { return v.count("first_image") == 1 })
+	name := strings.ReplaceAll(filepath.Base(file), ".", "\\.")
+	waitFor(t, "the window", 20*time.Second, func() bool {
+		out, _ := exec.Command("xdotool", "search", "--name", name).Output()
+		if ids := strings.Fields(string(out)); len(ids) > 0 {
+			v.win = ids[len(ids)-1]
+		}
+		return v.win != ""
+	})
+	testtool.Run(t, "xdotool", "windowfocus", v.win)
+	return v
+}
+
+// events returns the trace's events called name.
+func (v *viewer) events(name string) []map[string]any {
+	var out []map[string]any
+	for _, e := range traceEvents(v.t, v.trace) {
+		if e["event"] == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (v *viewer) count(name string) int { return len(v.events(name)) }
+
+// key presses keys in the window.
+func (v *viewer) key(keys ...string) {
+	v.t.Helper()
+	testtool.Run(v.t, "xdotool", append([]string{"key", "--window", v.win}, keys...)...)
+}
+
+// click clicks the middle of the control the layout event names.
+func (v *viewer) click(control string) {
+	v.t.Helper()
+	waitFor(v.t, "the layout event", 10*time.Second, func() bool { return v.count("layout") > 0 })
+	r := v.events("layout")[0][control].([]any)
+	x, y := r[0].(float64)+r[2].(float64)/2, r[1].(float64)+r[3].(float64)/2
+	testtool.Run(v.t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(int(x)), fmt.Sprint(int(y)), "click", "1")
+}
+
+// frameAt waits for a frame (shown or refined) of plane z, complete if
+// asked, after the n-th frame event, and returns it.
+func (v *viewer) frameAt(after int, z float64, complete bool) map[string]any {
+	v.t.Helper()
+	var f map[string]any
+	waitFor(v.t, fmt.Sprintf("a frame of z %g", z), 20*time.Second, func() bool {
+		evs := traceEvents(v.t, v.trace)
+		n := 0
+		for _, e := range evs {
+			if e["event"] != "frame_shown" && e["event"] != "refined" {
+				continue
+			}
+			n++
+			if n > after && e["z"] == z && (!complete || e["complete"] == true) {
+				f = e
+				return true
+			}
+		}
+		return false
+	})
+	return f
+}
+
+func (v *viewer) frames() int { return v.count("frame_shown") + v.count("refined") }
+
 // TestWindowEndToEnd runs the built viewer in a real window on a TIFF
-// stack written by tifffile, presses keys with xdotool, and checks the
-// trace and a screenshot against `vastview plane --out .png`.
+// stack written by tifffile and drives it with xdotool: keys step planes
+// (also after choosing from the colormap menu and after cancelling the
+// save dialog held with Ctrl), the picture on screen equals `vastview
+// plane --out .png`, and quitting then opening the file again restores the
+// view.
 func TestWindowEndToEnd(t *testing.T) {
 	if os.Getenv("DISPLAY") == "" {
 		if os.Getenv("CI") != "" {
@@ -71,82 +171,89 @@ a = (x * 40 + y * 20 + z * 500 + (x // 10 % 2) * 3000).astype(np.uint16)
 tifffile.imwrite(sys.argv[1], a)
 `, stack)
 
-	trace := filepath.Join(dir, "trace.jsonl")
-	cmd := exec.Command(bin, "--trace", trace, stack)
-	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CACHE_HOME="+filepath.Join(dir, "cache"),
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("viewer stderr:\n%s", stderr.String())
-		}
-	}()
-	count := func(name string) int {
-		n := 0
-		for _, e := range traceEvents(t, trace) {
-			if e["event"] == name {
-				n++
-			}
-		}
-		return n
-	}
-	waitFor(t, "first_image", 60*time.Second, func() bool { return count("first_image") == 1 })
-	var win string
-	waitFor(t, "the window", 20*time.Second, func() bool {
-		out, _ := exec.Command("xdotool", "search", "--name", "stack\\.tif").Output()
-		ids := strings.Fields(string(out))
-		if len(ids) > 0 {
-			win = ids[len(ids)-1]
-		}
-		return win != ""
-	})
-	testtool.Run(t, "xdotool", "windowfocus", win)
-
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), stack)
 	// Five steps forward, one at a time.
 	const keys = 5
-	before := count("frame_shown")
 	for i := 0; i < keys; i++ {
-		testtool.Run(t, "xdotool", "key", "period")
-		want := before + i + 1
-		waitFor(t, fmt.Sprintf("frame %d", i+1), 10*time.Second, func() bool { return count("frame_shown") >= want })
+		n := v.frames()
+		v.key("period")
+		v.frameAt(n, float64(15+i+1), false)
 	}
-	if n := count("key"); n != keys {
+	if n := v.count("key"); n != keys {
 		t.Errorf("%d key events, want %d", n, keys)
 	}
-	// The last frame shown is plane 15 + 5, complete once refined.
-	var last map[string]any
-	waitFor(t, "a complete frame of z 20", 20*time.Second, func() bool {
-		for _, e := range traceEvents(t, trace) {
-			if (e["event"] == "frame_shown" || e["event"] == "refined") && e["z"] == 20.0 && e["complete"] == true {
-				last = e
+	// The last frame shown is plane 15 + 5, complete once refined; the
+	// screenshot shows it once it has reached the screen.
+	last := v.frameAt(0, 20, true)
+	ref := filepath.Join(dir, "ref.png")
+	lo, hi := last["lo"].(float64), last["hi"].(float64)
+	testtool.Run(t, bin, "plane", stack, "--z", "20", "--out", ref, "--level-range", fmt.Sprintf("%g,%g", lo, hi))
+	want := testtool.ReadPNG(t, ref)
+	shot := filepath.Join(dir, "shot.png")
+	waitFor(t, "the screen to show plane 20", 10*time.Second, func() bool {
+		testtool.Run(t, "import", "-window", v.win, shot)
+		return matchView(testtool.ReadPNG(t, shot), want, last) == nil
+	})
+	if err := matchView(testtool.ReadPNG(t, shot), want, last); err != nil {
+		t.Error(err)
+	}
+
+	// The colormap menu, then keys: they step planes, and Space plays.
+	v.click("colormap")
+	v.key("Down", "Down", "Down", "Down", "Return") // fire, glasbey, gray, gray-inverted
+	n := v.frames()
+	v.key("period")
+	if f := v.frameAt(n, 21, false); f["colormap"] != "gray-inverted" {
+		t.Errorf("after the colormap menu the colormap is %v", f["colormap"])
+	}
+	n = v.frames()
+	v.key("space")
+	waitFor(t, "playback past plane 23", 20*time.Second, func() bool {
+		for _, e := range v.events("frame_shown") {
+			if e["z"].(float64) >= 23 {
 				return true
 			}
 		}
 		return false
 	})
-	time.Sleep(300 * time.Millisecond) // the frame reaches the screen
+	v.key("space")
+	waitFor(t, "playback to stop", 10*time.Second, func() bool { return v.count("key") >= keys+3 })
 
-	shot := filepath.Join(dir, "shot.png")
-	testtool.Run(t, "import", "-window", win, shot)
-	screen := testtool.ReadPNG(t, shot)
-	ref := filepath.Join(dir, "ref.png")
-	lo, hi := last["lo"].(float64), last["hi"].(float64)
-	testtool.Run(t, bin, "plane", stack, "--z", "20", "--out", ref, "--level-range", fmt.Sprintf("%g,%g", lo, hi))
-	compareView(t, screen, testtool.ReadPNG(t, ref), last)
+	// Ctrl+S, then Escape: Ctrl is not held any more.
+	v.key("Home")
+	v.frameAt(v.frames()-1, 0, false)
+	v.key("ctrl+s")
+	v.key("Escape")
+	n = v.frames()
+	v.key("period")
+	f := v.frameAt(n, 1, false)
+	if f == nil {
+		t.Fatal("no frame after the save dialog")
+	}
+	v.key("2") // the XZ plane
+	f = v.frameAt(v.frames(), 1, true)
+	if f["plane"] != "xz" {
+		t.Fatalf("after 2 the plane is %v", f["plane"])
+	}
+
+	// Quit (a signal, as closing the window does), open again: the view is back.
+	v.cmd.Process.Signal(syscall.SIGTERM)
+	if err := v.cmd.Wait(); err != nil {
+		t.Fatalf("the viewer ended with %v on SIGTERM", err)
+	}
+	v2 := startViewer(t, bin, dir, filepath.Join(dir, "trace2.jsonl"), stack)
+	first := v2.events("frame_shown")[0]
+	if first["plane"] != "xz" || first["z"] != 1.0 {
+		t.Errorf("reopened at plane %v z %v, want xz 1", first["plane"], first["z"])
+	}
 }
 
-// compareView finds the view area in the window's screenshot and checks
+// matchView finds the view area in the window's screenshot and checks
 // that every pixel of it is the reference plane sampled as the viewer
 // samples it at the frame's zoom and centre (pixels within 1% of a sample
-// boundary are skipped: the two sides may round differently).
-func compareView(t *testing.T, screen, ref image.Image, f map[string]any) {
-	t.Helper()
+// boundary are skipped: the two sides may round differently), and that it
+// is not blank.
+func matchView(screen, ref image.Image, f map[string]any) error {
 	w, h := int(f["width"].(float64)), int(f["height"].(float64))
 	zoom, cx, cy := f["zoom"].(float64), f["cx"].(float64), f["cy"].(float64)
 	rb := ref.Bounds()
@@ -165,7 +272,7 @@ func compareView(t *testing.T, screen, ref image.Image, f map[string]any) {
 	}
 	sb := screen.Bounds()
 	if sb.Dx() < w || sb.Dy() < h {
-		t.Fatalf("screenshot %v smaller than the view %dx%d", sb, w, h)
+		return fmt.Errorf("screenshot %v smaller than the view %dx%d", sb, w, h)
 	}
 	// The view's offset in the window: the one where the pixels match.
 	bestOff, bestBad := image.Point{}, -1
@@ -178,9 +285,8 @@ func compareView(t *testing.T, screen, ref image.Image, f map[string]any) {
 		}
 	}
 	if bad := mismatches(screen, bestOff, w, h, 1, expect); bad != 0 {
-		t.Errorf("view at %v: %d of %d pixels differ from vastview plane --out .png", bestOff, bad, w*h)
+		return fmt.Errorf("view at %v: %d of %d pixels differ from vastview plane --out .png", bestOff, bad, w*h)
 	}
-	// Not blank: the view shows many grey levels.
 	seen := map[uint32]bool{}
 	for y := 0; y < h; y += 3 {
 		for x := 0; x < w; x += 3 {
@@ -189,8 +295,9 @@ func compareView(t *testing.T, screen, ref image.Image, f map[string]any) {
 		}
 	}
 	if len(seen) < 50 {
-		t.Errorf("the view shows only %d grey levels", len(seen))
+		return fmt.Errorf("the view shows only %d grey levels", len(seen))
 	}
+	return nil
 }
 
 func mismatches(screen image.Image, off image.Point, w, h, step int, expect func(x, y int) (r, g, b uint32, ok bool)) int {

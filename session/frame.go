@@ -72,7 +72,7 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 		"latency_ms": float64(s.clock.Now().Sub(f.asked).Microseconds()) / 1000, "bytes_read": read,
 		"plane": v.Orientation.String(), "y": v.Y, "x": v.X,
 		"lo": v.Lo, "hi": v.Hi, "zoom": v.Zoom, "cx": v.Center.Col, "cy": v.Center.Row,
-		"width": v.Width, "height": v.Height,
+		"width": v.Width, "height": v.Height, "colormap": v.Colormap,
 	})
 }
 

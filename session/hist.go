@@ -131,6 +131,7 @@ func (h *histWorker) compute(r histRequest) {
 		return
 	}
 	lo, hi := planeExtremes(buf, m.DType)
+	lo, hi = render.HistogramRange(render.Range{Min: lo, Max: hi}, m.DType)
 	fromLevels := false
 	if r.key.d.Built() {
 		if cr, ok := render.ChannelRange(pyr, contrastChannel(r.view)); ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -85,7 +86,7 @@ func (v *Viewer) openFolderDialog() {
 // openURLDialog asks for the address of a Zarr store served over HTTP(S);
 // Enter opens it.
 func (v *Viewer) openURLDialog() {
-	e := widget.NewEntry()
+	e := newEscEntry(v)
 	e.SetPlaceHolder("https://host/path/image.ome.zarr")
 	e.Validator = func(s string) error {
 		if !loader.IsURL(strings.TrimSpace(s)) {
@@ -127,10 +128,7 @@ func (v *Viewer) exportDialog() {
 	if v.s.Data() == nil {
 		return
 	}
-	v.askSavePath(v.s.ExportName(), nil, func(path string) {
-		os.Remove(path) // the dialog made an empty file; the export makes a folder
-		v.export(path)
-	})
+	v.askSavePath(v.s.ExportName(), nil, v.export)
 }
 
 // export writes the data shown to path, showing progress.
@@ -177,30 +175,87 @@ func (v *Viewer) followExport(e *session.Export, bar *widget.ProgressBar) {
 	}
 }
 
-// askSavePath asks where to save, suggesting name (and, with exts, only
-// those file types), and passes the chosen path to save.
-func (v *Viewer) askSavePath(name string, exts []string, save func(path string)) {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
-		save(path)
-	}, v.win)
-	d.SetFileName(name)
-	if exts != nil {
-		d.SetFilter(storage.NewExtensionFileFilter(exts))
+// escEntry is a text field in which Escape closes the dialog it is in.
+type escEntry struct {
+	widget.Entry
+	onEscape func()
+}
+
+func newEscEntry(v *Viewer) *escEntry {
+	e := &escEntry{onEscape: v.closeDialog}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedKey implements fyne.Focusable.
+func (e *escEntry) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
 	}
+	e.Entry.TypedKey(k)
+}
+
+// askSavePath asks where to save: the path to write, first the folder of
+// the data shown (or the last one saved to) and name; Enter saves, Escape
+// cancels, Browse… picks another place. With exts, only those file types.
+func (v *Viewer) askSavePath(name string, exts []string, save func(path string)) {
+	e := newEscEntry(v)
+	e.SetText(filepath.Join(v.saveFolder(), name))
+	var d *dialog.FormDialog
+	browse := widget.NewButton("Browse…", func() {
+		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+			if err != nil || w == nil {
+				return
+			}
+			e.SetText(w.URI().Path())
+			w.Close()
+			os.Remove(e.Text) // the dialog made an empty file; the save writes it
+		}, v.win)
+		fd.SetFileName(filepath.Base(e.Text))
+		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(e.Text))); err == nil {
+			fd.SetLocation(l)
+		}
+		if exts != nil {
+			fd.SetFilter(storage.NewExtensionFileFilter(exts))
+		}
+		fd.Show()
+	})
+	d = dialog.NewForm("Save", "Save", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Path", container.NewBorder(nil, nil, nil, browse, e)),
+	}, func(ok bool) {
+		if path := strings.TrimSpace(e.Text); ok && path != "" {
+			v.lastFolder = filepath.Dir(path)
+			save(path)
+		}
+	}, v.win)
+	e.OnSubmitted = func(string) { d.Submit() }
+	d.Resize(fyne.NewSize(640, d.MinSize().Height))
 	v.showDialog(d)
+	v.win.Canvas().Focus(e)
+}
+
+// saveFolder is where saves go first: the last folder saved to, else the
+// folder of the file shown, else the home folder.
+func (v *Viewer) saveFolder() string {
+	if v.lastFolder != "" {
+		return v.lastFolder
+	}
+	if d := v.s.Data(); d != nil && d.Name != "" && !loader.IsURL(d.Name) {
+		return filepath.Dir(d.Name)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return home
+	}
+	return "."
 }
 
 // prefsDialog edits the memory and disk budgets, used for the next file.
 func (v *Viewer) prefsDialog() {
 	p := v.s.Prefs()
-	cache := widget.NewEntry()
+	cache := newEscEntry(v)
 	cache.SetText(fmt.Sprint(p.CacheBytes() >> 20))
-	disk := widget.NewEntry()
+	disk := newEscEntry(v)
 	disk.SetText(fmt.Sprint(p.DiskCacheBytes() >> 20))
 	items := []*widget.FormItem{
 		widget.NewFormItem("Chunk cache (MiB, 0: automatic)", cache),

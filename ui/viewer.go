@@ -5,6 +5,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -33,19 +34,22 @@ type Viewer struct {
 	win fyne.Window
 	s   *session.Session
 
-	pv       *planeView
-	status   *widget.Label // level, pending, cache
-	hoverLbl *widget.Label // position and value under the pointer
-	buildBar *widget.ProgressBar
-	buildLbl *widget.Label
-	opening  *fyne.Container // "Opening …" and Cancel
-	openLbl  *widget.Label
-	axesBox  *fyne.Container // one slider per axis not displayed
-	sliders  map[byte]*axisSlider
-	tools    *toolbar
-	contrast *contrastControls
-	panels   *fyne.Container // the contrast panel and the sliders
-	dlg      hider           // the dialog showing, if any
+	pv         *planeView
+	status     *widget.Label // level, pending, cache
+	hoverLbl   *widget.Label // position and value under the pointer
+	buildBar   *widget.ProgressBar
+	buildLbl   *widget.Label
+	opening    *fyne.Container // "Opening …" and Cancel
+	openLbl    *widget.Label
+	axesBox    *fyne.Container // one slider per axis not displayed
+	sliders    map[byte]*axisSlider
+	tools      *toolbar
+	contrast   *contrastControls
+	panels     *fyne.Container // the contrast panel and the sliders
+	dlg        hider           // the dialog showing, if any
+	lastFolder string          // where the last save went
+	trace      *session.Tracer
+	laidOut    bool // the layout event is written
 
 	shown *session.Frame // on screen
 }
@@ -54,19 +58,21 @@ type Viewer struct {
 type hider interface{ Hide() }
 
 // Run opens the window on src (named name: a path or URL, "" for the demo)
-// and returns when it is closed, after the session has saved the view and
-// stopped.
-func Run(src loader.Source, name string, opts Options) {
+// and returns when it is closed or ctx ends (a signal, say), after the
+// session has saved the view and stopped.
+func Run(ctx context.Context, src loader.Source, name string, opts Options) {
 	a := app.NewWithID("io.vastview.viewer")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	v := newViewer(a, opts)
 	v.open(src, name)
+	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
+	defer stop()
 	v.win.ShowAndRun()
 	v.s.Close()
 }
 
 func newViewer(a fyne.App, opts Options) *Viewer {
-	v := &Viewer{app: a, sliders: map[byte]*axisSlider{}}
+	v := &Viewer{app: a, sliders: map[byte]*axisSlider{}, trace: opts.Session.Trace}
 	so := opts.Session
 	so.Prefs = prefs.New(a.Preferences())
 	so.OnFrame = func() { uiDo(v.takeFrame) }
@@ -98,6 +104,10 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.win.SetMainMenu(v.menu())
 	v.win.SetContent(container.NewBorder(v.tools.box, bottom, nil, nil, v.pv))
 	v.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.dropped(uris) })
+	// The view is kept while the preferences can still be written: when
+	// the window closes or the app is told to quit.
+	v.win.SetOnClosed(v.s.SaveView)
+	a.Lifecycle().SetOnStopped(v.s.SaveView)
 	a.Lifecycle().SetOnEnteredForeground(func() { v.s.ResetModifiers() })
 	// Keys reach the canvas when nothing has the focus: while a dialog
 	// shows (Escape closes it), or after a click outside the widgets.
@@ -134,6 +144,28 @@ func (v *Viewer) takeFrame() {
 	}
 	v.shown = f
 	v.pv.show(f.Img)
+	if !v.laidOut {
+		v.laidOut = true
+		v.traceLayout()
+	}
+}
+
+// traceLayout writes where the picture and the toolbar's controls are in
+// the window, in pixels ([x, y, width, height]), so that a script driving
+// the window (with xdotool, say) can click them.
+func (v *Viewer) traceLayout() {
+	if v.trace == nil {
+		return
+	}
+	d := fyne.CurrentApp().Driver()
+	scale := v.win.Canvas().Scale()
+	rect := func(o fyne.CanvasObject) []int {
+		p, s := d.AbsolutePositionForObject(o), o.Size()
+		return []int{int(p.X * scale), int(p.Y * scale), int(s.Width * scale), int(s.Height * scale)}
+	}
+	v.trace.Event("layout", map[string]any{
+		"picture": rect(v.pv), "colormap": rect(v.tools.cmap), "rate": rect(v.tools.rate), "play": rect(v.tools.play),
+	})
 }
 
 // takeUpdate brings the widgets in line with the session.

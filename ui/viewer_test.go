@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"vastview/internal/testtool"
 	"vastview/loader"
 	"vastview/loader/demo"
 	"vastview/render"
@@ -423,4 +424,39 @@ func TestPanelsHideAndShowWithH(t *testing.T) {
 			t.Error("a second H did not bring the panels back")
 		}
 	})
+}
+
+// TestSaveDialogSavesOnEnterAndCancelsOnEscape presses Ctrl+S: the path
+// offered is the folder and the positional name; Escape in it cancels,
+// and Enter writes the PNG of the picture.
+func TestSaveDialogSavesOnEnterAndCancelsOnEscape(t *testing.T) {
+	v := newTestViewer(t, nil)
+	dir := t.TempDir()
+	var entry *escEntry
+	onUI(func() {
+		v.lastFolder = dir
+		v.command(session.SaveView)
+		entry, _ = v.win.Canvas().Focused().(*escEntry)
+	})
+	if entry == nil {
+		t.Fatal("the save dialog's path does not have the keyboard")
+	}
+	want := filepath.Join(dir, "volume_z004_t000.png")
+	onUI(func() {
+		if entry.Text != want {
+			t.Errorf("offered %q, want %q", entry.Text, want)
+		}
+		entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+		if v.modal() {
+			t.Error("Escape in the path did not close the dialog")
+		}
+		v.command(session.SaveView)
+		entry, _ = v.win.Canvas().Focused().(*escEntry)
+		entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	v.s.Close() // waits for the file
+	img := testtool.ReadPNG(t, want)
+	if b := img.Bounds(); b.Dx() != v.shown.Img.Rect.Dx() || b.Dy() != v.shown.Img.Rect.Dy() {
+		t.Errorf("saved %v, the picture is %v", b, v.shown.Img.Rect)
+	}
 }

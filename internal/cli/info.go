@@ -24,6 +24,15 @@ type infoJSON struct {
 	Chunk      []int              `json:"chunk"`
 	ValueScale *loader.ValueScale `json:"value_scale,omitempty"`
 	Label      bool               `json:"label,omitempty"`
+	Channels   []channelJSON      `json:"channels,omitempty"`
+}
+
+// channelJSON is what the file says about displaying one channel: its
+// name, colour ("#rrggbb") and display window ([lo, hi]), each when given.
+type channelJSON struct {
+	Name   string      `json:"name"`
+	Color  string      `json:"color,omitempty"`
+	Window *[2]float64 `json:"window,omitempty"`
 }
 
 type levelJSON struct {
@@ -67,6 +76,16 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 	for _, l := range m.Levels {
 		j.Levels = append(j.Levels, levelJSON{Shape: l.Shape, Scale: l.Scale, Translation: l.Translation})
 	}
+	for _, c := range m.Channels {
+		cj := channelJSON{Name: c.Label}
+		if c.HasColor {
+			cj.Color = fmt.Sprintf("#%02x%02x%02x", c.Color[0], c.Color[1], c.Color[2])
+		}
+		if c.HasWindow {
+			cj.Window = &[2]float64{c.Lo, c.Hi}
+		}
+		j.Channels = append(j.Channels, cj)
+	}
 	b, err := json.Marshal(j)
 	if err != nil {
 		return err
@@ -97,6 +116,16 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 	}
 	for i, l := range m.Levels {
 		fmt.Fprintf(out, "  level %d  %s\n", i, joinInts(l.Shape, " × "))
+	}
+	for i, c := range m.Channels {
+		fmt.Fprintf(out, "  channel %d  %s", i, c.Label)
+		if c.HasColor {
+			fmt.Fprintf(out, "  #%02x%02x%02x", c.Color[0], c.Color[1], c.Color[2])
+		}
+		if c.HasWindow {
+			fmt.Fprintf(out, "  [%g, %g]", c.Lo, c.Hi)
+		}
+		fmt.Fprintln(out)
 	}
 }
 

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"context"
 	"flag"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"vastview/loader"
@@ -41,6 +44,9 @@ func cmdView(args []string) error {
 	} else {
 		src = demo.New()
 	}
-	ui.Run(src, name, ui.Options{Session: session.Options{Trace: tr}})
+	// A signal quits as closing the window does: the view is kept.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ui.Run(ctx, src, name, ui.Options{Session: session.Options{Trace: tr}})
 	return nil
 }

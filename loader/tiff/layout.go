@@ -15,6 +15,7 @@ type layout struct {
 	pages   int    // pages the metadata promises (0: unknown)
 	spacing map[byte]float64
 	units   map[byte]string
+	chans   []loader.Channel // names and colours the metadata gives
 }
 
 // plainLayout is a stack without axis metadata: n pages along Z.
@@ -104,6 +105,7 @@ func omeLayout(o omeInfo, spp int) *layout {
 	set('Y', o.px.PhysicalSizeY, o.px.PhysicalSizeYUnit, "µm")
 	set('Z', o.px.PhysicalSizeZ, o.px.PhysicalSizeZUnit, "µm")
 	set('T', o.px.TimeIncrement, o.px.TimeIncrementUnit, "s")
+	l.chans = o.channels(spp)
 	return l
 }
 
@@ -164,5 +166,8 @@ func buildMeta(p0 *page, l *layout) (*loader.Meta, []int, int) {
 		}
 	}
 	m := loader.NewMeta(l.format, string(axes), shape, p0.dtype, chunk, spacing, units)
+	if len(l.chans) == m.Size('C') {
+		m.Channels = l.chans
+	}
 	return m, pageAxes, cAxis
 }

@@ -2,7 +2,11 @@ package tiff
 
 import (
 	"encoding/xml"
+	"math"
+	"strconv"
 	"strings"
+
+	"vastview/loader"
 )
 
 // omePixels is the part of an OME-XML Pixels element the reader uses.
@@ -21,6 +25,36 @@ type omePixels struct {
 	PhysicalSizeZUnit string  `xml:"PhysicalSizeZUnit,attr"`
 	TimeIncrement     float64 `xml:"TimeIncrement,attr"`
 	TimeIncrementUnit string  `xml:"TimeIncrementUnit,attr"`
+	Channels          []struct {
+		Name  string `xml:"Name,attr"`
+		Color string `xml:"Color,attr"` // a signed 32-bit RGBA integer
+	} `xml:"Channel"`
+}
+
+// channels returns the display defaults of the image's channels (one per
+// position on the C axis: an OME Channel per sample of an RGB page counts
+// once), or nil when the XML names and colours none of them.
+func (o *omeInfo) channels(spp int) []loader.Channel {
+	px := &o.px
+	n := px.SizeC / spp
+	if spp > 1 || len(px.Channels) == 0 || n <= 0 {
+		return nil
+	}
+	out := make([]loader.Channel, n)
+	said := false
+	for i := range min(n, len(px.Channels)) {
+		c := px.Channels[i]
+		out[i].Label = c.Name
+		if v, err := strconv.ParseInt(strings.TrimSpace(c.Color), 10, 64); err == nil && v >= math.MinInt32 && v <= math.MaxUint32 {
+			u := uint32(v)
+			out[i].Color, out[i].HasColor = [3]uint8{uint8(u >> 24), uint8(u >> 16), uint8(u >> 8)}, true
+		}
+		said = said || c.Name != "" || out[i].HasColor
+	}
+	if !said {
+		return nil
+	}
+	return out
 }
 
 type omeDoc struct {

@@ -327,3 +327,37 @@ tifffile.imwrite(d + '/planar.tif', rng.integers(0, 255, (3, 61, 40), dtype=np.u
 		})
 	}
 }
+
+// TestOMEChannelNamesAndColours reads the Channel names and colours
+// tifffile writes into the OME-XML (colours as signed 32-bit RGBA
+// integers, as OME specifies: magenta is -16711681).
+func TestOMEChannelNamesAndColours(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, `
+rng = np.random.default_rng(3)
+a = rng.integers(0, 4000, (3, 2, 16, 24), dtype=np.uint16)
+tifffile.imwrite(d + '/named.ome.tif', a, metadata={'axes': 'ZCYX',
+    'Channel': {'Name': ['GFP', 'mCherry'], 'Color': [16711935, -16711681]}})
+tifffile.imwrite(d + '/plain.ome.tif', a, metadata={'axes': 'ZCYX'})
+`)
+	src, err := Open(context.Background(), filepath.Join(dir, "named.ome.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	want := []loader.Channel{
+		{Label: "GFP", Color: [3]uint8{0, 255, 0}, HasColor: true},
+		{Label: "mCherry", Color: [3]uint8{255, 0, 255}, HasColor: true},
+	}
+	if got := src.Meta().Channels; !reflect.DeepEqual(got, want) {
+		t.Errorf("channels %+v, want %+v", got, want)
+	}
+	plain, err := Open(context.Background(), filepath.Join(dir, "plain.ome.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if got := plain.Meta().Channels; got != nil {
+		t.Errorf("channels %+v from OME-XML that names none", got)
+	}
+}
