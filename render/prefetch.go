@@ -8,7 +8,8 @@ import (
 // prefetchLayers is how many chunk layers ahead Prefetch asks for.
 const prefetchLayers = 3
 
-// Prefetch requests, at Prefetch priority for generation gen, the chunks
+// Prefetch requests, at priority prio (Prefetch, or Background for reads
+// no new view should drop) for generation gen, the chunks
 // that view v would need after moving through the data in steps of dir
 // planes (dir > 0 forward, < 0 back): those of the level Render would draw
 // at, for the next layers chunk layers (three when layers <= 0) along the
@@ -18,7 +19,7 @@ const prefetchLayers = 3
 // those of the first built level for the next 32 layers. It returns how
 // many it requested. It never blocks, and shares the Renderer's state:
 // call it from the goroutine that renders.
-func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int) int {
+func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int, prio levels.Priority) int {
 	if layers <= 0 {
 		layers = prefetchLayers
 	}
@@ -26,7 +27,7 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int) int {
 	if composite(v, m) {
 		n := 0
 		for c := range 3 {
-			n += r.Prefetch(channelView(v, c), p, gen, dir, layers)
+			n += r.Prefetch(channelView(v, c), p, gen, dir, layers, prio)
 		}
 		return n
 	}
@@ -51,7 +52,7 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int) int {
 		done++
 		r.missingInLayer(p, ls, k, axis, layer)
 	}
-	count := r.requestMissing(p, levels.Prefetch, gen, k)
+	count := r.requestMissing(p, prio, gen, k)
 	if tk := p.Thumbnails(); tk > k && tk < len(m.Levels) {
 		// The built level (a long movie's thumbnails) much further ahead:
 		// read back from the disk cache, it keeps a held key drawing a

@@ -24,7 +24,7 @@ func TestPrefetchNextLayers(t *testing.T) {
 	var r Renderer
 	// Columns 10..49 and rows 0..29: chunk columns 0 and 1, chunk row 0.
 	v := View{Z: 5, Zoom: 1, Center: Point{30, 15}, Width: 40, Height: 30}
-	if n := r.Prefetch(v, f, 3, 1, 0); n != 4 {
+	if n := r.Prefetch(v, f, 3, 1, 0, levels.Prefetch); n != 4 {
 		t.Errorf("forward: %d requests, want 4", n)
 	}
 	var got [][]int
@@ -40,13 +40,13 @@ func TestPrefetchNextLayers(t *testing.T) {
 		t.Errorf("forward: requested %v, want %v", got, want)
 	}
 	f.reqs = nil
-	if n := r.Prefetch(v, f, 4, -1, 0); n != 2 {
+	if n := r.Prefetch(v, f, 4, -1, 0, levels.Prefetch); n != 2 {
 		t.Errorf("backward: %d requests, want 2 (layer 0)", n)
 	}
 	// A movie steps through time.
 	mv := loader.NewMeta("mem", "TYX", []int{10, 8, 8}, loader.Uint8, []int{1, 8, 8}, nil, nil)
 	g := newFake(mv)
-	if n := r.Prefetch(View{T: 9, Zoom: 1, Center: Point{4, 4}, Width: 8, Height: 8}, g, 1, -2, 0); n != 3 {
+	if n := r.Prefetch(View{T: 9, Zoom: 1, Center: Point{4, 4}, Width: 8, Height: 8}, g, 1, -2, 0, levels.Prefetch); n != 3 {
 		t.Errorf("movie: %d requests, want 3", n)
 	}
 	if len(g.reqs) == 3 && (g.reqs[0].idx[0] != 7 || g.reqs[2].idx[0] != 3) {

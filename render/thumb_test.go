@@ -32,7 +32,7 @@ func TestSteppingPrefetchesThumbnailsFarAhead(t *testing.T) {
 	p := &recorder{Pyramid: pyr}
 	v := View{T: 50, Zoom: 1, Center: Point{260, 300}, Lo: 0, Hi: 30000, Width: 400, Height: 300}
 	var r Renderer
-	r.Prefetch(v, p, 1, -1, 0)
+	r.Prefetch(v, p, 1, -1, 0, levels.Prefetch)
 	for _, q := range p.reqs {
 		if q.level != 0 {
 			t.Fatalf("before the build, prefetch asked for level %d", q.level)
@@ -42,7 +42,7 @@ func TestSteppingPrefetchesThumbnailsFarAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.reqs = nil
-	r.Prefetch(v, p, 2, -1, 0)
+	r.Prefetch(v, p, 2, -1, 0, levels.Prefetch)
 	frames := map[int]bool{}
 	for _, q := range p.reqs {
 		if q.level == 2 {

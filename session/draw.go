@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"vastview/levels"
 	"vastview/render"
 )
 
@@ -16,7 +17,9 @@ type request struct {
 	asked time.Time // when the input that asked for it came
 	dir   int       // direction of motion through the planes, for prefetch
 	play  bool      // playback: a frame with holes is dropped, not shown
-	ahead int       // chunk layers to prefetch in the direction of motion
+	// ahead is how many chunk layers playback reads ahead, in the
+	// background (requests no new view drops), besides the usual few.
+	ahead int
 }
 
 // Frame is one finished picture and what it shows. Img stays unchanged
@@ -263,7 +266,10 @@ func (d *drawer) draw(r request) *Frame {
 	}
 	img, info := d.r.Render(v, pyr, r.gen)
 	if r.dir != 0 {
-		d.r.Prefetch(v, pyr, r.gen, r.dir, r.ahead)
+		d.r.Prefetch(v, pyr, r.gen, r.dir, 0, levels.Prefetch)
+		if r.ahead > 0 {
+			d.r.Prefetch(v, pyr, r.gen, r.dir, r.ahead, levels.Background)
+		}
 	}
 	f := &Frame{Img: img, View: v, Info: info, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
 	if auto && !chosen {

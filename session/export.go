@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -85,6 +86,9 @@ func baseName(name string) string {
 // windows). onEnd, if set, is called (from another goroutine) when it
 // ends.
 func (s *Session) Export(path string, onEnd func(*Export)) (*Export, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		os.Remove(path) // the empty file a save dialog made
+	}
 	if !strings.HasSuffix(strings.ToLower(path), ".zarr") {
 		path += ".ome.zarr"
 	}
@@ -163,6 +167,24 @@ func exportChannels(m *loader.Meta, chans []channelState) []loader.Channel {
 		}
 	}
 	return out
+}
+
+// SaveFolder is where a save of the data shown is first offered: the
+// folder of its file, else the home folder.
+func (s *Session) SaveFolder() string {
+	s.mu.Lock()
+	name := ""
+	if s.data != nil {
+		name = s.data.Name
+	}
+	s.mu.Unlock()
+	if name != "" && !loader.IsURL(name) {
+		return filepath.Dir(name)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return home
+	}
+	return "."
 }
 
 // SnapshotName is the name a saved view is first offered under: the

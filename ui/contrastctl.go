@@ -62,9 +62,13 @@ func (c *contrastControls) typed() {
 	c.v.focusView()
 }
 
-// viewChanged shows the view's window and channel.
+// viewChanged shows the view's window (a step through the planes keeps
+// it: nothing is redrawn then).
 func (c *contrastControls) viewChanged() {
 	view := c.v.s.View()
+	if view.Lo == c.panel.lo && view.Hi == c.panel.hi {
+		return
+	}
 	c.panel.setWindow(view.Lo, view.Hi)
 	c.showWindow(view.Lo, view.Hi)
 }

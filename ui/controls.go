@@ -146,10 +146,14 @@ func (v *Viewer) syncSliders() {
 	}
 	view := v.s.View()
 	for a, as := range v.sliders {
-		as.quiet = true
-		as.slider.SetValue(float64(view.At(a)))
-		as.quiet = false
-		as.label.SetText(v.s.AxisLabel(a))
+		if i := float64(view.At(a)); as.slider.Value != i {
+			as.quiet = true
+			as.slider.SetValue(i)
+			as.quiet = false
+		}
+		if l := v.s.AxisLabel(a); as.label.Text != l {
+			as.label.SetText(l)
+		}
 	}
 }
 
@@ -161,6 +165,10 @@ type toolbar struct {
 	cmap   *viewSelect
 	play   *widget.Button
 	rate   *viewSelect
+
+	shown       bool // orientation and colormap are on show
+	orientation render.Orientation
+	colormap    string
 }
 
 func newToolbar(v *Viewer) *toolbar {
@@ -215,13 +223,19 @@ func (t *toolbar) dataChanged() {
 		rates = append([]string{session.RateName(r)}, rates...)
 	}
 	t.rate.Options = rates
+	t.shown = false
 	t.viewChanged()
 	t.playChanged()
 }
 
-// viewChanged shows the plane and colormap in use.
+// viewChanged shows the plane and colormap in use (a step through the
+// planes changes neither: nothing is redrawn then).
 func (t *toolbar) viewChanged() {
 	view := t.v.s.View()
+	if t.shown && view.Orientation == t.orientation && view.Colormap == t.colormap {
+		return
+	}
+	t.shown, t.orientation, t.colormap = true, view.Orientation, view.Colormap
 	for i, b := range t.planes {
 		if render.Orientation(i) == view.Orientation {
 			b.Importance = widget.HighImportance

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -201,7 +200,11 @@ func (e *escEntry) TypedKey(k *fyne.KeyEvent) {
 // cancels, Browse… picks another place. With exts, only those file types.
 func (v *Viewer) askSavePath(name string, exts []string, save func(path string)) {
 	e := newEscEntry(v)
-	e.SetText(filepath.Join(v.saveFolder(), name))
+	folder := v.lastFolder
+	if folder == "" {
+		folder = v.s.SaveFolder()
+	}
+	e.SetText(filepath.Join(folder, name))
 	var d *dialog.FormDialog
 	browse := widget.NewButton("Browse…", func() {
 		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
@@ -209,8 +212,7 @@ func (v *Viewer) askSavePath(name string, exts []string, save func(path string))
 				return
 			}
 			e.SetText(w.URI().Path())
-			w.Close()
-			os.Remove(e.Text) // the dialog made an empty file; the save writes it
+			w.Close() // an empty file, which the save replaces
 		}, v.win)
 		fd.SetFileName(filepath.Base(e.Text))
 		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(e.Text))); err == nil {
@@ -233,21 +235,6 @@ func (v *Viewer) askSavePath(name string, exts []string, save func(path string))
 	d.Resize(fyne.NewSize(640, d.MinSize().Height))
 	v.showDialog(d)
 	v.win.Canvas().Focus(e)
-}
-
-// saveFolder is where saves go first: the last folder saved to, else the
-// folder of the file shown, else the home folder.
-func (v *Viewer) saveFolder() string {
-	if v.lastFolder != "" {
-		return v.lastFolder
-	}
-	if d := v.s.Data(); d != nil && d.Name != "" && !loader.IsURL(d.Name) {
-		return filepath.Dir(d.Name)
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return home
-	}
-	return "."
 }
 
 // prefsDialog edits the memory and disk budgets, used for the next file.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -271,5 +272,16 @@ func TestNetworkErrors(t *testing.T) {
 	}
 	if err := src.ReadChunk(context.Background(), 0, []int{1, 0}, buf); !loader.IsNotStored(err) {
 		t.Errorf("404: %v, want ErrNotStored", err)
+	}
+}
+
+// TestWrongAddressIsNotFound opens an address where the server has
+// nothing: the error says not found, and is fs.ErrNotExist.
+func TestWrongAddressIsNotFound(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, err := Open(context.Background(), srv.URL+"/typo.ome.zarr")
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "not found") {
+		t.Errorf("a wrong address: %v", err)
 	}
 }

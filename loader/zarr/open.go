@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -60,6 +61,10 @@ func openAt(ctx context.Context, st store.Store, dir string, depth int) (*Source
 			return nil, err
 		}
 		return nil, formatError("%s.zgroup: a group without .zattrs, so no image in it", dir)
+	}
+	if _, remote := st.(*store.HTTP); remote && dir == "" {
+		// Nothing at a server's address is most often a wrong address.
+		return nil, fmt.Errorf("not found: the server has no zarr.json, .zarray, .zattrs or .zgroup at this address: %w", fs.ErrNotExist)
 	}
 	if dir == "" {
 		return nil, formatError("no Zarr metadata (zarr.json, .zarray, .zattrs or .zgroup)")
