@@ -125,10 +125,22 @@ func (h *histWorker) compute(r histRequest) {
 		case <-ctx.Done():
 		}
 	}()
-	buf, _, _, err := loader.ReadPlane(ctx, pyr, r.key.level, loader.Plane{Orientation: r.view.Orientation.String(), At: at})
-	if err != nil {
-		h.s.setHistogram(r.key, render.Histogram{}, 0, 0, false, err)
-		return
+	// Colour pixels drawn as one picture count their three samples.
+	channels := []int{r.view.C}
+	if contrastChannel(r.view) < 0 && m.AxisIndex('C') >= 0 {
+		channels = []int{0, 1, 2}
+	}
+	var buf []byte
+	for _, c := range channels {
+		if _, ok := at['C']; ok {
+			at['C'] = levelIndex(m, r.key.level, 'C', c)
+		}
+		b, _, _, err := loader.ReadPlane(ctx, pyr, r.key.level, loader.Plane{Orientation: r.view.Orientation.String(), At: at})
+		if err != nil {
+			h.s.setHistogram(r.key, render.Histogram{}, 0, 0, false, err)
+			return
+		}
+		buf = append(buf, b...)
 	}
 	lo, hi := planeExtremes(buf, m.DType)
 	lo, hi = render.HistogramRange(render.Range{Min: lo, Max: hi}, m.DType)

@@ -17,6 +17,9 @@ type contrastControls struct {
 	lo, hi *widget.Entry
 	linear bool // bars in proportion to the counts (View menu)
 	box    *fyne.Container
+
+	shown            bool // the window below is on show
+	shownLo, shownHi float64
 }
 
 func newContrastControls(v *Viewer) *contrastControls {
@@ -66,9 +69,10 @@ func (c *contrastControls) typed() {
 // it: nothing is redrawn then).
 func (c *contrastControls) viewChanged() {
 	view := c.v.s.View()
-	if view.Lo == c.panel.lo && view.Hi == c.panel.hi {
+	if c.shown && view.Lo == c.shownLo && view.Hi == c.shownHi {
 		return
 	}
+	c.shown, c.shownLo, c.shownHi = true, view.Lo, view.Hi
 	c.panel.setWindow(view.Lo, view.Hi)
 	c.showWindow(view.Lo, view.Hi)
 }

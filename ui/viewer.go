@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"vastview/assets"
@@ -35,7 +36,7 @@ type Viewer struct {
 	s   *session.Session
 
 	pv         *planeView
-	status     *widget.Label // level, pending, cache
+	status     *statusLabel  // level, pending, cache
 	hoverLbl   *widget.Label // position and value under the pointer
 	buildBar   *widget.ProgressBar
 	buildLbl   *widget.Label
@@ -80,8 +81,7 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.s = session.New(so)
 	v.win = a.NewWindow("vastview")
 	v.pv = newPlaneView(v)
-	v.status = widget.NewLabel("")
-	v.status.Truncation = fyne.TextTruncateEllipsis
+	v.status = newStatusLabel(v)
 	v.hoverLbl = widget.NewLabel("")
 	v.hoverLbl.Truncation = fyne.TextTruncateEllipsis
 	v.buildBar = widget.NewProgressBar()
@@ -228,6 +228,31 @@ func (v *Viewer) showBuild(st session.Status) {
 	v.buildLbl.SetText("levels")
 	v.buildBar.Show()
 	v.buildLbl.Show()
+}
+
+// statusLabel is the status line: cut to the window's width with an
+// ellipsis, the whole text in a dialog when clicked.
+type statusLabel struct {
+	widget.Label
+	v *Viewer
+}
+
+func newStatusLabel(v *Viewer) *statusLabel {
+	l := &statusLabel{v: v}
+	l.Truncation = fyne.TextTruncateEllipsis
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// Tapped implements fyne.Tappable: the whole status.
+func (l *statusLabel) Tapped(*fyne.PointEvent) {
+	if l.Text == "" {
+		return
+	}
+	full := widget.NewLabel(l.Text)
+	full.Wrapping = fyne.TextWrapWord
+	full.Selectable = true
+	l.v.showDialog(dialog.NewCustom("Status", "Close", container.NewGridWrap(fyne.NewSize(520, 120), full), l.v.win))
 }
 
 // dropped opens the first dropped file or folder.

@@ -408,6 +408,14 @@ func TestLongStatusDoesNotWidenTheWindow(t *testing.T) {
 	if after > before {
 		t.Errorf("a long status widened the window from %g to %g", before, after)
 	}
+	var full string
+	onUI(func() {
+		test.Tap(v.status)
+		full = dialogText(v)
+	})
+	if !strings.Contains(full, strings.Repeat("error: GET http://store/0/0/5/0/0: 503 Service Unavailable ", 10)) {
+		t.Errorf("clicking the status shows %q", full)
+	}
 }
 
 func TestPanelsHideAndShowWithH(t *testing.T) {
