@@ -159,6 +159,15 @@ func (c *cache) provisional() int {
 	return c.c.prov
 }
 
+// setBudget changes the budget, evicting down to a smaller one.
+func (c *cache) setBudget(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.c.budget = n
+	for c.c.used() > n && c.c.evictOne(Key{Level: -1}) {
+	}
+}
+
 // usedBytes returns the bytes held.
 func (c *cache) usedBytes() int64 {
 	c.mu.Lock()

@@ -102,3 +102,25 @@ func TestBytesReadSeparatesViewsFromBackgroundWork(t *testing.T) {
 		t.Errorf("after the build: view %d background %d, want %d and at least %d", view, bg, chunk, 3*chunk)
 	}
 }
+
+func TestSetCacheBytesEvictsDownToTheNewBudget(t *testing.T) {
+	src := newHash("ZYX", []int{8, 64, 64}, []int{1, 64, 64})
+	chunk := int64(64 * 64 * 2)
+	p, err := Open(src, Options{CacheBytes: 8 * chunk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for z := range 8 {
+		p.Request(Visible, 1, 0, []int{z, 0, 0})
+	}
+	events, unsub := p.Subscribe()
+	defer unsub()
+	for p.CacheUsed() < 8*chunk {
+		<-events
+	}
+	p.SetCacheBytes(3 * chunk)
+	if used := p.CacheUsed(); used != 3*chunk {
+		t.Errorf("%d bytes cached after a budget of %d", used, 3*chunk)
+	}
+}

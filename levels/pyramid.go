@@ -289,6 +289,15 @@ func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byt
 	return nil
 }
 
+// SetCacheBytes changes the chunk cache's budget (0: DefaultCacheBytes),
+// evicting chunks down to a smaller one. It is safe for concurrent use.
+func (p *Pyramid) SetCacheBytes(n int64) {
+	if n <= 0 {
+		n = DefaultCacheBytes()
+	}
+	p.cache.setBudget(n)
+}
+
 // CacheUsed reports the bytes the chunk cache holds now.
 func (p *Pyramid) CacheUsed() int64 { return p.cache.usedBytes() }
 

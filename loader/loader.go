@@ -201,6 +201,10 @@ type Format struct {
 	// Open opens the file; it returns ctx.Err() if ctx ends first (a slow
 	// server, a user who gave up). Errors do not repeat the path.
 	Open func(ctx context.Context, path string) (Source, error)
+	// Exts are the file name endings the format's files usually have
+	// (".tif", ".nii.gz"), lower case: listing a folder for browsing
+	// goes by them, without reading the files.
+	Exts []string
 }
 
 var (
@@ -214,6 +218,23 @@ func Register(f Format) {
 	formatsMu.Lock()
 	defer formatsMu.Unlock()
 	formats = append(formats, f)
+}
+
+// Listed reports whether name (a file's base name) ends as the files of a
+// registered format do (see Format.Exts). Hidden files are not listed. It
+// is safe for concurrent use.
+func Listed(name string) bool {
+	if name == "" || name[0] == '.' {
+		return false
+	}
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	for _, f := range formats {
+		if HasExt(name, f.Exts...) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsPattern reports whether path is a glob pattern rather than a file name.

@@ -36,6 +36,8 @@ type Data struct {
 
 	refs atomic.Int32
 
+	readWhenShown int64 // view bytes read when it became the data shown
+
 	failMu   sync.Mutex
 	failMsg  string    // the last chunk load that failed
 	failedAt time.Time // when
@@ -53,6 +55,9 @@ type DataOptions struct {
 	// BuildAfter is how long the background build waits for the first
 	// complete frame before it starts anyway.
 	BuildAfter time.Duration
+	// Hold keeps the build from starting until StartBuild (data opened
+	// ahead of being shown).
+	Hold bool
 }
 
 // OpenData builds the pyramid over src (named name, see Data.Name) and
@@ -87,7 +92,7 @@ func OpenData(name string, src loader.Source, opt DataOptions) (*Data, error) {
 	d.Pyr = pyr
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel = cancel
-	go d.build(ctx, m.Synthetic, opt.BuildAfter)
+	go d.build(ctx, m.Synthetic, opt.BuildAfter, opt.Hold)
 	return d, nil
 }
 
@@ -113,16 +118,20 @@ func openDisk(opt DataOptions) *levels.Disk {
 // build computes the levels once the first complete frame is shown (or
 // after wait), leaving one core to the view. Synthetic data (the demo, 32
 // GiB) has its levels computed only where viewed.
-func (d *Data) build(ctx context.Context, synthetic bool, wait time.Duration) {
+func (d *Data) build(ctx context.Context, synthetic bool, wait time.Duration, hold bool) {
 	defer close(d.done)
 	if wait <= 0 {
 		wait = 2 * time.Second
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	var timeout <-chan time.Time = t.C
+	if hold {
+		timeout = nil
+	}
 	select {
 	case <-d.start:
-	case <-t.C:
+	case <-timeout:
 	case <-ctx.Done():
 		return
 	}

@@ -22,6 +22,7 @@ func (s *Session) TakeFrame() *Frame {
 		if s.view.Lo == s.view.Hi && f.View.Lo != f.View.Hi {
 			s.view.Lo, s.view.Hi = f.View.Lo, f.View.Hi
 			s.keepChannelLocked()
+			s.chans[s.channelIndex()].auto = true
 			c |= ViewChanged
 		}
 		if !(s.view.Zoom > 0) {
@@ -29,9 +30,16 @@ func (s *Session) TakeFrame() *Frame {
 			c |= ViewChanged
 		}
 	}
-	if f.Info.Unfilled == 0 && f.data.shown.CompareAndSwap(false, true) {
-		// The first frame of this data with data everywhere (perhaps coarse).
+	first := f.Info.Unfilled == 0 && f.data.shown.CompareAndSwap(false, true)
+	if first {
+		// The first frame of this data with data everywhere (perhaps
+		// coarse); the neighbours in the browsing list are read next.
 		s.trace.Event("first_image", nil)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.prefetchNeighbours()
+		}()
 	}
 	if f.Info.Complete || f.Info.Settled() && f.Info.Failed > 0 {
 		f.data.StartBuild()
@@ -62,7 +70,9 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 	}
 	// The bytes read for views of this data since the last frame traced.
 	if s.traced.data != f.data {
-		s.traced.data, s.traced.read = f.data, 0
+		// Reads of data opened ahead of being shown are not for frames
+		// shown: count from when it was.
+		s.traced.data, s.traced.read = f.data, f.data.readWhenShown
 	}
 	read := max(0, f.readTotal-s.traced.read)
 	s.traced.read = max(s.traced.read, f.readTotal)

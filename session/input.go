@@ -58,11 +58,12 @@ type Command string
 
 // The commands keys give.
 const (
-	None       Command = ""
-	ShowHelp   Command = "help"   // the list of keys
-	OpenFile   Command = "open"   // the open dialog
-	SaveView   Command = "save"   // the save-as-PNG dialog
-	TogglePane Command = "panels" // show or hide the panels under the picture
+	None        Command = ""
+	ShowHelp    Command = "help"   // the list of keys
+	OpenFile    Command = "open"   // the open dialog
+	SaveView    Command = "save"   // the save-as-PNG dialog
+	TogglePane  Command = "panels" // show or hide the panels under the picture
+	ToggleStrip Command = "strip"  // show or hide the strip of files
 )
 
 // Shortcut is one line of the key list (F1, README).
@@ -75,6 +76,8 @@ func Shortcuts() []Shortcut {
 		{"PageUp PageDown", "previous / next plane (Shift ×10, Ctrl ×100)"},
 		{"[ ]", "previous / next time point"},
 		{"Home End", "first / last plane"},
+		{"Alt+← Alt+→", "previous / next file of the list"},
+		{"Alt+Home Alt+End", "first / last file of the list"},
 		{"hold a step key", "scrub at the display rate"},
 		{"Space", "play / pause"},
 		{"wheel", "previous / next plane"},
@@ -86,6 +89,7 @@ func Shortcuts() []Shortcut {
 		{"C", "auto-contrast"},
 		{"R", "reload chunks a store did not hold yet"},
 		{"H", "show / hide the panels under the picture"},
+		{"F", "show / hide the strip of files"},
 		{"Ctrl+O", "open"},
 		{"Ctrl+S", "save the view as PNG"},
 		{"F1 ?", "this list"},
@@ -158,6 +162,23 @@ func (s *Session) Press(name string) Command {
 // PressWith is Press with the given modifiers, for the key combinations
 // a window delivers as shortcuts.
 func (s *Session) PressWith(name string, mods Mods) Command {
+	if mods.Alt {
+		switch name {
+		case KeyRight, KeyLeft, KeyHome, KeyEnd:
+			s.traceKey("Alt+" + name)
+		}
+		switch name {
+		case KeyRight:
+			s.NextFile(1)
+		case KeyLeft:
+			s.NextFile(-1)
+		case KeyHome:
+			s.FirstFile()
+		case KeyEnd:
+			s.LastFile()
+		}
+		return None
+	}
 	switch name {
 	case KeyF1:
 		s.traceKey(name)
@@ -195,6 +216,9 @@ func (s *Session) Rune(r rune) Command {
 	case 'h', 'H':
 		s.traceKey(string(r))
 		return TogglePane
+	case 'f', 'F':
+		s.traceKey(string(r))
+		return ToggleStrip
 	case '0':
 		s.Fit()
 	case '1', '2', '3':

@@ -121,6 +121,7 @@ func (s *Session) stopPlayLocked() {
 	}
 	s.play.on, s.play.timer = false, nil
 	s.play.serial++
+	s.signalIdleLocked()
 }
 
 // playFramesLocked is how many frames' time has passed since playback

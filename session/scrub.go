@@ -43,6 +43,7 @@ func (s *Session) endScrubLocked() {
 		s.scrub.timer.Stop()
 	}
 	s.scrub = scrubState{serial: s.scrub.serial + 1}
+	s.signalIdleLocked()
 }
 
 // Scrubbing reports whether a held key is repeating.

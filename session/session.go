@@ -54,14 +54,16 @@ type Change uint32
 
 // The changes a host shows.
 const (
-	DataChanged      Change = 1 << iota // other data: title, sliders, channels
-	ViewChanged                         // position, plane, zoom, window, colormap
-	HistogramChanged                    // the contrast panel's bars
-	StatusChanged                       // the status line and progress
-	HoverChanged                        // the read-out under the pointer
-	PlayChanged                         // playing or not, the rate
-	RecentChanged                       // the recent files
-	OpeningChanged                      // a file is being opened, or no longer
+	DataChanged       Change = 1 << iota // other data: title, sliders, channels
+	ViewChanged                          // position, plane, zoom, window, colormap
+	HistogramChanged                     // the contrast panel's bars
+	StatusChanged                        // the status line and progress
+	HoverChanged                         // the read-out under the pointer
+	PlayChanged                          // playing or not, the rate
+	RecentChanged                        // the recent files
+	OpeningChanged                       // a file is being opened, or no longer
+	ListChanged                          // the browsing list, or the place in it
+	ThumbnailsChanged                    // a thumbnail of the list is made
 )
 
 // Problem is an error to show the user: what failed (a file's name, an
@@ -100,6 +102,8 @@ type Session struct {
 	status  string
 	opening *openJob
 	exports map[*Export]struct{}
+	browse  browseState
+	thumbs  thumbState
 	traced  struct {
 		data *Data
 		read int64 // bytes read for views of it up to the last frame traced
@@ -110,6 +114,7 @@ type Session struct {
 	notified bool // OnUpdate called, TakeUpdate not yet
 
 	closed bool
+	done   chan struct{} // closed by Close
 	draw   *drawer
 	hw     *histWorker
 	tick   Timer
@@ -118,10 +123,11 @@ type Session struct {
 
 // New starts a session with no data.
 func New(opts Options) *Session {
-	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, exports: map[*Export]struct{}{}}
+	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, exports: map[*Export]struct{}{}, done: make(chan struct{})}
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
 	}
+	s.browse.keep = true
 	if s.clock == nil {
 		s.clock = realClock{}
 	}
@@ -149,6 +155,7 @@ func (s *Session) Close() {
 		return
 	}
 	s.closed = true
+	close(s.done)
 	s.saveViewLocked()
 	s.stopPlayLocked()
 	if s.tick != nil {
@@ -162,8 +169,13 @@ func (s *Session) Close() {
 	}
 	d := s.data
 	s.data = nil
+	ahead := s.browse.ahead
+	s.browse.ahead = nil
 	s.mu.Unlock()
 	s.wg.Wait()
+	for _, a := range ahead {
+		a.Release()
+	}
 	s.draw.stop()
 	s.hw.stop()
 	if d != nil {
@@ -190,11 +202,10 @@ type openJob struct {
 	cancel context.CancelFunc
 }
 
-// Open opens path (a file, folder, glob or URL) off the calling goroutine
-// and shows it; an error becomes a Problem and the data shown stays. An
-// open already in progress is cancelled. Opening shows in Opening.
-func (s *Session) Open(path string) {
-	path = Canonical(path)
+// startOpen runs open off the calling goroutine as the open in progress
+// (cancelling the one before), shown in Opening as path; open reports
+// whether it is still the current one with current().
+func (s *Session) startOpen(path string, open func(ctx context.Context, current func() bool)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	job := &openJob{path: path, cancel: cancel}
 	s.mu.Lock()
@@ -213,25 +224,18 @@ func (s *Session) Open(path string) {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		src, err := s.opts.Open(ctx, path)
+		current := func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.opening == job && ctx.Err() == nil
+		}
+		open(ctx, current)
 		s.mu.Lock()
-		current := s.opening == job
-		if current {
+		if s.opening == job {
 			s.opening = nil
 		}
 		s.mu.Unlock()
 		s.changed(OpeningChanged)
-		switch {
-		case err != nil && errors.Is(err, context.Canceled):
-		case err != nil:
-			s.problem(filepath.Base(path), err)
-		case !current:
-			src.Close() // a newer open replaced this one
-		default:
-			if err := s.OpenSource(src, path); err != nil {
-				s.problem(filepath.Base(path), err)
-			}
-		}
 	}()
 }
 
@@ -256,15 +260,39 @@ func (s *Session) CancelOpen() {
 
 // OpenSource shows src, already opened, named name (a path or URL, "" for
 // the built-in demo); it owns src. The data shown before is released in
-// the background (an export of it goes on).
+// the background (an export of it goes on). The browsing list becomes the
+// files of name's folder (listed in the background).
 func (s *Session) OpenSource(src loader.Source, name string) error {
 	name = Canonical(name)
-	d, err := OpenData(name, src, DataOptions{
-		CacheBytes: s.prefs.CacheBytes(), DiskBytes: s.prefs.DiskCacheBytes(), DiskRoot: s.opts.DiskRoot,
-	})
+	d, err := s.openData(name, src, false)
 	if err != nil {
 		return err
 	}
+	if err := s.show(d, false); err != nil {
+		return err
+	}
+	if name != "" {
+		s.listAround(name)
+	}
+	return nil
+}
+
+// openData builds the Data of src with the session's budgets; data opened
+// ahead of need gets a part of the chunk cache and builds no levels until
+// it is shown.
+func (s *Session) openData(name string, src loader.Source, ahead bool) (*Data, error) {
+	opt := DataOptions{CacheBytes: s.prefs.CacheBytes(), DiskBytes: s.prefs.DiskCacheBytes(), DiskRoot: s.opts.DiskRoot}
+	if ahead {
+		opt.CacheBytes = aheadCacheBytes(opt.CacheBytes)
+		opt.Hold = true
+	}
+	return OpenData(name, src, opt)
+}
+
+// show makes d the data shown (the session owns its reference); with
+// keep, the view stays as it is when d has the shape of the data shown
+// before (comparing acquisitions), else d gets its own last view.
+func (s *Session) show(d *Data, keep bool) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -275,22 +303,37 @@ func (s *Session) OpenSource(src loader.Source, name string) error {
 	s.saveViewLocked()
 	s.stopPlayLocked()
 	s.data = d
+	d.readWhenShown, _ = d.Pyr.BytesRead()
 	s.shown = nil
-	s.trace.Event("open", map[string]any{"path": name})
-	s.resetViewLocked()
+	s.trace.Event("open", map[string]any{"path": d.Name})
+	if !(keep && old != nil && sameGeometry(old.Pyr.Meta(), d.Pyr.Meta())) {
+		s.resetViewLocked()
+	} else {
+		s.keepChannelLocked()
+		s.autoAgainLocked() // "auto" stays auto: the new file's own window
+		s.loadChannelLocked()
+	}
 	recent := false
 	if d.Persist() {
-		s.prefs.AddRecent(name)
+		s.prefs.AddRecent(d.Name)
 		recent = true
 	}
 	s.hist = histState{}
 	s.draw.follow(d)
+	d.Pyr.SetCacheBytes(s.prefs.CacheBytes())
 	s.askLocked(s.clock.Now(), 0)
+	keepOld := old != nil && s.isNeighbourLocked(old.Name)
+	if keepOld {
+		if s.browse.ahead == nil {
+			s.browse.ahead = map[string]*Data{}
+		}
+		s.browse.ahead[old.Name] = old // back is one key away
+	}
 	s.mu.Unlock()
-	if old != nil {
+	if old != nil && !keepOld {
 		go old.Release()
 	}
-	c := DataChanged | ViewChanged | HistogramChanged | StatusChanged | HoverChanged | PlayChanged
+	c := DataChanged | ViewChanged | HistogramChanged | StatusChanged | HoverChanged | PlayChanged | ListChanged
 	if recent {
 		c |= RecentChanged
 	}
@@ -340,7 +383,8 @@ func (s *Session) View() render.View {
 	return s.view
 }
 
-// Title is the window's title: the data's file name, or "vastview".
+// Title is the window's title: the data's file name, and its place in the
+// browsing list ("cells.tif — 3/12"), or "vastview".
 func (s *Session) Title() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -351,7 +395,11 @@ func (s *Session) Title() string {
 	if name == "" {
 		return "vastview — demo"
 	}
-	return "vastview — " + displayName(name)
+	title := "vastview — " + displayName(name)
+	if n := len(s.browse.list); n > 1 && s.browse.pos >= 0 {
+		title += fmt.Sprintf(" — %d/%d", s.browse.pos+1, n)
+	}
+	return title
 }
 
 // displayName is a path's or URL's last element.

@@ -11,10 +11,12 @@ import (
 )
 
 // channelState is how one channel is shown: its display window (lo == hi:
-// auto-contrast) and colormap.
+// auto-contrast, still to choose) and colormap; auto says the window was
+// chosen by auto-contrast rather than set.
 type channelState struct {
 	lo, hi   float64
 	colormap string
+	auto     bool
 }
 
 // initialChannels is how the channels of m are first shown: colour pixels
@@ -71,7 +73,20 @@ func (s *Session) keepChannelLocked() {
 	if len(s.chans) == 0 {
 		return
 	}
-	s.chans[s.channelIndex()] = channelState{lo: s.view.Lo, hi: s.view.Hi, colormap: s.view.Colormap}
+	i := s.channelIndex()
+	was := s.chans[i]
+	auto := s.view.Lo == s.view.Hi || was.auto && was.lo == s.view.Lo && was.hi == s.view.Hi
+	s.chans[i] = channelState{lo: s.view.Lo, hi: s.view.Hi, colormap: s.view.Colormap, auto: auto}
+}
+
+// autoAgainLocked has the channels whose window auto-contrast chose
+// choose it again (for other data shown in this view).
+func (s *Session) autoAgainLocked() {
+	for i := range s.chans {
+		if s.chans[i].auto {
+			s.chans[i].lo, s.chans[i].hi = 0, 0
+		}
+	}
 }
 
 // ChannelName is the name the file gives the view's channel, or "".

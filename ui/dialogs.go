@@ -72,11 +72,12 @@ func (v *Viewer) openDialog() {
 	v.showDialog(d)
 }
 
-// openFolderDialog opens a folder: an OME-Zarr store or a folder of frames.
-func (v *Viewer) openFolderDialog() {
+// openFolderDialog opens a folder: an OME-Zarr store, or a folder of
+// frames as one stack (asStack), or its files as the browsing list.
+func (v *Viewer) openFolderDialog(asStack bool) {
 	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err == nil && u != nil {
-			v.s.Open(uriPath(u))
+			v.s.OpenFolder(uriPath(u), asStack)
 		}
 	}, v.win)
 	v.showDialog(d)

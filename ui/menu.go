@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"vastview/render"
+	"vastview/session"
 )
 
 // key is a menu item's shortcut as shown beside it.
@@ -31,7 +32,8 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	ctrl := fyne.KeyModifierShortcutDefault
 	file := fyne.NewMenu("File",
 		item("Open…", key(fyne.KeyO, ctrl), v.openDialog),
-		fyne.NewMenuItem("Open Folder…", v.openFolderDialog),
+		fyne.NewMenuItem("Open Folder as Stack…", func() { v.openFolderDialog(true) }),
+		fyne.NewMenuItem("Open Folder as List of Files…", func() { v.openFolderDialog(false) }),
 		fyne.NewMenuItem("Open URL…", v.openURLDialog),
 		recent,
 		fyne.NewMenuItemSeparator(),
@@ -55,7 +57,27 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		item("Play / Pause", key(fyne.KeySpace, 0), v.s.TogglePlay),
 		item("Show / Hide Panels", key(fyne.KeyH, 0), v.togglePanels),
+		item("Show / Hide File Strip", key(fyne.KeyF, 0), func() { v.strip.toggle() }),
 		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
+	)
+	keep := fyne.NewMenuItem("Keep View Across Files", nil)
+	keep.Checked = v.s.KeepView()
+	keep.Action = func() {
+		v.s.SetKeepView(!v.s.KeepView())
+		keep.Checked = v.s.KeepView()
+		v.win.MainMenu().Refresh()
+	}
+	// The keys reach the menu first: its items press them for the view.
+	alt := func(k fyne.KeyName) func() {
+		return func() { v.command(v.s.PressWith(string(k), session.Mods{Alt: true})) }
+	}
+	files := fyne.NewMenu("Go",
+		item("Next File", key(fyne.KeyRight, fyne.KeyModifierAlt), alt(fyne.KeyRight)),
+		item("Previous File", key(fyne.KeyLeft, fyne.KeyModifierAlt), alt(fyne.KeyLeft)),
+		item("First File", key(fyne.KeyHome, fyne.KeyModifierAlt), alt(fyne.KeyHome)),
+		item("Last File", key(fyne.KeyEnd, fyne.KeyModifierAlt), alt(fyne.KeyEnd)),
+		fyne.NewMenuItemSeparator(),
+		keep,
 	)
 	help := fyne.NewMenu("Help",
 		item("Keyboard Shortcuts", key(fyne.KeyF1, 0), v.showShortcuts),
@@ -63,7 +85,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 			v.showDialog(dialog.NewInformation("About vastview", "vastview views image volumes and movies too big to load.", v.win))
 		}),
 	)
-	return fyne.NewMainMenu(file, view, help)
+	return fyne.NewMainMenu(file, view, files, help)
 }
 
 func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {

@@ -176,5 +176,7 @@ func (v *Viewer) command(c session.Command) {
 		v.saveDialog()
 	case session.TogglePane:
 		v.togglePanels()
+	case session.ToggleStrip:
+		v.strip.toggle()
 	}
 }

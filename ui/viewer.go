@@ -47,8 +47,9 @@ type Viewer struct {
 	tools      *toolbar
 	contrast   *contrastControls
 	panels     *fyne.Container // the contrast panel and the sliders
-	dlg        hider           // the dialog showing, if any
-	lastFolder string          // where the last save went
+	strip      *fileStrip
+	dlg        hider  // the dialog showing, if any
+	lastFolder string // where the last save went
 	trace      *session.Tracer
 	laidOut    bool // the layout event is written
 
@@ -60,12 +61,16 @@ type hider interface{ Hide() }
 
 // Run opens the window on src (named name: a path or URL, "" for the demo)
 // and returns when it is closed or ctx ends (a signal, say), after the
-// session has saved the view and stopped.
-func Run(ctx context.Context, src loader.Source, name string, opts Options) {
+// session has saved the view and stopped. With more than one path in
+// list (name among them), they are the browsing list.
+func Run(ctx context.Context, src loader.Source, name string, list []string, opts Options) {
 	a := app.NewWithID("io.vastview.viewer")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	v := newViewer(a, opts)
 	v.open(src, name)
+	if len(list) > 1 {
+		v.s.Browse(list)
+	}
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
 	v.win.ShowAndRun()
@@ -93,11 +98,12 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.tools = newToolbar(v)
 	v.contrast = newContrastControls(v)
 	v.panels = container.NewVBox(v.contrast.box, v.axesBox)
+	v.strip = newFileStrip(v)
 	build := container.NewBorder(nil, nil, v.buildLbl, nil, v.buildBar)
 	statusRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.opening, container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)),
 		container.NewGridWithColumns(2, v.hoverLbl, v.status))
 	v.showBuild(session.Status{})
-	bottom := container.NewVBox(v.panels, statusRow)
+	bottom := container.NewVBox(v.strip.scroll, v.panels, statusRow)
 	// Sized before its content is set, so that the first layout is the
 	// real one and the first view is drawn at its real size.
 	v.win.Resize(fyne.NewSize(1024, 800))
@@ -198,6 +204,13 @@ func (v *Viewer) takeUpdate() {
 	if c&session.RecentChanged != 0 {
 		v.win.SetMainMenu(v.menu())
 	}
+	if c&(session.ListChanged|session.DataChanged) != 0 {
+		v.win.SetTitle(v.s.Title())
+		v.strip.listChanged()
+	}
+	if c&session.ThumbnailsChanged != 0 {
+		v.strip.thumbsChanged()
+	}
 	for _, p := range u.Problems {
 		v.showProblem(p)
 	}
@@ -255,11 +268,13 @@ func (l *statusLabel) Tapped(*fyne.PointEvent) {
 	l.v.showDialog(dialog.NewCustom("Status", "Close", container.NewGridWrap(fyne.NewSize(520, 120), full), l.v.win))
 }
 
-// dropped opens the first dropped file or folder.
+// dropped opens the dropped files and folders as the browsing list.
 func (v *Viewer) dropped(uris []fyne.URI) {
-	if len(uris) > 0 {
-		v.s.Open(uriPath(uris[0]))
+	var paths []string
+	for _, u := range uris {
+		paths = append(paths, uriPath(u))
 	}
+	v.s.OpenList(paths)
 }
 
 // uriPath is the file path of a file URI, or the whole address of another

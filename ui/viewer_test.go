@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
@@ -467,4 +468,86 @@ func TestSaveDialogSavesOnEnterAndCancelsOnEscape(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != v.shown.Img.Rect.Dx() || b.Dy() != v.shown.Img.Rect.Dy() {
 		t.Errorf("saved %v, the picture is %v", b, v.shown.Img.Rect)
 	}
+}
+
+// TestOpenURLSubmitsOnEnter types an address into Open URL… and presses
+// Enter: the address is opened.
+func TestOpenURLSubmitsOnEnter(t *testing.T) {
+	opened := make(chan string, 1)
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
+		opened <- p
+		return nil, loader.ErrFormat
+	})
+	onUI(func() {
+		v.openURLDialog()
+		e, ok := v.win.Canvas().Focused().(*escEntry)
+		if !ok {
+			t.Error("the address field does not have the keyboard")
+			return
+		}
+		test.Type(e, " https://example.org/a.ome.zarr ")
+		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	})
+	if got := <-opened; got != "https://example.org/a.ome.zarr" {
+		t.Errorf("opened %q", got)
+	}
+}
+
+func TestHistogramBarsLinearOrLog(t *testing.T) {
+	counts := []int64{1, 10, 1000}
+	lg, lin := barHeights(counts, 100, false), barHeights(counts, 100, true)
+	if lin[0] != 1 || lin[1] != 1 || lin[2] != 100 {
+		t.Errorf("linear bars %v, want [1 1 100]", lin)
+	}
+	if lg[2] != 100 || lg[0] <= lin[0] || lg[1] <= lin[1] {
+		t.Errorf("log bars %v do not lift the small counts of %v", lg, lin)
+	}
+	v := newTestViewer(t, nil)
+	onUI(func() {
+		v.contrast.toggleLinear()
+		if !v.contrast.panel.linear {
+			t.Error("View → Linear / Log Histogram did not switch the bars")
+		}
+	})
+}
+
+// TestADropOfSeveralFilesIsTheBrowsingList drops three files, one of
+// which does not open: the list holds all three in order, the first is
+// shown, and the one that failed is marked once tried.
+func TestADropOfSeveralFilesIsTheBrowsingList(t *testing.T) {
+	opened := make(chan string, 8)
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
+		opened <- p
+		if strings.HasSuffix(p, "bad.tif") {
+			return nil, loader.ErrFormat
+		}
+		return stored{demo.NewSized(1, 3, 16, 24)}, nil
+	})
+	uris := []fyne.URI{storage.NewFileURI("/data/one.tif"), storage.NewFileURI("/data/bad.tif"), storage.NewFileURI("/data/three.tif")}
+	onUI(func() { v.dropped(uris) })
+	waitShown(t, v, func(f *session.Frame) bool { return v.s.Data().Name == "/data/one.tif" })
+	list, pos := v.s.List()
+	if len(list) != 3 || pos != 0 || list[2].Path != "/data/three.tif" {
+		t.Fatalf("list %v at %d", list, pos)
+	}
+	onUI(func() {
+		v.pv.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt})
+	})
+	waitShown(t, v, func(f *session.Frame) bool { return v.s.Data().Name == "/data/three.tif" })
+	title := waitFor(t, "the title", func() (s string, ok bool) {
+		onUI(func() { s = v.win.Title() })
+		return s, strings.HasSuffix(s, "three.tif — 3/3")
+	})
+	if list, _ := v.s.List(); list[1].Err == nil {
+		t.Errorf("bad.tif is not marked (title %q)", title)
+	}
+	onUI(func() {
+		if len(v.strip.cards) != 3 || !v.strip.scroll.Visible() {
+			t.Errorf("the strip has %d cards, visible %v", len(v.strip.cards), v.strip.scroll.Visible())
+		}
+		v.pv.TypedRune('f')
+		if v.strip.scroll.Visible() {
+			t.Error("F did not hide the strip")
+		}
+	})
 }

@@ -47,7 +47,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = cmdView(args)
+		err = cmdView(args, stderr)
 	}
 	if err == nil {
 		return 0

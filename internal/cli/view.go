@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,16 +19,14 @@ import (
 var processStart = time.Now()
 
 // cmdView runs the viewer on SRC, or on the built-in demo without one.
-func cmdView(args []string) error {
+func cmdView(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("vastview", flag.ContinueOnError)
 	tracePath := fs.String("trace", os.Getenv("VASTVIEW_TRACE"), "write interaction events to FILE")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if len(pos) > 1 {
-		return usageError{"give one SRC to view"}
-	}
+
 	var tr *session.Tracer
 	if *tracePath != "" {
 		if tr, err = session.NewTracer(*tracePath, processStart); err != nil {
@@ -34,19 +34,27 @@ func cmdView(args []string) error {
 		}
 		defer tr.Close()
 	}
+	// The first SRC that opens is shown; the others wait in the
+	// browsing list (marked when they fail to open).
 	var src loader.Source
 	name := ""
-	if len(pos) == 1 {
-		name = pos[0]
-		if src, err = openSource(name); err != nil {
+	for i, p := range pos {
+		s, err := openSource(p)
+		if err == nil {
+			src, name = s, p
+			break
+		}
+		if i == len(pos)-1 {
 			return err
 		}
-	} else {
+		fmt.Fprintln(stderr, "vastview: "+err.Error())
+	}
+	if len(pos) == 0 {
 		src = demo.New()
 	}
 	// A signal quits as closing the window does: the view is kept.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	ui.Run(ctx, src, name, ui.Options{Session: session.Options{Trace: tr}})
+	ui.Run(ctx, src, name, pos, ui.Options{Session: session.Options{Trace: tr}})
 	return nil
 }

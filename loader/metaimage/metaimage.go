@@ -30,7 +30,7 @@ import (
 )
 
 func init() {
-	loader.Register(loader.Format{Name: "metaimage", Match: Match, Open: Open})
+	loader.Register(loader.Format{Name: "metaimage", Match: Match, Open: Open, Exts: []string{".mha", ".mhd"}})
 }
 
 // Match reports whether head starts with MetaImage header lines ("Key =

@@ -30,7 +30,7 @@ import (
 )
 
 func init() {
-	loader.Register(loader.Format{Name: "nifti", Match: Match, Open: Open})
+	loader.Register(loader.Format{Name: "nifti", Match: Match, Open: Open, Exts: []string{".nii", ".nii.gz", ".hdr"}})
 }
 
 // Match reports whether head starts a NIfTI header (plain or gzip), or

@@ -33,7 +33,7 @@ import (
 )
 
 func init() {
-	loader.Register(loader.Format{Name: "nrrd", Match: Match, Open: Open})
+	loader.Register(loader.Format{Name: "nrrd", Match: Match, Open: Open, Exts: []string{".nrrd", ".nhdr"}})
 }
 
 // Match reports whether head starts with a NRRD magic line ("NRRD000"

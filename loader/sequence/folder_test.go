@@ -44,9 +44,9 @@ func TestNaturalCompare(t *testing.T) {
 	sorted := []string{"", "01", "1", "2", "10", "F3", "f", "f1", "f01a", "f1a", "f2", "f2a9", "f2a10", "f10", "f0101", "f101", "g"}
 	for i := range sorted {
 		for j := range sorted {
-			got := naturalCompare(sorted[i], sorted[j])
+			got := loader.NaturalCompare(sorted[i], sorted[j])
 			if (i < j && got >= 0) || (i == j && got != 0) || (i > j && got <= 0) {
-				t.Errorf("naturalCompare(%q, %q) = %d", sorted[i], sorted[j], got)
+				t.Errorf("loader.NaturalCompare(%q, %q) = %d", sorted[i], sorted[j], got)
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"vastview/loader"
 )
@@ -39,7 +38,7 @@ func listFolder(dir string) (paths, names []string, err error) {
 	if len(names) == 0 {
 		return nil, nil, errors.New("no PNG, JPEG, GIF, BMP or TIFF frames in the folder")
 	}
-	slices.SortFunc(names, naturalCompare)
+	slices.SortFunc(names, loader.NaturalCompare)
 	paths = make([]string, len(names))
 	for i, n := range names {
 		paths[i] = filepath.Join(dir, n)
@@ -66,7 +65,7 @@ func listPattern(pattern string) (paths, names []string, err error) {
 	if len(paths) == 0 {
 		return nil, nil, errors.New("no PNG, JPEG, GIF, BMP or TIFF files match the pattern")
 	}
-	slices.SortFunc(paths, naturalCompare)
+	slices.SortFunc(paths, loader.NaturalCompare)
 	names = make([]string, len(paths))
 	for i, p := range paths {
 		names[i] = p
@@ -76,41 +75,3 @@ func listPattern(pattern string) (paths, names []string, err error) {
 	}
 	return paths, names, nil
 }
-
-// naturalCompare orders strings so that runs of digits compare by their
-// numeric value (frame2 before frame10); strings that tie that way are
-// ordered byte-wise (frame01 before frame1).
-func naturalCompare(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigit(a[i]) && isDigit(b[j]) {
-			si, sj := i, j
-			for i < len(a) && isDigit(a[i]) {
-				i++
-			}
-			for j < len(b) && isDigit(b[j]) {
-				j++
-			}
-			da := strings.TrimLeft(a[si:i], "0")
-			db := strings.TrimLeft(b[sj:j], "0")
-			if len(da) != len(db) {
-				return len(da) - len(db)
-			}
-			if c := strings.Compare(da, db); c != 0 {
-				return c
-			}
-			continue
-		}
-		if a[i] != b[j] {
-			return int(a[i]) - int(b[j])
-		}
-		i++
-		j++
-	}
-	if ra, rb := len(a)-i, len(b)-j; ra != rb {
-		return ra - rb
-	}
-	return strings.Compare(a, b)
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -28,10 +28,11 @@ import (
 
 func init() {
 	loader.Register(loader.Format{Name: "sequence", Match: Match, Open: openSequence})
+	exts := map[kind][]string{kindPNG: {".png"}, kindJPEG: {".jpg", ".jpeg"}, kindBMP: {".bmp"}}
 	for _, k := range []kind{kindPNG, kindJPEG, kindBMP} {
-		loader.Register(loader.Format{Name: k.String(), Match: matchKind(k), Open: openPicture})
+		loader.Register(loader.Format{Name: k.String(), Match: matchKind(k), Open: openPicture, Exts: exts[k]})
 	}
-	loader.Register(loader.Format{Name: "gif", Match: matchKind(kindGIF), Open: openGIF})
+	loader.Register(loader.Format{Name: "gif", Match: matchKind(kindGIF), Open: openGIF, Exts: []string{".gif"}})
 }
 
 // matchKind returns a Match function for files whose first bytes are of

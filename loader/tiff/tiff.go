@@ -17,7 +17,7 @@ import (
 var errClosed = errors.New("tiff: source is closed")
 
 func init() {
-	loader.Register(loader.Format{Name: "tiff", Match: Match, Open: Open})
+	loader.Register(loader.Format{Name: "tiff", Match: Match, Open: Open, Exts: []string{".tif", ".tiff", ".btf", ".tf8"}})
 }
 
 // Match reports whether head starts with a classic or BigTIFF header in

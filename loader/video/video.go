@@ -54,7 +54,7 @@ import (
 )
 
 func init() {
-	loader.Register(loader.Format{Name: "video", Match: Match, Open: Open})
+	loader.Register(loader.Format{Name: "video", Match: Match, Open: Open, Exts: []string{".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm"}})
 }
 
 // Open opens the video file at path. It needs ffmpeg and ffprobe on PATH.

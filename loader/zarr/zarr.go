@@ -33,7 +33,7 @@ import (
 )
 
 func init() {
-	loader.Register(loader.Format{Name: "zarr", Match: Match, Open: openSource})
+	loader.Register(loader.Format{Name: "zarr", Match: Match, Open: openSource, Exts: []string{".zarr"}})
 }
 
 // Match reports whether path is a URL or a folder holding Zarr metadata

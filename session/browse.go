@@ -1,0 +1,555 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"vastview/levels"
+	"vastview/loader"
+	"vastview/render"
+)
+
+// Entry is one file (or folder, or address) of the browsing list.
+type Entry struct {
+	Path string
+	// Err says why it could not be opened, once that was tried; next and
+	// previous skip it.
+	Err error
+}
+
+// browseState is the browsing list: the files opened together, or the
+// files of the folder of the one opened, and the one shown.
+type browseState struct {
+	list  []Entry
+	pos   int              // the entry shown, -1 for none
+	ahead map[string]*Data // neighbours opened ahead of need, by path
+	keep  bool             // keep the view across files of one shape
+	gen   uint64           // counts list changes, so stale work can tell
+}
+
+// Open opens path (a file, folder, glob or URL) off the calling goroutine
+// and shows it, with its folder's other files as the browsing list; an
+// error becomes a Problem and the data shown stays. An open already in
+// progress is cancelled. Opening shows in Opening.
+func (s *Session) Open(path string) { s.OpenList([]string{path}) }
+
+// OpenList opens a set of paths as the browsing list, in their order
+// (folders of volumes, movies or mixed files give their files in natural
+// order; a folder of 2-D images of one shape and type is one stack), and
+// shows the first that opens. One path that is a file makes its folder's
+// files the list. Paths that cannot be opened stay in the list with why;
+// when none opens, one Problem says so and the data shown stays.
+func (s *Session) OpenList(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	for i := range paths {
+		paths[i] = Canonical(paths[i])
+	}
+	s.startOpen(paths[0], func(ctx context.Context, current func() bool) {
+		list, start, err := expandList(ctx, paths)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				s.problem(displayName(paths[0]), err)
+			}
+			return
+		}
+		s.openInList(ctx, current, list, start, 1, false)
+	})
+}
+
+// OpenFolder opens a folder as one stack of frames (asStack), or as the
+// browsing list of its files.
+func (s *Session) OpenFolder(dir string, asStack bool) {
+	dir = Canonical(dir)
+	s.startOpen(dir, func(ctx context.Context, current func() bool) {
+		list := []Entry{{Path: dir}}
+		if !asStack && !isZarr(dir) {
+			list = nil
+			for _, f := range folderFiles(dir) {
+				list = append(list, Entry{Path: f})
+			}
+			if len(list) == 0 {
+				s.problem(displayName(dir), errors.New("no image files in the folder"))
+				return
+			}
+		}
+		s.openInList(ctx, current, list, 0, 1, false)
+	})
+}
+
+// Browse makes paths the browsing list (as OpenList would: folders of
+// files give their files) without opening them; the data shown, opened
+// from one of them, keeps its place. Listing runs in the background.
+func (s *Session) Browse(paths []string) {
+	for i := range paths {
+		paths[i] = Canonical(paths[i])
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.browse.gen++
+	gen := s.browse.gen
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		list, _, err := expandList(context.Background(), paths)
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.browse.gen == gen && !s.closed {
+			s.browse.list, s.browse.pos = list, -1
+			if s.data != nil {
+				s.browse.pos = slices.IndexFunc(list, func(e Entry) bool { return e.Path == s.data.Name })
+			}
+			s.startThumbsLocked()
+		}
+		s.mu.Unlock()
+		s.changed(ListChanged)
+		s.prefetchNeighbours()
+	}()
+}
+
+// listAround makes the files of path's folder the browsing list, path the
+// one shown, listing the folder in the background.
+func (s *Session) listAround(path string) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.browse.gen++
+	gen := s.browse.gen
+	s.browse.list, s.browse.pos = []Entry{{Path: path}}, 0
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		list, start := folderList(path)
+		s.mu.Lock()
+		if s.browse.gen == gen && !s.closed {
+			s.browse.list, s.browse.pos = list, start
+			s.startThumbsLocked()
+		}
+		s.mu.Unlock()
+		s.changed(ListChanged)
+		s.prefetchNeighbours()
+	}()
+}
+
+// openInList opens the entry at start of list, or the next one in
+// direction dir that opens, marking those that do not; it then shows it
+// (keeping the view when asked and the shapes match) with list as the
+// browsing list.
+func (s *Session) openInList(ctx context.Context, current func() bool, list []Entry, start, dir int, keep bool) {
+	var problems []Problem
+	for i := start; i >= 0 && i < len(list); i += dir {
+		if list[i].Err != nil {
+			continue
+		}
+		d, err := s.dataFor(ctx, list[i].Path)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			list[i].Err = err
+			problems = append(problems, Problem{Subject: displayName(list[i].Path), Err: err})
+			continue
+		}
+		if !current() {
+			d.Release()
+			return
+		}
+		s.mu.Lock()
+		s.browse.gen++
+		s.browse.list, s.browse.pos = list, i
+		s.startThumbsLocked()
+		s.mu.Unlock()
+		if err := s.show(d, keep); err != nil {
+			s.problem(displayName(list[i].Path), err)
+		}
+		return
+	}
+	switch {
+	case len(problems) == 1:
+		s.problem(problems[0].Subject, problems[0].Err)
+	case len(problems) > 1:
+		var each []string
+		for _, p := range problems {
+			each = append(each, p.Subject+": "+p.Err.Error())
+		}
+		s.problem("", fmt.Errorf("none of the %d files could be opened: %s", len(problems), strings.Join(each, "; ")))
+	}
+}
+
+// dataFor returns the data of path: the one opened ahead, or newly opened.
+func (s *Session) dataFor(ctx context.Context, path string) (*Data, error) {
+	s.mu.Lock()
+	if d, ok := s.browse.ahead[path]; ok {
+		delete(s.browse.ahead, path)
+		s.mu.Unlock()
+		return d, nil
+	}
+	s.mu.Unlock()
+	src, err := s.opts.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return s.openData(path, src, false)
+}
+
+// NextFile shows the next file of the browsing list that opens (dir 1),
+// the previous one (dir -1), the first (FirstFile) or the last
+// (LastFile), keeping the view when the shapes match and the keep-view
+// option is on.
+func (s *Session) NextFile(dir int) {
+	s.moveInList(func(pos, n int) (int, int) { return pos + dir, dir })
+}
+
+// FirstFile shows the first file of the browsing list that opens.
+func (s *Session) FirstFile() { s.moveInList(func(int, int) (int, int) { return 0, 1 }) }
+
+// LastFile shows the last file of the browsing list that opens.
+func (s *Session) LastFile() { s.moveInList(func(_, n int) (int, int) { return n - 1, -1 }) }
+
+// moveInList opens the entry where picks it, looking on in its direction.
+func (s *Session) moveInList(pick func(pos, n int) (int, int)) {
+	s.mu.Lock()
+	list := slices.Clone(s.browse.list)
+	pos, keep := s.browse.pos, s.browse.keep
+	s.mu.Unlock()
+	if len(list) < 2 {
+		return
+	}
+	start, dir := pick(pos, len(list))
+	if start < 0 || start >= len(list) || start == pos {
+		return
+	}
+	s.startOpen(list[start].Path, func(ctx context.Context, current func() bool) {
+		s.openInList(ctx, current, list, start, dir, keep)
+	})
+}
+
+// OpenEntry shows entry i of the browsing list (a click in the file
+// strip).
+func (s *Session) OpenEntry(i int) {
+	s.moveInList(func(pos, n int) (int, int) {
+		if i < pos {
+			return i, -1
+		}
+		return i, 1
+	})
+}
+
+// List returns the browsing list and the place of the file shown in it
+// (-1 when none).
+func (s *Session) List() ([]Entry, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.browse.list), s.browse.pos
+}
+
+// SetKeepView sets whether the next file opens at the view of the one
+// shown when their shapes match (on by default).
+func (s *Session) SetKeepView(on bool) {
+	s.mu.Lock()
+	s.browse.keep = on
+	s.mu.Unlock()
+}
+
+// KeepView reports the keep-view option.
+func (s *Session) KeepView() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.browse.keep
+}
+
+// sameGeometry reports whether two arrays have the same axes, shape and
+// sample type: one view fits both.
+func sameGeometry(a, b *loader.Meta) bool {
+	return a.Axes == b.Axes && slices.Equal(a.Shape, b.Shape) && a.DType == b.DType && a.RGB == b.RGB
+}
+
+// isNeighbourLocked reports whether path is next to the file shown in the
+// browsing list.
+func (s *Session) isNeighbourLocked(path string) bool {
+	for _, i := range s.neighboursLocked() {
+		if s.browse.list[i].Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// neighboursLocked returns the entries next to the one shown that may
+// open: the next and the previous not known to fail.
+func (s *Session) neighboursLocked() []int {
+	var out []int
+	list, pos := s.browse.list, s.browse.pos
+	if pos < 0 {
+		return nil
+	}
+	for _, dir := range []int{1, -1} {
+		for i := pos + dir; i >= 0 && i < len(list); i += dir {
+			if list[i].Err == nil {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// aheadCacheBytes is the chunk cache of data opened ahead: an eighth of
+// the budget, so that two neighbours and the file shown fit in it.
+func aheadCacheBytes(budget int64) int64 {
+	if budget <= 0 {
+		budget = levels.DefaultCacheBytes()
+	}
+	return max(budget/8, 16<<20)
+}
+
+// prefetchNeighbours opens the next and previous files of the list ahead
+// of need and asks for the chunks of their first view, so that moving to
+// them shows their first image at once; files no longer next to the one
+// shown are released.
+func (s *Session) prefetchNeighbours() {
+	s.mu.Lock()
+	if s.closed || s.data == nil {
+		s.mu.Unlock()
+		return
+	}
+	want := map[string]bool{}
+	var todo []string
+	for _, i := range s.neighboursLocked() {
+		p := s.browse.list[i].Path
+		want[p] = true
+		if _, ok := s.browse.ahead[p]; !ok {
+			todo = append(todo, p)
+		}
+	}
+	var drop []*Data
+	for p, d := range s.browse.ahead {
+		if !want[p] {
+			drop = append(drop, d)
+			delete(s.browse.ahead, p)
+		}
+	}
+	if s.browse.ahead == nil {
+		s.browse.ahead = map[string]*Data{}
+	}
+	view, cur, keep, gen := s.view, s.data, s.browse.keep, s.browse.gen
+	s.wg.Add(len(todo))
+	s.mu.Unlock()
+	for _, d := range drop {
+		go d.Release()
+	}
+	for _, p := range todo {
+		go func() {
+			defer s.wg.Done()
+			s.openAhead(p, view, cur, keep, gen)
+		}()
+	}
+}
+
+// openAhead opens path as data ahead of need and asks for the chunks of
+// the view it would first show.
+func (s *Session) openAhead(path string, view render.View, cur *Data, keep bool, gen uint64) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := s.stopOnClose(cancel)
+	defer stop()
+	src, err := s.opts.Open(ctx, path)
+	var d *Data
+	if err == nil {
+		d, err = s.openData(path, src, true)
+	}
+	if err != nil {
+		if s.markFailed(path, err, gen) {
+			s.prefetchNeighbours() // the one beyond it, then
+		}
+		return
+	}
+	s.mu.Lock()
+	if s.closed || s.browse.gen != gen || !s.isNeighbourLocked(path) || s.browse.ahead[path] != nil {
+		s.mu.Unlock()
+		d.Release()
+		return
+	}
+	s.browse.ahead[path] = d
+	s.mu.Unlock()
+	m := d.Pyr.Meta()
+	if !(keep && sameGeometry(cur.Pyr.Meta(), m)) {
+		w, h := view.Width, view.Height
+		view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
+		if p, ok := s.prefs.View(path); ok {
+			if o, err := render.ParseOrientation(p.Plane); err == nil {
+				view.Orientation, view.Zoom, view.Center = o, p.Zoom, render.Point{Col: p.CenterX, Row: p.CenterY}
+				view.T, view.Z, view.Y, view.X = p.T, p.Z, p.Y, p.X
+			}
+		}
+	}
+	var r render.Renderer
+	r.RequestFinest(view, d.Pyr, 1, firstPlaneBytes)
+	r.Render(view, d.Pyr, 1)
+}
+
+// markFailed notes that path of the list gen could not be opened, and
+// reports whether it did (the list is still that one).
+func (s *Session) markFailed(path string, err error, gen uint64) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	s.mu.Lock()
+	marked := s.browse.gen == gen && !s.closed
+	if marked {
+		for i := range s.browse.list {
+			if s.browse.list[i].Path == path {
+				s.browse.list[i].Err = err
+			}
+		}
+	}
+	s.mu.Unlock()
+	s.changed(ListChanged)
+	return marked
+}
+
+// stopOnClose calls cancel when the session closes; the returned function
+// stops that.
+func (s *Session) stopOnClose(cancel context.CancelFunc) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
+// expandList turns the paths given into a browsing list and the entry to
+// show first.
+func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
+	if len(paths) == 1 {
+		st, err := os.Stat(paths[0])
+		switch {
+		case err != nil || loader.IsURL(paths[0]) || loader.IsPattern(paths[0]):
+			return []Entry{{Path: paths[0]}}, 0, nil // opening it says what it is
+		case !st.IsDir():
+			list, start := folderList(paths[0])
+			return list, start, nil
+		}
+	}
+	var list []Entry
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() && !isZarr(p) && !isStack(ctx, p) {
+			for _, f := range folderFiles(p) {
+				list = append(list, Entry{Path: f})
+			}
+			continue
+		}
+		list = append(list, Entry{Path: p})
+	}
+	if len(list) == 0 {
+		return nil, 0, errors.New("no image files in the folder")
+	}
+	return list, 0, nil
+}
+
+// folderList is the browsing list of a file: the files of its folder, and
+// its place among them.
+func folderList(path string) ([]Entry, int) {
+	files := folderFiles(filepath.Dir(path))
+	i := slices.Index(files, path)
+	if i < 0 { // a file no format lists by its name
+		files = append(files, path)
+		slices.SortFunc(files, loader.NaturalCompare)
+		i = slices.Index(files, path)
+	}
+	list := make([]Entry, len(files))
+	for k, f := range files {
+		list[k] = Entry{Path: f}
+	}
+	return list, i
+}
+
+// folderFiles lists the files of dir that a format reads (by their names)
+// and its Zarr stores, in natural order.
+func folderFiles(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() && (strings.HasSuffix(strings.ToLower(e.Name()), ".zarr") || isZarr(p)) || !e.IsDir() && loader.Listed(e.Name()) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, loader.NaturalCompare)
+	return out
+}
+
+// isZarr reports whether the folder is a Zarr store.
+func isZarr(dir string) bool {
+	for _, m := range []string{"zarr.json", ".zattrs", ".zgroup", ".zarray"} {
+		if st, err := os.Stat(filepath.Join(dir, m)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// frameExts are the endings of the files a folder of frames is made of.
+var frameExts = []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
+
+// isStack reports whether a folder is one stack of frames: its files are
+// all 2-D images, and its first and last have one shape and type. A
+// folder of volumes, movies or mixed files is a list of files instead.
+func isStack(ctx context.Context, dir string) bool {
+	files := folderFiles(dir)
+	if len(files) == 0 {
+		return false
+	}
+	for _, f := range files {
+		if !loader.HasExt(f, frameExts...) {
+			return false
+		}
+	}
+	var metas []*loader.Meta
+	for _, f := range []string{files[0], files[len(files)-1]} {
+		src, err := loader.Open(ctx, f)
+		if err != nil {
+			return false
+		}
+		metas = append(metas, src.Meta())
+		src.Close()
+	}
+	return planes(metas[0]) == 1 && sameGeometry(metas[0], metas[1])
+}
+
+// planes is the number of 2-D images an array holds (colour samples are
+// one image).
+func planes(m *loader.Meta) int {
+	n := 1
+	for i, a := range []byte(m.Axes) {
+		if a != 'Y' && a != 'X' && !(a == 'C' && m.RGB) {
+			n *= m.Shape[i]
+		}
+	}
+	return n
+}

@@ -1,0 +1,284 @@
+package session
+
+import (
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vastview/internal/tiffwrite"
+	"vastview/loader"
+	_ "vastview/loader/sequence"
+	_ "vastview/loader/tiff"
+)
+
+// writeStack writes a z×h×w uint16 TIFF stack whose samples tell the file
+// (base) and position apart.
+func writeStack(t *testing.T, path string, z, h, w int, base uint16) {
+	t.Helper()
+	err := tiffwrite.Stack(path, w, h, z, loader.Uint16, func(page int, buf []byte) {
+		for i := 0; i+1 < len(buf); i += 2 {
+			v := base + uint16(page*100+i/2%w)
+			buf[i], buf[i+1] = byte(v), byte(v>>8)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writePNG(t *testing.T, path string, w, h int, v uint8) {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = v + uint8(i%7)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// browseFolder is a folder of four stacks of one shape, an unreadable
+// TIFF and a note: c2.tif comes before c10.tif.
+func browseFolder(t *testing.T) (dir string, names []string) {
+	dir = t.TempDir()
+	for i, n := range []string{"a.tif", "b.tif", "c2.tif", "c10.tif"} {
+		writeStack(t, filepath.Join(dir, n), 9, 40, 60, uint16(1000*(i+1)))
+	}
+	os.WriteFile(filepath.Join(dir, "broken.tif"), []byte("II*\x00garbage"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
+	return dir, []string{"a.tif", "b.tif", "broken.tif", "c2.tif", "c10.tif"}
+}
+
+func paths(dir string, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, filepath.Join(dir, n))
+	}
+	return out
+}
+
+func listPaths(list []Entry) []string {
+	var out []string
+	for _, e := range list {
+		out = append(out, e.Path)
+	}
+	return out
+}
+
+func (h *harness) waitData(name string) {
+	h.t.Helper()
+	h.waitFrame(func(f *Frame) bool { return f.data.Name == name && f.Info.Complete })
+}
+
+func TestOpeningAFileListsItsFolderInNaturalOrder(t *testing.T) {
+	dir, names := browseFolder(t)
+	h := newHarness(t, Options{})
+	h.s.Open(filepath.Join(dir, "b.tif"))
+	h.waitData(filepath.Join(dir, "b.tif"))
+	var list []Entry
+	var pos int
+	h.waitUpdate(func(Update) bool { list, pos = h.s.List(); return len(list) == len(names) })
+	if got, want := listPaths(list), paths(dir, names...); strings.Join(got, " ") != strings.Join(want, " ") || pos != 1 {
+		t.Errorf("list %v at %d, want %v at 1", got, pos, want)
+	}
+	if got := h.s.Title(); got != "vastview — b.tif — 2/5" {
+		t.Errorf("title %q", got)
+	}
+}
+
+func TestNextAndPreviousSkipFilesThatDoNotOpen(t *testing.T) {
+	dir, _ := browseFolder(t)
+	h := newHarness(t, Options{})
+	h.s.Open(filepath.Join(dir, "b.tif"))
+	h.waitData(filepath.Join(dir, "b.tif"))
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "c2.tif")) // broken.tif skipped
+	list, pos := h.s.List()
+	if pos != 3 || list[2].Err == nil {
+		t.Fatalf("at %d; broken.tif marked %v", pos, list[2].Err)
+	}
+	h.s.PressWith(KeyLeft, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "b.tif"))
+	h.s.PressWith(KeyEnd, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "c10.tif"))
+	h.s.PressWith(KeyHome, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "a.tif"))
+	h.s.PressWith(KeyLeft, Mods{Alt: true}) // nothing before the first
+	if _, pos := h.s.List(); pos != 0 {
+		t.Errorf("at %d after going back from the first", pos)
+	}
+	var keys []string
+	for _, e := range h.eventsNamed("key") {
+		keys = append(keys, e["key"].(string))
+	}
+	if got := strings.Join(keys, " "); got != "Alt+Right Alt+Left Alt+End Alt+Home Alt+Left" {
+		t.Errorf("keys traced: %s", got)
+	}
+	if opens := h.eventsNamed("open"); len(opens) != 5 {
+		t.Errorf("%d open events for 5 files shown", len(opens))
+	}
+}
+
+// TestTheViewIsKeptAcrossFilesOfOneShape moves and zooms in one file: the
+// next file of the same shape opens there; a file of another shape gets
+// its own view.
+func TestTheViewIsKeptAcrossFilesOfOneShape(t *testing.T) {
+	dir, _ := browseFolder(t)
+	writeStack(t, filepath.Join(dir, "d_other.tif"), 3, 20, 30, 7)
+	h := newHarness(t, Options{})
+	h.s.Open(filepath.Join(dir, "a.tif"))
+	h.waitData(filepath.Join(dir, "a.tif"))
+	h.s.Press(KeyHome)
+	h.s.Press(KeyPeriod)
+	h.s.Rune('+')
+	h.s.SetWindow(1100, 1900)
+	want := h.s.View()
+	h.s.NextFile(1)
+	h.waitData(filepath.Join(dir, "b.tif"))
+	if got := h.s.View(); got.Z != want.Z || got.Zoom != want.Zoom || got.Lo != 1100 || got.Hi != 1900 {
+		t.Errorf("b.tif opened at %+v, want the view %+v", got, want)
+	}
+	// A window auto-contrast chose is chosen again for the next file
+	// (whose values are 1000 higher), not carried over.
+	h.s.AutoContrast()
+	auto := h.waitFrame(func(f *Frame) bool { return f.data.Name == filepath.Join(dir, "b.tif") && f.View.Lo != 1100 && f.Info.Complete }).View
+	h.s.NextFile(1)
+	next := h.waitFrame(func(f *Frame) bool { return f.data.Name == filepath.Join(dir, "c2.tif") && f.Info.Complete }).View
+	if next.Lo <= auto.Lo || next.Hi <= auto.Hi || next.Z != want.Z {
+		t.Errorf("c2.tif shown with [%g, %g] at z %d after b.tif's automatic [%g, %g]", next.Lo, next.Hi, next.Z, auto.Lo, auto.Hi)
+	}
+	h.s.LastFile()
+	h.waitData(filepath.Join(dir, "d_other.tif"))
+	if got := h.s.View(); got.Z != 1 || got.Lo == 1100 {
+		t.Errorf("a file of another shape opened at %+v", got)
+	}
+	h.s.SetKeepView(false)
+	h.s.FirstFile()
+	h.waitData(filepath.Join(dir, "a.tif"))
+	if got := h.s.View(); got.Z != want.Z {
+		t.Errorf("a.tif's own view is z %d, want %d", got.Z, want.Z)
+	}
+}
+
+// TestNeighboursAreReadAhead shows b.tif: a.tif and c2.tif open in the
+// background with their first view's chunks read, so that moving to one
+// shows it complete at once, without reading.
+func TestNeighboursAreReadAhead(t *testing.T) {
+	dir, _ := browseFolder(t)
+	h := newHarness(t, Options{})
+	h.s.Open(filepath.Join(dir, "b.tif"))
+	h.waitData(filepath.Join(dir, "b.tif"))
+	next := filepath.Join(dir, "c2.tif")
+	var ahead *Data
+	h.waitUpdate(func(Update) bool {
+		h.s.mu.Lock()
+		ahead = h.s.browse.ahead[next]
+		h.s.mu.Unlock()
+		return ahead != nil
+	})
+	// The ahead data's first view is plane 4: wait for its chunk.
+	events, unsub := ahead.Pyr.Subscribe()
+	for ahead.Pyr.Get(0, []int{4, 0, 0}) == nil {
+		<-events
+	}
+	unsub()
+	h.s.NextFile(1)
+	f := h.waitFrame(func(f *Frame) bool { return f.data.Name == next })
+	if f.data != ahead || !f.Info.Complete {
+		t.Errorf("the first frame of c2.tif: read ahead %v, complete %v", f.data == ahead, f.Info.Complete)
+	}
+	if shown := h.eventsNamed("frame_shown"); shown[len(shown)-1]["bytes_read"].(float64) != 0 {
+		t.Errorf("the first frame of c2.tif read %v bytes", shown[len(shown)-1]["bytes_read"])
+	}
+}
+
+func TestOpenListTakesFilesAndFoldersInOrder(t *testing.T) {
+	vols, _ := browseFolder(t)
+	frames := t.TempDir()
+	for i := range 4 {
+		writePNG(t, filepath.Join(frames, "f"+string(rune('0'+i))+".png"), 20, 10, uint8(10*i))
+	}
+	one := filepath.Join(t.TempDir(), "one.tif")
+	writeStack(t, one, 2, 10, 10, 5)
+	h := newHarness(t, Options{})
+	h.s.OpenList([]string{frames, vols, one})
+	h.waitData(frames) // a folder of 2-D frames of one shape is one stack
+	list, pos := h.s.List()
+	want := append(append([]string{frames}, paths(vols, "a.tif", "b.tif", "broken.tif", "c2.tif", "c10.tif")...), one)
+	if got := listPaths(list); strings.Join(got, " ") != strings.Join(want, " ") || pos != 0 {
+		t.Errorf("list %v at %d, want %v", got, pos, want)
+	}
+	if m := h.s.Meta(); m.Format != "sequence" || m.Size('Z') != 4 {
+		t.Errorf("the frames opened as %s %v", m.Format, m.Shape)
+	}
+	// The same folder as a list of files.
+	h.s.OpenFolder(frames, false)
+	h.waitData(filepath.Join(frames, "f0.png"))
+	if list, _ := h.s.List(); len(list) != 4 {
+		t.Errorf("the folder as a list has %d entries", len(list))
+	}
+}
+
+func TestADropOfUnsupportedFilesIsOneProblem(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.doc")
+	os.WriteFile(a, []byte("x"), 0o644)
+	os.WriteFile(b, []byte("y"), 0o644)
+	h := newHarness(t, Options{})
+	h.open(small(), "/data/volume.tif")
+	h.s.OpenList([]string{a, b})
+	u := h.waitUpdate(func(u Update) bool { return len(u.Problems) > 0 })
+	msg := u.Problems[0].Err.Error()
+	if len(u.Problems) != 1 || !strings.Contains(msg, "none of the 2 files") || !strings.Contains(msg, "a.txt") || !strings.Contains(msg, "b.doc") {
+		t.Errorf("problems %v", u.Problems)
+	}
+	if d := h.s.Data(); d.Name != "/data/volume.tif" {
+		t.Errorf("%s shown after a drop that did not open", d.Name)
+	}
+}
+
+// TestThumbnailsAreMadeAndKept makes the thumbnails of a list, and finds
+// them in the disk cache in a new session.
+func TestThumbnailsAreMadeAndKept(t *testing.T) {
+	dir, _ := browseFolder(t)
+	cache := t.TempDir()
+	root := filepath.Join(cache, "levels")
+	h := newHarness(t, Options{DiskRoot: root})
+	h.s.Open(filepath.Join(dir, "a.tif"))
+	good := paths(dir, "a.tif", "b.tif", "c2.tif", "c10.tif")
+	h.waitUpdate(func(Update) bool {
+		for _, p := range good {
+			if _, ok := h.s.Thumbnail(p); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	img, _ := h.s.Thumbnail(good[0])
+	if img == nil || img.Rect.Dx() != 60 || img.Rect.Dy() != 40 {
+		t.Fatalf("thumbnail %v, want the 60×40 plane as it is (no larger than %d)", img.Bounds(), ThumbSize)
+	}
+	// Columns brighten left to right in every file.
+	if l, r := img.Pix[4*(20*60+2)], img.Pix[4*(20*60+57)]; l >= r {
+		t.Errorf("thumbnail left %d right %d", l, r)
+	}
+	kept, _ := filepath.Glob(filepath.Join(cache, "thumbs", "*.png"))
+	if len(kept) != 4 {
+		t.Errorf("%d thumbnails kept, want 4", len(kept))
+	}
+	h2 := newHarness(t, Options{DiskRoot: root})
+	if got := h2.s.thumbFor(t.Context(), good[1]); got == nil || got.Rect != img.Rect {
+		t.Errorf("the kept thumbnail reads back as %v", got)
+	}
+}
+
+var _ = color.Gray{}

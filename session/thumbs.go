@@ -1,0 +1,294 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"image"
+	"image/draw"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"vastview/internal/fsutil"
+	"vastview/loader"
+	"vastview/render"
+)
+
+// ThumbSize is the longer side of a thumbnail, in pixels.
+const ThumbSize = 96
+
+// maxThumbPlane bounds the plane a thumbnail is made from: larger planes
+// without a stored coarse level get none (their file shows its name only).
+const maxThumbPlane = 64 << 20
+
+// thumbState holds the thumbnails of the browsing list made so far, and
+// the worker making the others.
+type thumbState struct {
+	imgs    map[string]*image.RGBA // by path
+	running bool
+	idle    chan struct{} // closed when scrubbing and playback end
+}
+
+// Thumbnail returns the thumbnail of a file of the browsing list, if it is
+// made yet.
+func (s *Session) Thumbnail(path string) (*image.RGBA, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	img, ok := s.thumbs.imgs[path]
+	return img, ok
+}
+
+// startThumbs makes the thumbnails of the list in the background, those
+// nearest the file shown first, one file at a time and never while a key
+// is held or a movie plays; they are kept in the disk cache.
+func (s *Session) startThumbsLocked() {
+	if s.thumbs.running || s.closed || len(s.browse.list) < 2 {
+		return
+	}
+	s.thumbs.running = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stop := s.stopOnClose(cancel)
+		defer stop()
+		for {
+			path, ok := s.nextThumb()
+			if !ok || !s.waitIdle(ctx) {
+				return
+			}
+			img := s.thumbFor(ctx, path)
+			s.mu.Lock()
+			if s.thumbs.imgs == nil {
+				s.thumbs.imgs = map[string]*image.RGBA{}
+			}
+			s.thumbs.imgs[path] = img // nil: none can be made
+			s.mu.Unlock()
+			s.changed(ThumbnailsChanged)
+		}
+	}()
+}
+
+// nextThumb is the file of the list nearest the one shown without a
+// thumbnail; false when all have one (the worker then ends).
+func (s *Session) nextThumb() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list, pos := s.browse.list, max(0, s.browse.pos)
+	for d := 0; d < len(list); d++ {
+		for _, i := range []int{pos + d, pos - d} {
+			if i < 0 || i >= len(list) || list[i].Err != nil {
+				continue
+			}
+			if _, done := s.thumbs.imgs[list[i].Path]; !done {
+				return list[i].Path, true
+			}
+		}
+	}
+	s.thumbs.running = false
+	return "", false
+}
+
+// waitIdle waits until no key is held and nothing plays; false when ctx
+// ends first.
+func (s *Session) waitIdle(ctx context.Context) bool {
+	for {
+		s.mu.Lock()
+		if !s.scrub.active && !s.play.on {
+			s.mu.Unlock()
+			return true
+		}
+		if s.thumbs.idle == nil {
+			s.thumbs.idle = make(chan struct{})
+		}
+		ch := s.thumbs.idle
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// signalIdleLocked wakes the work waiting for the keys and playback to
+// rest.
+func (s *Session) signalIdleLocked() {
+	if s.thumbs.idle != nil && !s.scrub.active && !s.play.on {
+		close(s.thumbs.idle)
+		s.thumbs.idle = nil
+	}
+}
+
+// thumbFor returns the thumbnail of path from the disk cache, or makes it
+// (and keeps it there); nil when none can be made.
+func (s *Session) thumbFor(ctx context.Context, path string) *image.RGBA {
+	cache := s.thumbPath(path)
+	if cache != "" {
+		if img := readThumb(cache); img != nil {
+			return img
+		}
+	}
+	src, err := s.opts.Open(ctx, path)
+	if err != nil {
+		return nil
+	}
+	defer src.Close()
+	img := makeThumb(ctx, src)
+	if img != nil && cache != "" {
+		var b bytes.Buffer
+		if png.Encode(&b, img) == nil && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+			fsutil.WriteAtomic(cache, b.Bytes())
+		}
+	}
+	return img
+}
+
+// thumbPath is where the thumbnail of a file is kept: named by the file's
+// identity, so that a changed file gets a new one ("" when there is no
+// cache or no identity).
+func (s *Session) thumbPath(path string) string {
+	if s.opts.DiskRoot == "-" {
+		return ""
+	}
+	id, err := loader.FileIdentity(path)
+	if err != nil {
+		return ""
+	}
+	root := s.opts.DiskRoot
+	if root == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		root = filepath.Join(dir, "vastview", "levels")
+	}
+	key, _ := json.Marshal(id)
+	sum := sha256.Sum256(key)
+	return filepath.Join(filepath.Dir(root), "thumbs", hex.EncodeToString(sum[:12])+".png")
+}
+
+// readThumb decodes a kept thumbnail, or returns nil.
+func readThumb(path string) *image.RGBA {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return nil
+	}
+	out := image.NewRGBA(img.Bounds())
+	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
+	return out
+}
+
+// makeThumb draws the middle plane of src's coarsest stored level, shrunk
+// to fit ThumbSize by averaging, auto-contrasted (colour pixels in colour).
+func makeThumb(ctx context.Context, src loader.Source) *image.RGBA {
+	m := src.Meta()
+	k := len(m.Levels) - 1
+	l := &m.Levels[k]
+	at := map[byte]int{}
+	for i, a := range []byte(m.Axes) {
+		if a != 'Y' && a != 'X' && a != 'C' {
+			at[a] = l.Shape[i] / 2
+		}
+	}
+	w, h := m.Size('X'), m.Size('Y')
+	if ia, ib := m.AxisIndex('X'), m.AxisIndex('Y'); ia >= 0 && ib >= 0 {
+		w, h = l.Shape[ia], l.Shape[ib]
+	}
+	if int64(w)*int64(h)*int64(m.DType.Size()) > maxThumbPlane {
+		return nil
+	}
+	channels := []int{0}
+	if m.RGB && m.Size('C') == 3 {
+		channels = []int{0, 1, 2}
+	}
+	var planes [3][]float64
+	tw, th := thumbDims(w, h)
+	for i, c := range channels {
+		if m.AxisIndex('C') >= 0 {
+			at['C'] = c
+		}
+		buf, pw, ph, err := loader.ReadPlane(ctx, src, k, loader.Plane{Orientation: "xy", At: at})
+		if err != nil {
+			return nil
+		}
+		planes[i] = shrink(buf, m.DType, pw, ph, tw, th)
+	}
+	out := image.NewRGBA(image.Rect(0, 0, tw, th))
+	if len(channels) == 3 {
+		lo, hi := 0.0, 255.0
+		if wl, wh, ok := render.RGBWindow(m.DType); ok {
+			lo, hi = wl, wh
+		}
+		for p := range tw * th {
+			for c := range 3 {
+				out.Pix[4*p+c] = scale8(planes[c][p], lo, hi)
+			}
+			out.Pix[4*p+3] = 255
+		}
+		return out
+	}
+	lo, hi := thumbRange(planes[0])
+	for p, v := range planes[0] {
+		g := scale8(v, lo, hi)
+		out.Pix[4*p], out.Pix[4*p+1], out.Pix[4*p+2], out.Pix[4*p+3] = g, g, g, 255
+	}
+	return out
+}
+
+// thumbDims fits w×h in ThumbSize, keeping the aspect (at least 1×1).
+func thumbDims(w, h int) (int, int) {
+	f := min(1, float64(ThumbSize)/float64(max(w, h)))
+	return max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
+}
+
+// shrink averages a w×h plane down to tw×th.
+func shrink(buf []byte, dt loader.DType, w, h, tw, th int) []float64 {
+	sum := make([]float64, tw*th)
+	n := make([]int, tw*th)
+	for y := range h {
+		ty := y * th / h
+		for x := range w {
+			v := render.Sample(buf, dt, y*w+x)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			i := ty*tw + x*tw/w
+			sum[i] += v
+			n[i]++
+		}
+	}
+	for i := range sum {
+		if n[i] > 0 {
+			sum[i] /= float64(n[i])
+		}
+	}
+	return sum
+}
+
+// thumbRange is the 1st and 99th percentile of the values, for contrast.
+func thumbRange(v []float64) (lo, hi float64) {
+	s := append([]float64(nil), v...)
+	slices.Sort(s)
+	lo, hi = s[len(s)/100], s[len(s)-1-len(s)/100]
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi
+}
+
+func scale8(v, lo, hi float64) uint8 {
+	f := (v - lo) / (hi - lo) * 255
+	return uint8(max(0, min(255, math.Round(f))))
+}

@@ -1,0 +1,159 @@
+package ui
+
+import (
+	"image"
+	"image/color"
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// cardWidth is the width of a card in the file strip, in units.
+const cardWidth = 110
+
+// fileStrip shows the browsing list as a row of thumbnails with names:
+// the file shown is highlighted and kept in sight; a click opens a file;
+// a file that could not be opened is dimmed, its reason under its name.
+type fileStrip struct {
+	v      *Viewer
+	row    *fyne.Container
+	scroll *container.Scroll
+	cards  []*fileCard
+	paths  []string
+	hidden bool // hidden by the user (F)
+}
+
+func newFileStrip(v *Viewer) *fileStrip {
+	s := &fileStrip{v: v, row: container.NewHBox()}
+	s.scroll = container.NewHScroll(s.row)
+	s.scroll.SetMinSize(fyne.NewSize(0, ThumbUnits+50))
+	s.scroll.Hide()
+	return s
+}
+
+// ThumbUnits is the size a thumbnail is shown at, in units.
+const ThumbUnits = 72
+
+// listChanged rebuilds the cards when the list changed, highlights the
+// file shown and scrolls it into sight. The strip shows for lists of more
+// than one file, unless the user hid it.
+func (s *fileStrip) listChanged() {
+	list, pos := s.v.s.List()
+	var ps []string
+	for _, e := range list {
+		ps = append(ps, e.Path)
+	}
+	if !slices.Equal(ps, s.paths) {
+		s.paths = ps
+		s.row.RemoveAll()
+		s.cards = nil
+		for i, e := range list {
+			c := newFileCard(s.v, i, e.Path)
+			s.cards = append(s.cards, c)
+			s.row.Add(c)
+		}
+		s.thumbsChanged()
+	}
+	for i, c := range s.cards {
+		c.set(i == pos, list[i].Err)
+	}
+	if len(list) > 1 && !s.hidden {
+		s.scroll.Show()
+	} else {
+		s.scroll.Hide()
+	}
+	if pos >= 0 && pos < len(s.cards) {
+		s.follow(pos)
+	}
+}
+
+// follow scrolls card i into sight.
+func (s *fileStrip) follow(i int) {
+	x := float32(i) * (cardWidth + theme.Padding())
+	w := s.scroll.Size().Width
+	off := s.scroll.Offset.X
+	if x < off || x+cardWidth > off+w {
+		s.scroll.Offset.X = max(0, x-w/2+cardWidth/2)
+		s.scroll.Refresh()
+	}
+}
+
+// thumbsChanged shows the thumbnails made since.
+func (s *fileStrip) thumbsChanged() {
+	for _, c := range s.cards {
+		if c.img.Image == nil {
+			if img, ok := s.v.s.Thumbnail(c.path); ok && img != nil {
+				c.img.Image = img
+				c.img.Refresh()
+			}
+		}
+	}
+}
+
+// toggle shows or hides the strip (F).
+func (s *fileStrip) toggle() {
+	s.hidden = !s.hidden
+	s.listChanged()
+	s.v.win.Content().Refresh()
+}
+
+// fileCard is one file of the strip.
+type fileCard struct {
+	widget.BaseWidget
+	v    *Viewer
+	i    int
+	path string
+	img  *canvas.Image
+	name *widget.Label
+	bg   *canvas.Rectangle
+	box  *fyne.Container
+}
+
+func newFileCard(v *Viewer, i int, path string) *fileCard {
+	c := &fileCard{v: v, i: i, path: path, img: canvas.NewImageFromImage(nil), name: widget.NewLabel(displayName(path)),
+		bg: canvas.NewRectangle(color.Transparent)}
+	c.img.FillMode = canvas.ImageFillContain
+	c.img.ScaleMode = canvas.ImageScaleFastest
+	c.img.SetMinSize(fyne.NewSize(ThumbUnits, ThumbUnits))
+	c.name.Truncation = fyne.TextTruncateEllipsis
+	c.name.Alignment = fyne.TextAlignCenter
+	c.box = container.NewStack(c.bg, container.NewBorder(nil, c.name, nil, nil, c.img))
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// set highlights the card of the file shown, and dims one that failed.
+func (c *fileCard) set(current bool, err error) {
+	switch {
+	case current:
+		c.bg.FillColor = theme.Color(theme.ColorNamePrimary)
+	default:
+		c.bg.FillColor = color.Transparent
+	}
+	text := displayName(c.path)
+	if err != nil {
+		text += " (" + err.Error() + ")"
+		c.img.Translucency = 0.7
+	}
+	c.name.SetText(text)
+	c.bg.Refresh()
+}
+
+// Tapped implements fyne.Tappable: open the file.
+func (c *fileCard) Tapped(*fyne.PointEvent) {
+	c.v.s.OpenEntry(c.i)
+	c.v.focusView()
+}
+
+// MinSize implements fyne.CanvasObject.
+func (c *fileCard) MinSize() fyne.Size {
+	return fyne.NewSize(cardWidth, c.box.MinSize().Height)
+}
+
+func (c *fileCard) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(c.box) }
+
+var _ image.Image = (*image.RGBA)(nil)
