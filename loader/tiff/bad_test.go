@@ -49,20 +49,21 @@ func TestBadFiles(t *testing.T) {
 	cases := []struct {
 		file, want  string
 		unsupported bool
+		truncated   bool
 	}{
-		{"truncated.tif", "outside the file", false},
-		{"header.tif", "too short", false},
-		{"loop.tif", "loops back", false},
-		{"width0.tif", "bad image size 0x20", false},
-		{"huge.tif", "more than the file can hold", false},
-		{"huger.tif", "bad image size 30x4294967295", false},
-		{"counts.tif", "exceed the file", false},
-		{"offsets.tif", "exceed the file", false},
-		{"rps0.tif", "RowsPerStrip is 0", false},
-		{"fpred.tif", "floating-point predictor on uint16", false},
-		{"garbage.tif", "block 0", false},
-		{"bits12.tif", "12-bit unsigned samples", true},
-		{"pred9.tif", "predictor 9", true},
+		{"truncated.tif", "outside the file", false, true},
+		{"header.tif", "too short", false, true},
+		{"loop.tif", "loops back", false, false},
+		{"width0.tif", "bad image size 0x20", false, false},
+		{"huge.tif", "more than the file can hold", false, false},
+		{"huger.tif", "bad image size 30x4294967295", false, false},
+		{"counts.tif", "exceed the file", false, true},
+		{"offsets.tif", "exceed the file", false, true},
+		{"rps0.tif", "RowsPerStrip is 0", false, false},
+		{"fpred.tif", "floating-point predictor on uint16", false, false},
+		{"garbage.tif", "block 0", false, false},
+		{"bits12.tif", "12-bit unsigned samples", true, false},
+		{"pred9.tif", "predictor 9", true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -76,6 +77,9 @@ func TestBadFiles(t *testing.T) {
 				return
 			}
 			expectFormatErr(t, err, c.want)
+			if errors.Is(err, loader.ErrTruncated) != c.truncated {
+				t.Fatalf("errors.Is(%v, loader.ErrTruncated) is %v", err, !c.truncated)
+			}
 		})
 	}
 }

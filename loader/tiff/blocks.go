@@ -1,7 +1,13 @@
 package tiff
 
+import "math"
+
 // maxBlockBytes bounds the decoded size of one strip or tile.
 const maxBlockBytes = 1 << 31
+
+// maxSpan bounds block offsets and byte counts, so that offsets plus the
+// shift of a contiguous stack stay representable.
+const maxSpan = math.MaxInt64 / 2
 
 func (f *file) parseBlocks(p *page, fs fields) error {
 	ppb := p.spp // samples per pixel in one block
@@ -58,13 +64,19 @@ func (f *file) parseBlocks(p *page, fs fields) error {
 	if !ok {
 		return formatErr("IFD at offset %d has no strip or tile offsets", p.ifd)
 	}
-	if !isUint(e) || e.count < nb || !f.check(e) {
+	if !isUint(e) || e.count < nb {
 		return formatErr("bad strip or tile offsets: %d for %d blocks", e.count, nb)
+	}
+	if err := f.values(e, "strip or tile offsets"); err != nil {
+		return err
 	}
 	p.offsets = e
 	if e, ok := fs[cntTag]; ok {
-		if !isUint(e) || e.count < nb || !f.check(e) {
+		if !isUint(e) || e.count < nb {
 			return formatErr("bad strip or tile byte counts: %d for %d blocks", e.count, nb)
+		}
+		if err := f.values(e, "strip or tile byte counts"); err != nil {
+			return err
 		}
 		p.counts, p.hasCounts = e, true
 	} else if p.compression != cNone {
@@ -95,26 +107,39 @@ func (p *page) blockRows(b int) int {
 func (p *page) rowBytes() int { return p.bw * p.blockSamples() * p.dtype.Size() }
 
 // blockExtent returns block b's file offset and stored byte count (0 for an
-// empty block) after checking them against the file.
+// empty block) after checking them against the file: a block that runs past
+// its end is a truncated error.
 func (f *file) blockExtent(p *page, b int) (int64, int64, error) {
-	want := int64(p.blockRows(b)) * int64(p.rowBytes())
+	o, n, err := f.blockSpan(p, b)
+	if err != nil || n == 0 {
+		return 0, 0, err
+	}
+	if !f.has(o, n) {
+		return 0, 0, truncErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, o)
+	}
+	if p.compression == cNone {
+		want := int64(p.blockRows(b)) * int64(p.rowBytes())
+		if n < want {
+			return 0, 0, formatErr("block %d of IFD at offset %d holds %d bytes, %d expected", b, p.ifd, n, want)
+		}
+		n = want
+	}
+	return o, n, nil
+}
+
+// blockSpan returns block b's file offset (with the page's shift) and its
+// stored byte count (0 for an empty block) as the IFD gives them, without
+// checking them against the end of the file.
+func (f *file) blockSpan(p *page, b int) (int64, int64, error) {
 	off := f.uintAt(p.offsets, uint64(b))
-	n := uint64(want)
+	n := uint64(p.blockRows(b)) * uint64(p.rowBytes())
 	if p.hasCounts {
-		n = f.uintAt(p.counts, uint64(b))
-		if n == 0 {
+		if n = f.uintAt(p.counts, uint64(b)); n == 0 {
 			return 0, 0, nil
 		}
 	}
-	o := int64(off) + p.shift
-	if off > uint64(f.size()) || n > uint64(f.size()) || !f.has(o, int64(n)) {
-		return 0, 0, formatErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, o)
+	if off > maxSpan || n > maxSpan {
+		return 0, 0, truncErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, off)
 	}
-	if p.compression == cNone {
-		if int64(n) < want {
-			return 0, 0, formatErr("block %d of IFD at offset %d holds %d bytes, %d expected", b, p.ifd, n, want)
-		}
-		n = uint64(want)
-	}
-	return o, int64(n), nil
+	return int64(off) + p.shift, int64(n), nil
 }

@@ -32,7 +32,7 @@ type source struct {
 
 func newSource(lf *loader.File, path string) (*source, error) {
 	if lf.Size() < 8 {
-		return nil, formatErr("file is too short for a TIFF header")
+		return nil, truncErr("file of %d bytes is too short for a TIFF header", lf.Size())
 	}
 	b, err := lf.Bytes(0, lf.Size())
 	if err != nil {
@@ -208,6 +208,12 @@ func (s *source) levelPage(k int, p *page, level int) (*page, error) {
 
 // inPage prefixes a format error with the page it concerns.
 func inPage(k int, err error) error {
+	var tr *truncated
+	if errors.As(err, &tr) {
+		fe := tr.fe
+		fe.Msg = fmt.Sprintf("page %d: %s", k, fe.Msg)
+		return &truncated{fe}
+	}
 	var fe *loader.FormatError
 	if errors.As(err, &fe) {
 		return &loader.FormatError{Format: fe.Format, Msg: fmt.Sprintf("page %d: %s", k, fe.Msg)}
