@@ -18,6 +18,7 @@ rng = np.random.default_rng(1)
 data = rng.integers(0, 65535, (3, 20, 30), dtype=np.uint16)
 tifffile.imwrite(d + '/plain.tif', data, photometric='minisblack')
 tifffile.imwrite(d + '/zlib.tif', data, photometric='minisblack', compression='zlib', predictor=2)
+tifffile.imwrite(d + '/nometa.tif', data, photometric='minisblack', metadata=None)
 def patch(src, dst, page, code, fmt, value):
     shutil.copy(d + '/' + src, d + '/' + dst)
     with tifffile.TiffFile(d + '/' + src) as tf:
@@ -25,9 +26,9 @@ def patch(src, dst, page, code, fmt, value):
     with open(d + '/' + dst, 'r+b') as f:
         f.seek(pos)
         f.write(struct.pack('<' + fmt, value))
-with tifffile.TiffFile(d + '/plain.tif') as tf:
+with tifffile.TiffFile(d + '/nometa.tif') as tf:
     first = tf.pages[0].offset
-patch('plain.tif', 'loop.tif', 2, 0, 'I', first)
+patch('nometa.tif', 'loop.tif', 2, 0, 'I', first)
 patch('plain.tif', 'width0.tif', 0, 256, 'I', 0)
 patch('plain.tif', 'huge.tif', 0, 257, 'I', 0x3fffffff)
 patch('plain.tif', 'huger.tif', 0, 257, 'I', 0xffffffff)
