@@ -5,6 +5,12 @@ import "math"
 // maxBlockBytes bounds the decoded size of one strip or tile.
 const maxBlockBytes = 1 << 31
 
+// maxBeyondFile is how large an uncompressed tile or strip row may be when
+// the file is smaller (as a truncated file can be). Larger ones are an
+// error: they would make readers allocate chunk buffers the file cannot
+// justify.
+const maxBeyondFile = 64 << 20
+
 // maxSpan bounds block offsets and byte counts, so that offsets plus the
 // shift of a contiguous stack stay representable.
 const maxSpan = math.MaxInt64 / 2
@@ -47,7 +53,11 @@ func (f *file) parseBlocks(p *page, fs fields) error {
 		offTag, cntTag = tagStripOffsets, tagStripByteCounts
 	}
 	bb := uint64(p.bw) * uint64(p.bh) * uint64(ppb) * uint64(es)
-	if p.compression == cNone && bb > uint64(f.size()) {
+	unit := bb // what must fit in the file: a tile, or a row of a strip
+	if !p.tiled {
+		unit = uint64(p.bw) * uint64(ppb) * uint64(es)
+	}
+	if p.compression == cNone && unit > uint64(max(f.size(), maxBeyondFile)) {
 		return formatErr("%dx%d pixel blocks of %d bytes exceed the file", p.bw, p.bh, bb)
 	}
 	if bb > maxBlockBytes {
@@ -142,4 +152,26 @@ func (f *file) blockSpan(p *page, b int) (int64, int64, error) {
 		return 0, 0, truncErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, off)
 	}
 	return int64(off) + p.shift, int64(n), nil
+}
+
+// contiguousData returns where the stored data of p starts and its size,
+// when p is uncompressed and stored in strips back to back; ok is false
+// otherwise. The data need not lie in the file.
+func (f *file) contiguousData(p *page) (start, size int64, ok bool) {
+	if p.compression != cNone || p.tiled {
+		return 0, 0, false
+	}
+	start, end := int64(-1), int64(0)
+	for b := 0; b < p.nblocks; b++ {
+		off, n, err := f.blockSpan(p, b)
+		want := int64(p.blockRows(b)) * int64(p.rowBytes())
+		if err != nil || n < want || (start >= 0 && off != end) {
+			return 0, 0, false
+		}
+		if start < 0 {
+			start = off
+		}
+		end = off + want
+	}
+	return start, end - start, start >= 0 && end > start
 }
