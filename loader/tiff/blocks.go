@@ -1,6 +1,9 @@
 package tiff
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // maxBlockBytes bounds the decoded size of one strip or tile.
 const maxBlockBytes = 1 << 31
@@ -125,7 +128,7 @@ func (f *file) blockExtent(p *page, b int) (int64, int64, error) {
 		return 0, 0, err
 	}
 	if !f.has(o, n) {
-		return 0, 0, truncErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, o)
+		return 0, 0, f.beyond(p, b, uint64(n), uint64(o))
 	}
 	if p.compression == cNone {
 		want := int64(p.blockRows(b)) * int64(p.rowBytes())
@@ -149,9 +152,20 @@ func (f *file) blockSpan(p *page, b int) (int64, int64, error) {
 		}
 	}
 	if off > maxSpan || n > maxSpan {
-		return 0, 0, truncErr("block %d of IFD at offset %d: %d bytes at offset %d exceed the file", b, p.ifd, n, off)
+		return 0, 0, f.beyond(p, b, n, off)
 	}
 	return int64(off) + p.shift, int64(n), nil
+}
+
+// beyond is the error for block b of p, n bytes at offset off, which the
+// file does not hold. Pages without an IFD of their own (see
+// contiguous.go) are not told by page 0's IFD.
+func (f *file) beyond(p *page, b int, n, off uint64) error {
+	where := fmt.Sprintf("block %d of IFD at offset %d", b, p.ifd)
+	if p.shift != 0 {
+		where = fmt.Sprintf("block %d", b)
+	}
+	return truncErr("%s: %d bytes at offset %d exceed the file of %d bytes", where, n, off, f.size())
 }
 
 // contiguousData returns where the stored data of p starts and its size,
