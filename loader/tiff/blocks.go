@@ -168,6 +168,21 @@ func (f *file) beyond(p *page, b int, n, off uint64) error {
 	return truncErr("%s: %d bytes at offset %d exceed the file of %d bytes", where, n, off, f.size())
 }
 
+// cutStrip returns the offset of uncompressed strip b, which the file ends
+// inside of, and the size of its first rows rows; ok is false unless the
+// file holds those rows. A strip whose declared size alone exceeds the
+// file is not cut.
+func (f *file) cutStrip(p *page, b, rows int) (off, n int64, ok bool) {
+	o, cnt, err := f.blockSpan(p, b)
+	rb := int64(p.rowBytes())
+	want := int64(p.blockRows(b)) * rb
+	if err != nil || p.compression != cNone || p.tiled || cnt < want || f.has(o, want) {
+		return 0, 0, false
+	}
+	n = int64(rows) * rb
+	return o, n, f.has(o, n)
+}
+
 // contiguousData returns where the stored data of p starts and its size,
 // when p is uncompressed and stored in strips back to back; ok is false
 // otherwise. The data need not lie in the file.

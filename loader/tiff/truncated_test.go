@@ -401,3 +401,106 @@ func descending(n int) []int {
 	slices.Reverse(s)
 	return s
 }
+
+// An ImageJ stack over 4 GB (one IFD, the images back to back) cut inside
+// its last image: the images the file holds read, offsets beyond 4 GiB
+// included, and the part of the last image that is cut off fails.
+func TestTruncatedImageJOver4GB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a sparse 6 GiB file")
+	}
+	dir := t.TempDir()
+	python(t, dir, `
+import os
+path = d + '/big.tif'
+tifffile.imwrite(path, shape=(3, 32768, 32768), dtype=np.uint16, imagej=True, metadata={'axes': 'ZYX'})
+with tifffile.TiffFile(path) as tf:
+    start = tf.pages[0].dataoffsets[0]
+row = np.arange(32768, dtype='<u2')
+with open(path, 'r+b') as f:
+    for page, y in ((1, 32767), (2, 0), (2, 255)):
+        f.seek(start + (page * 32768 + y) * 65536)
+        f.write((row + page * 1000 + y).astype('<u2').tobytes())
+os.truncate(path, 5 << 30)
+`)
+	src := openTIFF(t, filepath.Join(dir, "big.tif"))
+	m := src.Meta()
+	if m.Format != "imagej-tiff" || m.Axes != "ZYX" || !slices.Equal(m.Shape, []int{3, 32768, 32768}) || m.Levels[0].Chunk[1] != 256 {
+		t.Fatalf("meta %s %s %v chunk %v", m.Format, m.Axes, m.Shape, m.Levels[0].Chunk)
+	}
+	buf := make([]byte, m.Levels[0].ChunkBytes(m.DType))
+	for _, c := range []struct{ page, band, y int }{{1, 127, 255}, {2, 0, 0}, {2, 0, 255}} {
+		if err := src.ReadChunk(context.Background(), 0, []int{c.page, c.band, 0}, buf); err != nil {
+			t.Fatalf("page %d, band %d: %v", c.page, c.band, err)
+		}
+		for x := 0; x < 32768; x += 4099 {
+			v := int(buf[(c.y*32768+x)*2]) | int(buf[(c.y*32768+x)*2+1])<<8
+			if want := (x + c.page*1000 + c.band*256 + c.y) & 0xffff; v != want {
+				t.Fatalf("page %d, band %d, row %d, column %d: %d, want %d", c.page, c.band, c.y, x, v, want)
+			}
+		}
+	}
+	err := src.ReadChunk(context.Background(), 0, []int{2, 127, 0}, buf)
+	expectTruncErr(t, err, "page 2")
+}
+
+// Pages read in bands: in a file that ends inside an uncompressed strip,
+// the bands whose rows it holds read, the others fail.
+func TestTruncatedBands(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, `
+rng = np.random.default_rng(12)
+tifffile.imwrite(d + '/gray.tif', rng.integers(0, 65535, (3, 61, 40), dtype=np.uint16), photometric='minisblack')
+tifffile.imwrite(d + '/rgb.tif', rng.integers(0, 255, (3, 61, 40, 3), dtype=np.uint8), photometric='rgb')
+for name in ('gray', 'rgb'):
+    with tifffile.TiffFile(d + '/' + name + '.tif') as tf:
+        p = tf.pages[0]
+        start, rb = p.dataoffsets[0], p.databytecounts[0] // 61
+    data = open(d + '/' + name + '.tif', 'rb').read()
+    open(d + '/' + name + '.cut.tif', 'wb').write(data[:start + (61 + 30) * rb + rb // 2])
+`)
+	oldPlane, oldBand := maxPlaneChunk, bandBytes
+	maxPlaneChunk, bandBytes = 1000, 320
+	defer func() { maxPlaneChunk, bandBytes = oldPlane, oldBand }()
+	for _, name := range []string{"gray", "rgb"} {
+		t.Run(name, func(t *testing.T) {
+			r := tifffileRead(t, filepath.Join(dir, name+".tif"))[filepath.Join(dir, name+".tif")]
+			src := openTIFF(t, filepath.Join(dir, name+".cut.tif"))
+			m := src.Meta()
+			l := &m.Levels[0]
+			rows, planes := l.Chunk[len(l.Chunk)-2], l.ChunkBytes(m.DType)/(l.Chunk[len(l.Chunk)-2]*40*m.DType.Size())
+			buf := make([]byte, l.ChunkBytes(m.DType))
+			for page := 0; page < 3; page++ {
+				for band := 0; band*rows < 61; band++ {
+					idx := make([]int, len(m.Axes))
+					idx[0], idx[len(idx)-2] = page, band
+					err := src.ReadChunk(context.Background(), 0, idx, buf)
+					// The file ends in row 30 of page 1.
+					if whole := page == 0 || (page == 1 && (band+1)*rows <= 30); !whole {
+						expectTruncErr(t, err, fmt.Sprintf("page %d", page))
+						continue
+					}
+					if err != nil {
+						t.Fatalf("page %d, band %d: %v", page, band, err)
+					}
+					expectBand(t, buf, r.Data, page, band, rows, planes, 40*m.DType.Size())
+				}
+			}
+		})
+	}
+}
+
+// expectBand checks a band of rows of one page (of planes sample planes,
+// 61 rows of rb bytes) against the whole stack in ref.
+func expectBand(t *testing.T, got, ref []byte, page, band, rows, planes, rb int) {
+	t.Helper()
+	for c := 0; c < planes; c++ {
+		for y := band * rows; y < min(61, (band+1)*rows); y++ {
+			g := got[(c*rows+y-band*rows)*rb:][:rb]
+			w := ref[((page*planes+c)*61+y)*rb:][:rb]
+			if !bytes.Equal(g, w) {
+				t.Fatalf("page %d, band %d, plane %d, row %d differs from tifffile's", page, band, c, y)
+			}
+		}
+	}
+}
