@@ -60,7 +60,10 @@ func newSource(lf *loader.File, path string) (*source, error) {
 		m.Palette = f.palette(p0)
 	}
 	m.RGB = p0.photometric == 2 && p0.spp >= 3 && m.Size('C') == p0.spp
-	s.levels = s.subLevels(m)
+	if s.idx.mode != modeContiguous {
+		// Pages found by arithmetic have no SubIFDs of their own.
+		s.levels = s.subLevels(m)
+	}
 	if err := m.Validate(); err != nil {
 		s.idx.close()
 		s.closeFile()

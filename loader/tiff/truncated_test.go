@@ -42,6 +42,10 @@ with tifffile.TiffFile(d + '/ome_end.tif') as tf:
     xml = tf.pages[0].description
 w('ome', ints(np.uint16, (3, 4, 30, 40)), description=xml, metadata=None, **mb)
 w('example', ints(np.uint16, (40, 300, 400)))
+with tifffile.TiffWriter(d + '/pyramid.tif') as tw:
+    p = ints(np.uint16, (12, 32, 40))
+    tw.write(p, subifds=1, **mb)
+    tw.write(p[:, ::2, ::2], subfiletype=1, **mb)
 # As ImageJ writes stacks over 4 GB: one IFD, the images after it.
 w('imagej_one', ints(np.uint16, (12, 30, 40)), imagej=True, metadata={'axes': 'ZYX'})
 with tifffile.TiffFile(d + '/imagej_one.tif') as tf:
@@ -173,6 +177,7 @@ var truncCases = []truncCase{
 	{"ome", "CZYX", kindContiguous, modeContiguous},
 	{"ome_end", "CZYX", kindContiguous, modeContiguous},
 	{"example", "ZYX", kindContiguous, modeContiguous},
+	{"pyramid", "ZYX", kindContiguous, modeContiguous},
 	{"interleaved_ij", "ZYX", kindDeclared, modeStride},
 	{"zlib", "ZYX", kindDeclared, modeList},
 	{"tiled", "ZYX", kindDeclared, -1},
