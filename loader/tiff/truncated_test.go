@@ -33,6 +33,7 @@ def w(name, data, **kw):
 w('shaped', ints(np.uint16, (12, 30, 40)), **mb)
 w('shaped_strips', ints(np.uint16, (12, 30, 40)), rowsperstrip=8, **mb)
 w('shaped_big', ints(np.uint16, (12, 30, 40)), bigtiff=True, **mb)
+w('shaped_be', ints(np.uint16, (12, 30, 40)), byteorder='>', **mb)
 w('rgb', ints(np.uint8, (12, 20, 30, 3)), photometric='rgb')
 w('imagej', ints(np.uint16, (2, 3, 2, 30, 40)), imagej=True, metadata={'axes': 'TZCYX'})
 # tifffile writes OME-XML at the end of the file; other writers before
@@ -56,12 +57,13 @@ with open(d + '/imagej_one.tif', 'r+b') as f:
     f.write(b'\0\0\0\0')
 # Each page's IFD before its data, at a constant stride.
 def pages(name, data, **kw):
-    with tifffile.TiffWriter(d + '/' + name + '.tif', bigtiff=kw.pop('bigtiff', False)) as tw:
+    with tifffile.TiffWriter(d + '/' + name + '.tif', bigtiff=kw.pop('bigtiff', False), byteorder=kw.pop('byteorder', None)) as tw:
         for k in range(len(data)):
             tw.write(data[k], contiguous=False, **kw)
 a = ints(np.uint16, (12, 30, 40))
 pages('interleaved', a, metadata=None, **mb)
 pages('interleaved_big', a, metadata=None, bigtiff=True, **mb)
+pages('interleaved_be', a, metadata=None, byteorder='>', **mb)
 with tifffile.TiffWriter(d + '/interleaved_ij.tif') as tw:
     for k in range(12):
         desc = 'ImageJ=1.11a\nimages=12\nslices=12\n' if k == 0 else None
@@ -171,6 +173,7 @@ var truncCases = []truncCase{
 	{"shaped", "ZYX", kindContiguous, modeContiguous},
 	{"shaped_strips", "ZYX", kindContiguous, modeContiguous},
 	{"shaped_big", "ZYX", kindContiguous, modeContiguous},
+	{"shaped_be", "ZYX", kindContiguous, modeContiguous},
 	{"rgb", "ZCYX", kindContiguous, modeContiguous},
 	{"imagej", "TZCYX", kindContiguous, modeContiguous},
 	{"imagej_one", "ZYX", kindContiguous, modeContiguous},
@@ -183,6 +186,7 @@ var truncCases = []truncCase{
 	{"tiled", "ZYX", kindDeclared, -1},
 	{"interleaved", "ZYX", kindPresent, modeStride},
 	{"interleaved_big", "ZYX", kindPresent, modeStride},
+	{"interleaved_be", "ZYX", kindPresent, modeStride},
 	{"zlib_pages", "ZYX", kindPresent, modeList},
 	{"single", "YX", kindPresent, -1},
 	{"im", "ZYX", kindPresent, modeStride},
