@@ -18,6 +18,7 @@ rng = np.random.default_rng(1)
 data = rng.integers(0, 65535, (3, 20, 30), dtype=np.uint16)
 tifffile.imwrite(d + '/plain.tif', data, photometric='minisblack')
 tifffile.imwrite(d + '/zlib.tif', data, photometric='minisblack', compression='zlib', predictor=2)
+tifffile.imwrite(d + '/nometa.tif', data, photometric='minisblack', metadata=None)
 def patch(src, dst, page, code, fmt, value):
     shutil.copy(d + '/' + src, d + '/' + dst)
     with tifffile.TiffFile(d + '/' + src) as tf:
@@ -25,9 +26,9 @@ def patch(src, dst, page, code, fmt, value):
     with open(d + '/' + dst, 'r+b') as f:
         f.seek(pos)
         f.write(struct.pack('<' + fmt, value))
-with tifffile.TiffFile(d + '/plain.tif') as tf:
+with tifffile.TiffFile(d + '/nometa.tif') as tf:
     first = tf.pages[0].offset
-patch('plain.tif', 'loop.tif', 2, 0, 'I', first)
+patch('nometa.tif', 'loop.tif', 2, 0, 'I', first)
 patch('plain.tif', 'width0.tif', 0, 256, 'I', 0)
 patch('plain.tif', 'huge.tif', 0, 257, 'I', 0x3fffffff)
 patch('plain.tif', 'huger.tif', 0, 257, 'I', 0xffffffff)
@@ -49,20 +50,21 @@ func TestBadFiles(t *testing.T) {
 	cases := []struct {
 		file, want  string
 		unsupported bool
+		truncated   bool
 	}{
-		{"truncated.tif", "outside the file", false},
-		{"header.tif", "too short", false},
-		{"loop.tif", "loops back", false},
-		{"width0.tif", "bad image size 0x20", false},
-		{"huge.tif", "more than the file can hold", false},
-		{"huger.tif", "bad image size 30x4294967295", false},
-		{"counts.tif", "exceed the file", false},
-		{"offsets.tif", "exceed the file", false},
-		{"rps0.tif", "RowsPerStrip is 0", false},
-		{"fpred.tif", "floating-point predictor on uint16", false},
-		{"garbage.tif", "block 0", false},
-		{"bits12.tif", "12-bit unsigned samples", true},
-		{"pred9.tif", "predictor 9", true},
+		{"truncated.tif", "page 2: block 0", false, true},
+		{"header.tif", "too short", false, true},
+		{"loop.tif", "loops back", false, false},
+		{"width0.tif", "bad image size 0x20", false, false},
+		{"huge.tif", "more than the file can hold", false, false},
+		{"huger.tif", "bad image size 30x4294967295", false, false},
+		{"counts.tif", "exceed the file", false, true},
+		{"offsets.tif", "exceed the file", false, true},
+		{"rps0.tif", "RowsPerStrip is 0", false, false},
+		{"fpred.tif", "floating-point predictor on uint16", false, false},
+		{"garbage.tif", "block 0", false, false},
+		{"bits12.tif", "12-bit unsigned samples", true, false},
+		{"pred9.tif", "predictor 9", true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -76,6 +78,9 @@ func TestBadFiles(t *testing.T) {
 				return
 			}
 			expectFormatErr(t, err, c.want)
+			if errors.Is(err, loader.ErrTruncated) != c.truncated {
+				t.Fatalf("errors.Is(%v, loader.ErrTruncated) is %v", err, !c.truncated)
+			}
 		})
 	}
 }

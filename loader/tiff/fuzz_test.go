@@ -17,6 +17,9 @@ func FuzzOpen(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
+		for _, n := range truncations(len(b)) {
+			f.Add(b[:n])
+		}
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -61,6 +64,19 @@ func FuzzOpen(f *testing.F) {
 			src.ReadChunk(context.Background(), 0, idx, buf)
 		}
 	})
+}
+
+// truncations returns lengths to cut a seed of n bytes to: inside the
+// header and the first IFD, and at fractions of the file.
+func truncations(n int) []int {
+	cuts := []int{5, 12, 20, n / 4, n / 3, n / 2, 2 * n / 3, 9 * n / 10, n - 1}
+	var out []int
+	for _, c := range cuts {
+		if c > 0 && c < n {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // The fuzz seeds are valid files that read without error.

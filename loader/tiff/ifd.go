@@ -64,7 +64,7 @@ func unsupported(format string, a ...any) error {
 // parseHeader reads the byte order, the variant and the first IFD offset.
 func parseHeader(b []byte) (*file, int64, error) {
 	if len(b) < 8 {
-		return nil, 0, formatErr("header: file is truncated")
+		return nil, 0, truncErr("header of %d bytes", len(b))
 	}
 	f := &file{b: b}
 	switch string(b[:2]) {
@@ -80,7 +80,7 @@ func parseHeader(b []byte) (*file, int64, error) {
 		return f, int64(f.bo.Uint32(b[4:])), nil
 	case 43:
 		if len(b) < 16 {
-			return nil, 0, formatErr("BigTIFF header: file is truncated")
+			return nil, 0, truncErr("BigTIFF header of %d bytes", len(b))
 		}
 		if f.bo.Uint16(b[4:]) != 8 || f.bo.Uint16(b[6:]) != 0 {
 			return nil, 0, formatErr("BigTIFF header: bad offset size")
@@ -117,15 +117,48 @@ func (f *file) minIFDSize() int64 {
 	return 2 + 12 + 4
 }
 
+// ifdSizes returns the byte sizes of an IFD's entry count, of one entry and
+// of its next-IFD offset.
+func (f *file) ifdSizes() (cs, es, ns int64) {
+	if f.big {
+		return 8, 20, 8
+	}
+	return 2, 12, 4
+}
+
+// checkIFDStart checks that the entry count of an IFD at off lies in the
+// file.
+func (f *file) checkIFDStart(off int64) error {
+	cs, _, _ := f.ifdSizes()
+	if off < 8 {
+		return formatErr("IFD offset %d outside the file", off)
+	}
+	if !f.has(off, cs) {
+		return truncErr("IFD offset %d outside the file", off)
+	}
+	return nil
+}
+
+// checkIFDEnd checks the entry count cnt of the IFD at off and that its
+// entries and next-IFD offset lie in the file; it returns the position of
+// the next-IFD offset.
+func (f *file) checkIFDEnd(off int64, cnt uint64) (int64, error) {
+	cs, es, ns := f.ifdSizes()
+	if cnt == 0 || cnt > maxEntries {
+		return 0, formatErr("IFD at offset %d has %d entries", off, cnt)
+	}
+	np := off + cs + int64(cnt)*es
+	if !f.has(np, ns) {
+		return 0, truncErr("IFD at offset %d is cut short", off)
+	}
+	return np, nil
+}
+
 // ifdHead reads the entry count of the IFD at off and its next-IFD offset,
 // checking that the whole IFD lies inside the file.
 func (f *file) ifdHead(off int64) (n int64, next int64, err error) {
-	cs, es, ns := int64(2), int64(12), int64(4)
-	if f.big {
-		cs, es, ns = 8, 20, 8
-	}
-	if off < 8 || !f.has(off, cs) {
-		return 0, 0, formatErr("IFD offset %d outside the file", off)
+	if err := f.checkIFDStart(off); err != nil {
+		return 0, 0, err
 	}
 	var cnt uint64
 	if f.big {
@@ -133,13 +166,9 @@ func (f *file) ifdHead(off int64) (n int64, next int64, err error) {
 	} else {
 		cnt = uint64(f.bo.Uint16(f.b[off:]))
 	}
-	if cnt == 0 || cnt > maxEntries {
-		return 0, 0, formatErr("IFD at offset %d has %d entries", off, cnt)
-	}
-	n = int64(cnt)
-	np := off + cs + n*es
-	if !f.has(np, ns) {
-		return 0, 0, formatErr("IFD at offset %d: file is truncated", off)
+	np, err := f.checkIFDEnd(off, cnt)
+	if err != nil {
+		return 0, 0, err
 	}
 	if f.big {
 		u := f.bo.Uint64(f.b[np:])
@@ -150,7 +179,7 @@ func (f *file) ifdHead(off int64) (n int64, next int64, err error) {
 	} else {
 		next = int64(f.bo.Uint32(f.b[np:]))
 	}
-	return n, next, nil
+	return int64(cnt), next, nil
 }
 
 // entryAt decodes entry i of the IFD at off (which ifdHead has checked).
@@ -171,7 +200,7 @@ func (f *file) entryAt(off int64, i int64) entry {
 // stored there. It returns -1 when the size cannot be computed.
 func (f *file) valuePos(e entry, field int64, width uint64) int64 {
 	sz := f.valSize(e.typ)
-	if sz == 0 || e.count > uint64(f.size()) {
+	if sz == 0 || e.count > maxValues {
 		return -1
 	}
 	if e.count*uint64(sz) <= width {
@@ -194,10 +223,27 @@ func (f *file) valSize(typ uint16) int64 {
 	return 0
 }
 
+// maxValues bounds the count of an entry's values, so that their size in
+// bytes is representable.
+const maxValues = 1 << 56
+
 // check verifies that all of e's values lie inside the file.
 func (f *file) check(e entry) bool {
 	sz := f.valSize(e.typ)
 	return e.pos >= 0 && sz > 0 && e.count <= uint64(f.size()) && f.has(e.pos, int64(e.count)*sz)
+}
+
+// values returns nil if all of e's values lie inside the file, a truncated
+// error if they lie (partly) beyond its end, and a format error naming what
+// the values are if they cannot be located.
+func (f *file) values(e entry, what string) error {
+	if f.check(e) {
+		return nil
+	}
+	if e.pos >= 0 && f.valSize(e.typ) > 0 {
+		return truncErr("%s at offset %d exceed the file", what, e.pos)
+	}
+	return formatErr("bad %s", what)
 }
 
 // isUint reports whether e holds unsigned integers usable as offsets/sizes.

@@ -18,12 +18,13 @@ const (
 // waits only until the requested page is known. It is safe for concurrent
 // use.
 type pageIndex struct {
-	n      int // pages in the stack
-	mode   int
-	ifd0   int64
-	ifd1   int64
-	stride int64
-	shift  int64
+	n       int // pages in the stack
+	present int // stride mode: pages whose IFDs the file holds (the rest are cut off)
+	mode    int
+	ifd0    int64
+	ifd1    int64
+	stride  int64
+	shift   int64
 
 	mu       sync.Mutex
 	offs     []int64 // list mode: stack pages found so far
@@ -42,7 +43,10 @@ func (x *pageIndex) locate(ctx context.Context, k int) (int64, int64, error) {
 		if k == 0 {
 			return x.ifd0, 0, nil
 		}
-		return x.ifd1 + int64(k-1)*x.stride, 0, nil
+		if k >= x.present {
+			return 0, 0, missing(k, x.present)
+		}
+		return x.offsetOf(k), 0, nil
 	case modeContiguous:
 		return x.ifd0, int64(k) * x.shift, nil
 	}
@@ -57,10 +61,10 @@ func (x *pageIndex) locate(ctx context.Context, k int) (int64, int64, error) {
 			err := x.err
 			found := len(x.offs)
 			x.mu.Unlock()
-			if err == nil {
-				err = formatErr("page %d is missing: the file holds %d pages", k, found)
+			if err == nil || isTruncated(err) {
+				return 0, 0, missing(k, found)
 			}
-			return 0, 0, err
+			return 0, 0, inPage(k, err)
 		}
 		ch := x.progress
 		x.mu.Unlock()
@@ -74,13 +78,19 @@ func (x *pageIndex) locate(ctx context.Context, k int) (int64, int64, error) {
 	}
 }
 
+// missing is the error for page k of a stack whose metadata promises more
+// pages than the file holds.
+func missing(k, found int) error {
+	return truncErr("page %d is missing: the file holds %d pages", k, found)
+}
+
 // nextOf returns the IFD offset that must follow page k in the chain, or -1
-// when it is not predicted.
+// when it is not predicted (the last page, or the last one the file holds).
 func (x *pageIndex) nextOf(k int) int64 {
-	if x.mode != modeStride || k+1 >= x.n {
+	if x.mode != modeStride || k+1 >= x.n || k+1 >= x.present {
 		return -1
 	}
-	return x.ifd1 + int64(k)*x.stride
+	return x.offsetOf(k + 1)
 }
 
 // publishBatch is how many pages a background walk finds between wake-ups.

@@ -16,6 +16,11 @@ type layout struct {
 	spacing map[byte]float64
 	units   map[byte]string
 	chans   []loader.Channel // names and colours the metadata gives
+	// contiguous is true for metadata that ImageJ and tifffile write
+	// (ImageJ, shaped and OME descriptions): these writers store the
+	// images of an uncompressed stack back to back after page 0's, so a
+	// page can be found without its IFD (see contiguous.go).
+	contiguous bool
 }
 
 // plainLayout is a stack without axis metadata: n pages along Z.
@@ -47,7 +52,7 @@ func (f *file) metaLayout(p0 *page) *layout {
 }
 
 func (f *file) imagejLayout(p0 *page, ij imagejInfo) *layout {
-	l := &layout{format: "imagej-tiff", pages: ij.images, spacing: map[byte]float64{}, units: map[byte]string{}}
+	l := &layout{format: "imagej-tiff", pages: ij.images, contiguous: true, spacing: map[byte]float64{}, units: map[byte]string{}}
 	for _, a := range []struct {
 		c byte
 		n int
@@ -88,7 +93,7 @@ func (f *file) imagejLayout(p0 *page, ij imagejInfo) *layout {
 }
 
 func omeLayout(o omeInfo, spp int) *layout {
-	l := &layout{format: "ome-tiff", pages: o.planes, spacing: map[byte]float64{}, units: map[byte]string{}}
+	l := &layout{format: "ome-tiff", pages: o.planes, contiguous: true, spacing: map[byte]float64{}, units: map[byte]string{}}
 	for i := 0; i < len(o.order); i++ {
 		a := o.order[i]
 		if n := o.size(a, spp); n > 1 {

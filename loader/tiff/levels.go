@@ -8,8 +8,11 @@ const maxLevels = 32
 // subPage parses the j-th SubIFD of p (its j+1-th reduced-resolution copy).
 func (f *file) subPage(p *page, j int) (*page, error) {
 	e := p.subifds
-	if e.tag == 0 || !isUint(e) || uint64(j) >= e.count || !f.check(e) {
+	if e.tag == 0 || !isUint(e) || uint64(j) >= e.count {
 		return nil, formatErr("IFD at offset %d has no reduced-resolution level %d", p.ifd, j+1)
+	}
+	if err := f.values(e, "SubIFDs"); err != nil {
+		return nil, err
 	}
 	return f.parsePage(int64(f.uintAt(e, uint64(j))))
 }

@@ -1,6 +1,8 @@
 package tiff
 
 import (
+	"fmt"
+
 	"vastview/loader"
 )
 
@@ -66,8 +68,11 @@ func (f *file) scalar(fs fields, tag uint16, def uint64) (uint64, error) {
 	if !ok {
 		return def, nil
 	}
-	if !isUint(e) || e.count < 1 || !f.check(e) {
+	if !isUint(e) || e.count < 1 {
 		return 0, formatErr("bad tag %d", tag)
+	}
+	if err := f.values(e, fmt.Sprintf("values of tag %d", tag)); err != nil {
+		return 0, err
 	}
 	return f.uintAt(e, 0), nil
 }
@@ -79,8 +84,11 @@ func (f *file) perSample(fs fields, tag uint16, spp int, def uint64, what string
 	if !ok {
 		return def, nil
 	}
-	if !isUint(e) || e.count < 1 || !f.check(e) {
+	if !isUint(e) || e.count < 1 {
 		return 0, formatErr("bad %s tag", what)
+	}
+	if err := f.values(e, what+" values"); err != nil {
+		return 0, err
 	}
 	v := f.uintAt(e, 0)
 	for i := uint64(1); i < e.count && i < uint64(spp); i++ {
@@ -272,10 +280,10 @@ func (f *file) checkPalette(p *page) error {
 	if e.tag == 0 {
 		return formatErr("palette image without ColorMap")
 	}
-	if e.typ != tShort || e.count != 3<<bits || !f.check(e) {
+	if e.typ != tShort || e.count != 3<<bits {
 		return formatErr("bad ColorMap")
 	}
-	return nil
+	return f.values(e, "ColorMap")
 }
 
 // palette returns the page's colour map as RGB triples.

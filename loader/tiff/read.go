@@ -128,6 +128,11 @@ func (s *source) readStrip(p *page, b, y0, y1 int, dst []byte, ps int) error {
 	sy0, srows := (b%p.down)*p.bh, p.blockRows(b)
 	ry0, ry1 := max(y0, sy0), min(y1, sy0+srows)
 	off, n, err := s.f.blockExtent(p, b)
+	if isTruncated(err) {
+		if o, m, ok := s.f.cutStrip(p, b, ry1-sy0); ok {
+			off, n, err = o, m, nil
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ type source struct {
 
 func newSource(lf *loader.File, path string) (*source, error) {
 	if lf.Size() < 8 {
-		return nil, formatErr("file is too short for a TIFF header")
+		return nil, truncErr("file of %d bytes is too short for a TIFF header", lf.Size())
 	}
 	b, err := lf.Bytes(0, lf.Size())
 	if err != nil {
@@ -45,11 +45,6 @@ func newSource(lf *loader.File, path string) (*source, error) {
 	p0, err := f.parsePage(first)
 	if err != nil {
 		return nil, err
-	}
-	for i := 0; i < p0.nblocks; i++ {
-		if _, _, err := f.blockExtent(p0, i); err != nil {
-			return nil, err
-		}
 	}
 	s := &source{lf: lf, f: f, p0: p0, idx: &pageIndex{}}
 	if fh, err := os.Open(path); err == nil {
@@ -65,7 +60,10 @@ func newSource(lf *loader.File, path string) (*source, error) {
 		m.Palette = f.palette(p0)
 	}
 	m.RGB = p0.photometric == 2 && p0.spp >= 3 && m.Size('C') == p0.spp
-	s.levels = s.subLevels(m)
+	if s.idx.mode != modeContiguous {
+		// Pages found by arithmetic have no SubIFDs of their own.
+		s.levels = s.subLevels(m)
+	}
 	if err := m.Validate(); err != nil {
 		s.idx.close()
 		s.closeFile()
@@ -79,35 +77,65 @@ func newSource(lf *loader.File, path string) (*source, error) {
 }
 
 // index finds the pages of the stack and returns their layout: by the
-// metadata when the pages it promises are there (or are being indexed in
-// the background), else as a plain Z stack of the pages found.
+// metadata when it gives a page count (pages the file does not hold, or
+// holds only in part, are missing: reading them fails), else as a plain Z
+// stack of the pages whose IFDs the file holds.
 func (s *source) index() (*layout, error) {
-	f, p0, x := s.f, s.p0, s.idx
-	l := f.metaLayout(p0)
-	if p0.next == 0 {
-		if l != nil && l.format == "imagej-tiff" && l.pages > 1 {
-			if ok, err := x.tryContiguous(f, p0, l.pages); ok || err != nil {
-				return l, err
-			}
-		}
-		x.mode, x.n, x.offs = modeList, 1, []int64{p0.ifd}
-		x.done = true
-		return s.fit(l, 1), nil
-	}
-	if l != nil && l.pages > 1 && x.tryStride(f, p0, l.pages) {
-		return l, nil
-	}
-	if x.tryStride(f, p0, 0) {
-		return s.fit(l, x.n), nil
-	}
-	r := s.chainReader()
+	l := s.f.metaLayout(s.p0)
+	hint := 0
 	if l != nil && l.pages > 1 {
-		x.n = l.pages
-		return l, x.walkList(f, r, p0.ifd, l.pages, true)
+		hint = l.pages
 	}
-	if err := x.walkList(f, r, p0.ifd, 0, false); err != nil {
+	if s.p0.next == 0 {
+		return s.indexOne(l, hint)
+	}
+	if s.byArithmetic(l, hint) {
+		return s.fit(l, s.idx.n), nil
+	}
+	return s.indexChain(l, hint)
+}
+
+// indexOne indexes a file with one IFD: the images the metadata says lie
+// back to back, else page 0 of the pages the metadata declares (the others
+// are missing), else one page.
+func (s *source) indexOne(l *layout, hint int) (*layout, error) {
+	x := s.idx
+	if hint > 0 && l.contiguous {
+		if ok, err := x.tryContiguous(s.f, s.p0, hint); ok || err != nil {
+			return l, err
+		}
+	}
+	x.mode, x.n, x.offs = modeList, max(1, hint), []int64{s.p0.ifd}
+	x.done = true
+	return s.fit(l, x.n), nil
+}
+
+// byArithmetic tries the modes that find pages without walking the chain.
+func (s *source) byArithmetic(l *layout, hint int) bool {
+	f, p0, x := s.f, s.p0, s.idx
+	if hint > 0 && l.contiguous && x.tryContiguousCut(f, p0, hint) {
+		return true
+	}
+	if hint > 0 && x.tryStride(f, p0, hint) {
+		return true
+	}
+	return x.tryStride(f, p0, 0)
+}
+
+// indexChain lists the pages by walking the IFD chain: in the background
+// when the metadata gives the page count, else now. A chain cut off by the
+// end of the file keeps the pages walked.
+func (s *source) indexChain(l *layout, hint int) (*layout, error) {
+	f, p0, x := s.f, s.p0, s.idx
+	r := s.chainReader()
+	if hint > 0 {
+		x.n = hint
+		return l, x.walkList(f, r, p0.ifd, hint, true)
+	}
+	if err := x.walkList(f, r, p0.ifd, 0, false); err != nil && !isTruncated(err) {
 		return nil, err
 	}
+	x.err = nil
 	x.n = len(x.offs)
 	return s.fit(l, x.n), nil
 }
@@ -208,6 +236,12 @@ func (s *source) levelPage(k int, p *page, level int) (*page, error) {
 
 // inPage prefixes a format error with the page it concerns.
 func inPage(k int, err error) error {
+	var tr *truncated
+	if errors.As(err, &tr) {
+		fe := tr.fe
+		fe.Msg = fmt.Sprintf("page %d: %s", k, fe.Msg)
+		return &truncated{fe}
+	}
 	var fe *loader.FormatError
 	if errors.As(err, &fe) {
 		return &loader.FormatError{Format: fe.Format, Msg: fmt.Sprintf("page %d: %s", k, fe.Msg)}

@@ -4,6 +4,21 @@
 // demand, and a long stack with uniform pages is indexed by arithmetic
 // instead of by visiting every page.
 //
+// A truncated file (a copy that stopped, a file still being written) opens
+// with what it holds. Its shape is the one its metadata declares when page
+// 0 carries a page count: ImageJ's images= (with channels=, slices=,
+// frames=), OME-XML's sizes, or tifffile's shape description. Without one,
+// the stack holds the pages whose IFDs are in the file, a page whose data
+// is cut included. Pages the file does not hold, wholly or in part, fail on
+// read with an error matching loader.ErrTruncated that names the page; the
+// others read as from the whole file. (A large uncompressed page is read in
+// bands of rows; the bands the file holds read too.) Uncompressed ImageJ and tifffile stacks
+// store their images back to back before the IFDs of pages 1 and on, so
+// every image whose bytes are there reads even when those IFDs are not.
+// Metadata the file has lost is not guessed: tifffile writes OME-XML at the
+// end of the file, so a cut copy of its OME-TIFF is a stack of the pages
+// present. A file cut inside its header or first IFD does not open.
+//
 // Importing the package registers the "tiff" format with the loader.
 package tiff
 

@@ -49,6 +49,11 @@ w('miniswhite', ints(np.uint16, (2, 10, 12)), photometric='miniswhite')
 w('shaped_tzyx', ints(np.uint8, (2, 3, 16, 24)), metadata={'axes': 'TZYX'}, **mb)
 w('shaped_tyxs', ints(np.uint8, (2, 16, 24, 3)), photometric='rgb', metadata={'axes': 'TYXS'})
 w('shaped_tcyx_zlib', ints(np.uint16, (3, 2, 16, 24)) // 9, compression='zlib', metadata={'axes': 'TCYX'}, **mb)
+# A shape without axes: the first series is its pages, not the file's.
+w('two_series', ints(np.uint16, (5, 20, 30)), **mb)
+tifffile.imwrite(d + '/two_series.tif', ints(np.uint8, (3, 10, 12)), append=True, **mb)
+w('two_series_rgb', ints(np.uint8, (2, 20, 30, 3)), photometric='rgb')
+tifffile.imwrite(d + '/two_series_rgb.tif', ints(np.uint8, (4, 20, 30)), append=True, **mb)
 `
 
 func TestTifffile(t *testing.T) {
@@ -62,6 +67,7 @@ func TestTifffile(t *testing.T) {
 		"rgb": "ZCYX", "rgb_be16": "CYX", "rgb_planar16": "CYX", "rgba": "CYX",
 		"rgb_tiled_zlib_pred": "CYX", "rgb_planar_tiled": "ZCYX", "rgb_zlib_strips": "ZCYX",
 		"miniswhite": "ZYX", "shaped_tzyx": "TZYX", "shaped_tyxs": "TCYX", "shaped_tcyx_zlib": "TCYX",
+		"two_series": "ZYX", "two_series_rgb": "ZCYX",
 	}
 	var names, paths []string
 	for n := range axes {

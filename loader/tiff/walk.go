@@ -42,13 +42,10 @@ func (w *walker) step(off int64) (next int64, stack bool, err error) {
 // that the whole IFD lies inside the file.
 func (w *walker) head(off int64) (next int64, subfile uint64, err error) {
 	f := w.f
-	cs, es, ns := int64(2), int64(12), int64(4)
-	if f.big {
-		cs, es, ns = 8, 20, 8
+	if err := f.checkIFDStart(off); err != nil {
+		return 0, 0, err
 	}
-	if off < 8 || !f.has(off, cs) {
-		return 0, 0, formatErr("IFD offset %d outside the file", off)
-	}
+	cs, es, ns := f.ifdSizes()
 	b := w.buf[:min(int64(len(w.buf)), f.size()-off)]
 	if _, err := w.r.ReadAt(b, off); err != nil && err != io.EOF {
 		return 0, 0, err
@@ -59,12 +56,9 @@ func (w *walker) head(off int64) (next int64, subfile uint64, err error) {
 	} else {
 		cnt = uint64(f.bo.Uint16(b))
 	}
-	if cnt == 0 || cnt > maxEntries {
-		return 0, 0, formatErr("IFD at offset %d has %d entries", off, cnt)
-	}
-	np := off + cs + int64(cnt)*es
-	if !f.has(np, ns) {
-		return 0, 0, formatErr("IFD at offset %d: file is truncated", off)
+	np, err := f.checkIFDEnd(off, cnt)
+	if err != nil {
+		return 0, 0, err
 	}
 	var nb []byte
 	if np+ns <= off+int64(len(b)) {
