@@ -59,12 +59,13 @@ type viewer struct {
 	stderr *strings.Builder
 }
 
-// startViewer runs bin on file with the trace at trace and the user's
-// folders under home, and waits for its first image and its window.
-func startViewer(t *testing.T, bin, home, trace, file string) *viewer {
+// startViewer runs bin on the files with the trace at trace and the
+// user's folders under home, and waits for its first image and its window.
+func startViewer(t *testing.T, bin, home, trace string, files ...string) *viewer {
 	t.Helper()
+	file := files[0]
 	v := &viewer{t: t, trace: trace, stderr: &strings.Builder{}}
-	v.cmd = exec.Command(bin, "--trace", trace, file)
+	v.cmd = exec.Command(bin, append([]string{"--trace", trace}, files...)...)
 	v.cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"))
 	v.cmd.Stderr = v.stderr
@@ -315,4 +316,68 @@ func mismatches(screen image.Image, off image.Point, w, h, step int, expect func
 		}
 	}
 	return bad
+}
+
+// TestWindowBrowsesFiles starts the viewer on three files given on the
+// command line and presses Alt+→ twice: the third file's open and
+// first_image follow the key (the time between them is logged: the figure
+// is in docs/PERFORMANCE.md), and the screen shows it as `vastview plane
+// --out .png` draws it.
+func TestWindowBrowsesFiles(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no DISPLAY under CI (.ci/test starts Xvfb)")
+		}
+		t.Skip("no DISPLAY")
+	}
+	testtool.Require(t, "xdotool")
+	testtool.Require(t, "import")
+	testtool.RequirePython(t, "tifffile", "numpy")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "vastview")
+	testtool.Run(t, "go", "build", "-o", bin, ".")
+	var files []string
+	for i := range 3 {
+		files = append(files, filepath.Join(dir, fmt.Sprintf("well%d.tif", i+1)))
+	}
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:12, 0:180, 0:240]
+for i, path in enumerate(sys.argv[1:]):
+    a = (x * 50 + y * 30 + z * 700 + i * 4000 + (x // 8 % 2) * 2000).astype(np.uint16)
+    tifffile.imwrite(path, a)
+`, files...)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), files...)
+	for want := 2; want <= 3; want++ {
+		v.key("alt+Right")
+		waitFor(t, fmt.Sprintf("file %d's first image", want), 20*time.Second, func() bool { return v.count("first_image") == want })
+	}
+	opens, firsts := v.events("open"), v.events("first_image")
+	if len(opens) != 3 || opens[2]["path"] != files[2] {
+		t.Fatalf("open events %v", opens)
+	}
+	keys := v.events("key")
+	if len(keys) != 2 || keys[1]["key"] != "Alt+Right" {
+		t.Fatalf("key events %v", keys)
+	}
+	t.Logf("Alt+→ to the third file's first image: %.1f ms (open → first_image %.1f ms)",
+		firsts[2]["ms"].(float64)-keys[1]["ms"].(float64), firsts[2]["ms"].(float64)-opens[2]["ms"].(float64))
+	if !(keys[1]["ms"].(float64) <= opens[2]["ms"].(float64) && opens[2]["ms"].(float64) <= firsts[2]["ms"].(float64)) {
+		t.Errorf("key, open and first_image out of order: %v %v %v", keys[1], opens[2], firsts[2])
+	}
+	last := v.frameAt(0, 6, true)
+	for _, e := range append(v.events("frame_shown"), v.events("refined")...) {
+		if e["ms"].(float64) > opens[2]["ms"].(float64) && e["complete"] == true {
+			last = e
+		}
+	}
+	ref := filepath.Join(dir, "ref.png")
+	testtool.Run(t, bin, "plane", files[2], "--z", fmt.Sprint(last["z"]), "--out", ref,
+		"--level-range", fmt.Sprintf("%g,%g", last["lo"].(float64), last["hi"].(float64)))
+	want := testtool.ReadPNG(t, ref)
+	shot := filepath.Join(dir, "shot.png")
+	waitFor(t, "the screen to show the third file", 10*time.Second, func() bool {
+		testtool.Run(t, "import", "-window", v.win, shot)
+		return matchView(testtool.ReadPNG(t, shot), want, last) == nil
+	})
 }

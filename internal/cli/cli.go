@@ -62,7 +62,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 
 const usage = `vastview views image volumes and movies too big to load.
 
-  vastview [--trace FILE] [SRC]    the viewer (the built-in demo without SRC)
+  vastview [--trace FILE] [SRC...] the viewer (the built-in demo without SRC;
+                                   several SRC are a browsing list)
   vastview info [--json] SRC       metadata of a file, folder, glob or URL
   vastview plane SRC --out F [--t N] [--c N] [--z N] [--plane xy|xz|yz]
                  [--index N] [--level L] [--window W,C | --level-range LO,HI]
