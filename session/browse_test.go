@@ -11,6 +11,7 @@ import (
 
 	"vastview/internal/tiffwrite"
 	"vastview/loader"
+	"vastview/loader/demo"
 	_ "vastview/loader/sequence"
 	_ "vastview/loader/tiff"
 )
@@ -150,7 +151,9 @@ func TestTheViewIsKeptAcrossFilesOfOneShape(t *testing.T) {
 	// A window auto-contrast chose is chosen again for the next file
 	// (whose values are 1000 higher), not carried over.
 	h.s.AutoContrast()
-	auto := h.waitFrame(func(f *Frame) bool { return f.data.Name == filepath.Join(dir, "b.tif") && f.View.Lo != 1100 && f.Info.Complete }).View
+	auto := h.waitFrame(func(f *Frame) bool {
+		return f.data.Name == filepath.Join(dir, "b.tif") && f.View.Lo != 1100 && f.Info.Complete
+	}).View
 	h.s.NextFile(1)
 	next := h.waitFrame(func(f *Frame) bool { return f.data.Name == filepath.Join(dir, "c2.tif") && f.Info.Complete }).View
 	if next.Lo <= auto.Lo || next.Hi <= auto.Hi || next.Z != want.Z {
@@ -282,3 +285,32 @@ func TestThumbnailsAreMadeAndKept(t *testing.T) {
 }
 
 var _ = color.Gray{}
+
+// TestBackgroundWorkWaitsWhileAKeyIsHeld holds a step key: work that waits
+// for rest (the thumbnails) waits until the key is released.
+func TestBackgroundWorkWaitsWhileAKeyIsHeld(t *testing.T) {
+	clock := NewManualClock()
+	h := newHarness(t, Options{Clock: clock})
+	h.open(stored{demo.NewSized(1, 50, 32, 48)}, "/data/long.tif")
+	h.s.KeyDown(KeyPeriod)
+	clock.Advance(scrubDelay)
+	if !h.s.Scrubbing() {
+		t.Fatal("not scrubbing")
+	}
+	rested := make(chan bool)
+	go func() { rested <- h.s.waitIdle(t.Context()) }()
+	for range 5 { // steps go on meanwhile
+		z := h.s.View().Z
+		h.waitFrame(func(f *Frame) bool { return f.View.Z == z && f.Info.Unfilled == 0 })
+		clock.Advance(scrubEvery)
+	}
+	select {
+	case <-rested:
+		t.Fatal("the work did not wait for the key to be released")
+	default:
+	}
+	h.s.KeyUp(KeyPeriod)
+	if !<-rested {
+		t.Error("the work was told to stop")
+	}
+}

@@ -15,17 +15,24 @@ import (
 // cardWidth is the width of a card in the file strip, in units.
 const cardWidth = 110
 
-// fileStrip shows the browsing list as a row of thumbnails with names:
-// the file shown is highlighted and kept in sight; a click opens a file;
-// a file that could not be opened is dimmed, its reason under its name.
+// fileStrip shows the browsing list around the file shown as a row of
+// thumbnails with names: the file shown is highlighted in the middle; a
+// click opens a file; a file that could not be opened is dimmed, its
+// reason under its name. Only the stripWindow files nearest the one shown
+// have a card: the window is repainted whole every frame, so a strip of a
+// thousand files costs what one of fifteen does.
 type fileStrip struct {
 	v      *Viewer
 	row    *fyne.Container
 	scroll *container.Scroll
 	cards  []*fileCard
-	paths  []string
-	hidden bool // hidden by the user (F)
+	first  int      // the list index of cards[0]
+	paths  []string // the list the cards are of
+	hidden bool     // hidden by the user (F)
 }
+
+// stripWindow is the number of files with a card.
+const stripWindow = 15
 
 func newFileStrip(v *Viewer) *fileStrip {
 	s := &fileStrip{v: v, row: container.NewHBox()}
@@ -47,27 +54,28 @@ func (s *fileStrip) listChanged() {
 	for _, e := range list {
 		ps = append(ps, e.Path)
 	}
-	if !slices.Equal(ps, s.paths) {
-		s.paths = ps
+	first := max(0, min(pos-stripWindow/2, len(list)-stripWindow))
+	if !slices.Equal(ps, s.paths) || first != s.first {
+		s.paths, s.first = ps, first
 		s.row.RemoveAll()
 		s.cards = nil
-		for i, e := range list {
-			c := newFileCard(s.v, i, e.Path)
+		for i := first; i < min(len(list), first+stripWindow); i++ {
+			c := newFileCard(s.v, i, list[i].Path)
 			s.cards = append(s.cards, c)
 			s.row.Add(c)
 		}
 		s.thumbsChanged()
 	}
-	for i, c := range s.cards {
-		c.set(i == pos, list[i].Err)
+	for k, c := range s.cards {
+		c.set(s.first+k == pos, list[s.first+k].Err)
 	}
 	if len(list) > 1 && !s.hidden {
 		s.scroll.Show()
 	} else {
 		s.scroll.Hide()
 	}
-	if pos >= 0 && pos < len(s.cards) {
-		s.follow(pos)
+	if k := pos - s.first; k >= 0 && k < len(s.cards) {
+		s.follow(k)
 	}
 }
 

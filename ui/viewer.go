@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"vastview/assets"
@@ -131,6 +132,17 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 			v.pv.TypedRune(r)
 		}
 	})
+	if dc, ok := v.win.Canvas().(desktop.Canvas); ok {
+		// Presses and releases too: a held key scrubs, and modifiers
+		// count, whatever has the focus.
+		dc.SetOnKeyDown(func(e *fyne.KeyEvent) {
+			if !v.modal() {
+				v.focusView()
+				v.pv.KeyDown(e)
+			}
+		})
+		dc.SetOnKeyUp(v.pv.KeyUp)
+	}
 	v.win.Canvas().Focus(v.pv)
 	return v
 }
@@ -153,6 +165,9 @@ func (v *Viewer) takeFrame() {
 	if !v.laidOut {
 		v.laidOut = true
 		v.traceLayout()
+		if v.win.Canvas().Focused() == nil && !v.modal() {
+			v.focusView() // the window exists now: the keyboard is the picture's
+		}
 	}
 }
 
