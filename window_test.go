@@ -50,6 +50,25 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 	}
 }
 
+// windowTest checks that the test can drive a real window (under CI it
+// must), and builds the program into a new folder, which it returns.
+func windowTest(t *testing.T) (dir, bin string) {
+	t.Helper()
+	if os.Getenv("DISPLAY") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no DISPLAY under CI (.ci/test starts Xvfb)")
+		}
+		t.Skip("no DISPLAY")
+	}
+	testtool.Require(t, "xdotool")
+	testtool.Require(t, "import")
+	testtool.RequirePython(t, "tifffile", "numpy")
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "vastview")
+	testtool.Run(t, "go", "build", "-o", bin, ".")
+	return dir, bin
+}
+
 // viewer is the built program running in a real window, with its trace.
 type viewer struct {
 	t      *testing.T
@@ -152,18 +171,7 @@ func (v *viewer) frames() int { return v.count("frame_shown") + v.count("refined
 // plane --out .png`, and quitting then opening the file again restores the
 // view.
 func TestWindowEndToEnd(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no DISPLAY under CI (.ci/test starts Xvfb)")
-		}
-		t.Skip("no DISPLAY")
-	}
-	testtool.Require(t, "xdotool")
-	testtool.Require(t, "import")
-	testtool.RequirePython(t, "tifffile", "numpy")
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "vastview")
-	testtool.Run(t, "go", "build", "-o", bin, ".")
+	dir, bin := windowTest(t)
 	stack := filepath.Join(dir, "stack.tif")
 	testtool.RunPython(t, `
 import sys, numpy as np, tifffile
@@ -324,18 +332,7 @@ func mismatches(screen image.Image, off image.Point, w, h, step int, expect func
 // is in docs/PERFORMANCE.md), and the screen shows it as `vastview plane
 // --out .png` draws it.
 func TestWindowBrowsesFiles(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no DISPLAY under CI (.ci/test starts Xvfb)")
-		}
-		t.Skip("no DISPLAY")
-	}
-	testtool.Require(t, "xdotool")
-	testtool.Require(t, "import")
-	testtool.RequirePython(t, "tifffile", "numpy")
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "vastview")
-	testtool.Run(t, "go", "build", "-o", bin, ".")
+	dir, bin := windowTest(t)
 	var files []string
 	for i := range 3 {
 		files = append(files, filepath.Join(dir, fmt.Sprintf("well%d.tif", i+1)))

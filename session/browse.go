@@ -90,38 +90,25 @@ func (s *Session) Browse(paths []string) {
 	for i := range paths {
 		paths[i] = Canonical(paths[i])
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.browse.gen++
-	gen := s.browse.gen
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.wg.Done()
+	s.listInBackground(nil, func() ([]Entry, bool) {
 		list, _, err := expandList(context.Background(), paths)
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		if s.browse.gen == gen && !s.closed {
-			s.browse.list, s.browse.pos = list, -1
-			if s.data != nil {
-				s.browse.pos = slices.IndexFunc(list, func(e Entry) bool { return e.Path == s.data.Name })
-			}
-			s.startThumbsLocked()
-		}
-		s.mu.Unlock()
-		s.changed(ListChanged)
-		s.prefetchNeighbours()
-	}()
+		return list, err == nil
+	})
 }
 
 // listAround makes the files of path's folder the browsing list, path the
 // one shown, listing the folder in the background.
 func (s *Session) listAround(path string) {
+	s.listInBackground([]Entry{{Path: path}}, func() ([]Entry, bool) {
+		list, _ := folderList(path)
+		return list, true
+	})
+}
+
+// listInBackground makes first the browsing list at once (unless nil),
+// then what list returns, unless the list changed meanwhile; the data
+// shown keeps its place in it, and its thumbnails and neighbours follow.
+func (s *Session) listInBackground(first []Entry, list func() ([]Entry, bool)) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -129,15 +116,23 @@ func (s *Session) listAround(path string) {
 	}
 	s.browse.gen++
 	gen := s.browse.gen
-	s.browse.list, s.browse.pos = []Entry{{Path: path}}, 0
+	if first != nil {
+		s.browse.list, s.browse.pos = first, 0
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		list, start := folderList(path)
+		l, ok := list()
+		if !ok {
+			return
+		}
 		s.mu.Lock()
 		if s.browse.gen == gen && !s.closed {
-			s.browse.list, s.browse.pos = list, start
+			s.browse.list, s.browse.pos = l, -1
+			if s.data != nil {
+				s.browse.pos = slices.IndexFunc(l, func(e Entry) bool { return e.Path == s.data.Name })
+			}
 			s.startThumbsLocked()
 		}
 		s.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 
 	"vastview/loader"
 	"vastview/loader/sequence"
+	"vastview/session"
 )
 
 // infoJSON is the object `vastview info --json` prints (a contract).
@@ -110,7 +111,7 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 	for _, s := range m.Shape {
 		size *= float64(s)
 	}
-	fmt.Fprintf(out, "  size     %s\n  chunk    %s\n", humanBytes(size), joinInts(m.Levels[0].Chunk, " × "))
+	fmt.Fprintf(out, "  size     %s\n  chunk    %s\n", session.HumanBytes(int64(size)), joinInts(m.Levels[0].Chunk, " × "))
 	if m.ValueScale != nil {
 		fmt.Fprintf(out, "  values   stored × %g + %g\n", m.ValueScale.Slope, m.ValueScale.Intercept)
 	}
@@ -135,14 +136,4 @@ func joinInts(v []int, sep string) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, sep)
-}
-
-func humanBytes(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.3g %s", b, units[i])
 }
