@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -198,6 +199,24 @@ func readDataset(ctx context.Context, st store.Store, dir string, ver int, p str
 	return a, nil
 }
 
+// shrinks checks that level k (after prev) is no larger than prev on any
+// axis and no larger than its scale says level 0 shrinks to (one sample of
+// rounding allowed): a 1 KB document must not make a reader of a 256² image
+// read 100000² samples.
+func shrinks(l0, prev, l loader.Level, k int) error {
+	for j := range l.Shape {
+		limit := prev.Shape[j]
+		if r := l.Scale[j] / l0.Scale[j]; r >= 1 && !math.IsInf(r, 0) {
+			limit = min(limit, int(math.Ceil(float64(l0.Shape[j])/r))+1)
+		}
+		if l.Shape[j] > limit {
+			return formatError("level %d is %v, larger than its scale allows under level 0 (%v): the levels of a multiscale image must shrink",
+				k, l.Shape, l0.Shape)
+		}
+	}
+	return nil
+}
+
 // multiscaleMeta describes a multiscale image whose levels are arrays.
 func multiscaleMeta(ms *multiscale, arrays []*array) (*loader.Meta, error) {
 	a0 := arrays[0]
@@ -225,6 +244,11 @@ func multiscaleMeta(ms *multiscale, arrays []*array) (*loader.Meta, error) {
 			return nil, keyed(fmt.Sprintf("dataset %q", clip(ms.Datasets[i].Path)), err)
 		}
 		m.Levels = append(m.Levels, loader.Level{Shape: a.shape, Chunk: a.chunk, Scale: scale, Translation: trans})
+		if i > 0 {
+			if err := shrinks(m.Levels[0], m.Levels[i-1], m.Levels[i], i); err != nil {
+				return nil, err
+			}
+		}
 	}
 	m.Spacing = append([]float64(nil), m.Levels[0].Scale...)
 	return m, nil
