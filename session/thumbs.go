@@ -60,7 +60,7 @@ func (s *Session) startThumbsLocked() {
 		defer stop()
 		for {
 			path, ok := s.nextThumb()
-			if !ok || !s.waitIdle(ctx) {
+			if !ok || !s.waitIdle(ctx) || ctx.Err() != nil {
 				return
 			}
 			img := s.thumbFor(ctx, path)
