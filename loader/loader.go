@@ -57,6 +57,10 @@ type Meta struct {
 	// Channels, when the file describes them, holds display defaults per
 	// position on the C axis (or one entry for data without a C axis).
 	Channels []Channel
+	// ChannelMode is how the file says to show its channels at first:
+	// ChannelsComposite, ChannelsColor, ChannelsGray, or "" when it does
+	// not say.
+	ChannelMode string
 	// Synthetic is true when the samples are computed on read rather than
 	// stored (the built-in demo): cheap to read again, so computed levels
 	// are neither built in the background nor kept in the disk cache.
@@ -72,7 +76,22 @@ type Channel struct {
 	// Lo and Hi are the default display window; HasWindow says it was given.
 	Lo, Hi    float64
 	HasWindow bool
+	// Hidden says the file shows the channel switched off at first
+	// (OME-Zarr omero "active": false).
+	Hidden bool
+	// LUT, when the file gives the channel a colour table of its own
+	// (ImageJ's luts), maps display intensity 0..255 to a colour; Color is
+	// then its brightest entry.
+	LUT *[256][3]uint8
 }
+
+// How a file says its channels are shown at first (Meta.ChannelMode), as
+// ImageJ's hyperstack modes.
+const (
+	ChannelsComposite = "composite" // every channel in its colour, added
+	ChannelsColor     = "color"     // one channel at a time, in its colour
+	ChannelsGray      = "grayscale" // one channel at a time, in gray
+)
 
 // ValueScale is a linear map from stored sample values to physical values.
 type ValueScale struct{ Slope, Intercept float64 }

@@ -160,14 +160,21 @@ func (cm *Colormap) entry(v, lo, span float64) int {
 	return index(v, lo, span)
 }
 
+// palette packs the colours of a colormap.
+func palette(pal *[256]uint32, cm *Colormap) {
+	for i := range pal {
+		pal[i] = pack(cm.LUT[i])
+	}
+}
+
 // pack makes a little-endian RGBA pixel of an opaque colour.
 func pack(c [3]uint8) uint32 {
 	return uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | 0xff<<24
 }
 
 // fillLUT maps every raw bit pattern of an 8- or 16-bit type (len(lut) is
-// 256 or 65536) to a packed pixel through the window [lo, hi].
-func fillLUT(lut []uint32, dt loader.DType, lo, hi float64, cm *Colormap) {
+// 256 or 65536) to its colormap entry through the window [lo, hi].
+func fillLUT(lut []uint8, dt loader.DType, lo, hi float64, cm *Colormap) {
 	span := hi - lo
 	for raw := range lut {
 		var v float64
@@ -179,6 +186,6 @@ func fillLUT(lut []uint32, dt loader.DType, lo, hi float64, cm *Colormap) {
 		case loader.Int16:
 			v = float64(int16(raw))
 		}
-		lut[raw] = pack(cm.LUT[cm.entry(v, lo, span)])
+		lut[raw] = uint8(cm.entry(v, lo, span))
 	}
 }
