@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
@@ -64,8 +65,8 @@ func ColormapNames() []string {
 
 // ColormapNamed returns the colormap called name: "gray", "gray-inverted",
 // "fire", "viridis", "magma", or "glasbey" (also "labels"), the label
-// colormap; or "#rrggbb", a ramp from black to that colour (a channel's
-// colour in a fluorescence image).
+// colormap; "#rrggbb", a ramp from black to that colour (a channel's
+// colour in a fluorescence image); or a name TableColormap gave.
 func ColormapNamed(name string) (*Colormap, error) {
 	n := strings.ToLower(name)
 	if n == "labels" || n == "label" {
@@ -73,6 +74,11 @@ func ColormapNamed(name string) (*Colormap, error) {
 	}
 	if cm, ok := colormaps[n]; ok {
 		return cm, nil
+	}
+	if strings.HasPrefix(n, "table-") {
+		if cm, ok := ramps.Load(n); ok {
+			return cm.(*Colormap), nil
+		}
 	}
 	if c, ok := ParseColor(n); ok {
 		if cm, ok := ramps.Load(n); ok {
@@ -84,8 +90,22 @@ func ColormapNamed(name string) (*Colormap, error) {
 	return nil, fmt.Errorf("unknown colormap %q (have %s, or #rrggbb)", name, strings.Join(ColormapNames(), ", "))
 }
 
-// ramps holds the colour ramps made so far, by name.
+// ramps holds the colour ramps and tables made so far, by name.
 var ramps sync.Map
+
+// TableColormap returns the name of a colormap with the colours of table
+// (a file's own colour table, as ImageJ's LUTs), which ColormapNamed
+// then knows: "table-" and a digest of the colours. The same table gets
+// the same name in every run.
+func TableColormap(table *[256][3]uint8) string {
+	h := fnv.New64a()
+	for _, c := range table {
+		h.Write(c[:])
+	}
+	name := fmt.Sprintf("table-%016x", h.Sum64())
+	ramps.LoadOrStore(name, &Colormap{Name: name, LUT: *table})
+	return name
+}
 
 // ParseColor reads a colour written "#rrggbb" or "rrggbb".
 func ParseColor(s string) ([3]uint8, bool) {

@@ -33,8 +33,8 @@ func (r *Renderer) channelsOf(v View, m *loader.Meta) []Channel {
 	return r.rgb[:]
 }
 
-// channelView is v showing channel ch alone.
-func channelView(v View, ch Channel) View {
+// ChannelView is v showing channel ch alone.
+func ChannelView(v View, ch Channel) View {
 	v.Channels = nil
 	v.C, v.Lo, v.Hi, v.Colormap = ch.C, ch.Lo, ch.Hi, ch.Colormap
 	return v
@@ -53,7 +53,7 @@ func (r *Renderer) renderComposite(v View, chans []Channel, p Source, gen uint64
 	}
 	subs := r.subs[:len(chans)]
 	for i, ch := range chans {
-		subs[i].start(img, channelView(v, ch), p, i > 0)
+		subs[i].start(img, ChannelView(v, ch), p, i > 0)
 	}
 	r.fillComposite(subs, v.Width, v.Height)
 	info := Info{Complete: true}

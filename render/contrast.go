@@ -276,7 +276,7 @@ func (r *Renderer) ViewRange(v View, p Source) (lo, hi float64, ok bool) {
 	if len(v.Channels) > 0 {
 		v.Channels = nil // a composite's channel v.C
 	} else if chans := r.channelsOf(v, p.Meta()); chans != nil {
-		v = channelView(v, chans[1]) // colour pixels: green, what the eye reads as brightness
+		v = ChannelView(v, chans[1]) // colour pixels: green, what the eye reads as brightness
 	}
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	r.begin(v, p)

@@ -27,7 +27,7 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int, prio 
 	if chans := r.channelsOf(v, m); chans != nil {
 		n := 0
 		for _, ch := range chans {
-			n += r.Prefetch(channelView(v, ch), p, gen, dir, layers, prio)
+			n += r.Prefetch(ChannelView(v, ch), p, gen, dir, layers, prio)
 		}
 		return n
 	}
@@ -102,7 +102,7 @@ func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int
 	if chans := r.channelsOf(v, m); chans != nil {
 		n, each := 0, maxBytes/len(chans)
 		for _, ch := range chans {
-			n += r.RequestFinest(channelView(v, ch), p, gen, each)
+			n += r.RequestFinest(ChannelView(v, ch), p, gen, each)
 		}
 		return n
 	}
