@@ -23,8 +23,30 @@ type HTTPOptions struct {
 	// IdleTimeout fails (and retries) an attempt that makes no progress, no
 	// response headers or no body bytes, for this long (default 5s).
 	IdleTimeout time.Duration
-	// AttemptTimeout caps one attempt, headers and body (default 60s).
+	// AttemptTimeout, ReadTimeout and MinRate say when a server is too
+	// slow. An attempt fails (and is retried) once it has run longer than
+	// AttemptTimeout plus the time its body bytes take at MinRate; a read
+	// (all its attempts and the waits between them, but not the time
+	// waiting for a concurrency slot) fails, without another attempt, once
+	// it has run longer than ReadTimeout plus the time all its body bytes
+	// take at MinRate, and makes no attempt that would begin later.
+	//
+	// So a server that sends the body at MinRate or faster is never cut
+	// off, however large the value (a 64 MiB chunk over a slow link), and
+	// one that sends less, for example a byte every few seconds, which
+	// never trips IdleTimeout, is reported after about ReadTimeout. The
+	// time allowed grows with the bytes received rather than with the
+	// bytes expected, so that a dribbling server is caught as soon for a
+	// large value as for a small one, and a body of unknown length is
+	// judged like any other.
+	//
+	// AttemptTimeout defaults to 20s; ReadTimeout to 20s, or AttemptTimeout
+	// if that is longer. MinRate (bytes per second) defaults to 1 KiB/s per
+	// request: what each of 16 requests in flight gets from a link of about
+	// 128 kbit/s.
 	AttemptTimeout time.Duration
+	ReadTimeout    time.Duration
+	MinRate        int64
 	// Retries is the number of retries after the first attempt (default 4;
 	// negative: none).
 	Retries int
@@ -53,7 +75,13 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 		o.IdleTimeout = 5 * time.Second
 	}
 	if o.AttemptTimeout <= 0 {
-		o.AttemptTimeout = 60 * time.Second
+		o.AttemptTimeout = 20 * time.Second
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = max(20*time.Second, o.AttemptTimeout)
+	}
+	if o.MinRate <= 0 {
+		o.MinRate = 1 << 10
 	}
 	switch {
 	case o.Retries == 0:
@@ -80,10 +108,11 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 //
 // 404 Not Found and 410 Gone mean a missing key (ErrNotFound); 403
 // Forbidden is an error unless HTTPOptions.ForbiddenIsNotFound. 5xx (but 501
-// and 505), 408, 429 (after the server's Retry-After), stalls, timeouts,
-// broken connections and truncated bodies are retried with exponential
-// backoff and jitter; other statuses fail at once. Failures are *HTTPError
-// values of one line. HTTP is safe for concurrent use.
+// and 505), 408, 429 (after the server's Retry-After), stalls, attempts
+// that are too slow, broken connections and truncated bodies are retried
+// with exponential backoff and jitter, while the read has time left (see
+// HTTPOptions.ReadTimeout); other statuses fail at once. Failures are
+// *HTTPError values of one line. HTTP is safe for concurrent use.
 type HTTP struct {
 	prefix string // base URL with a trailing '/', for requests
 	query  string // "?query" of the base URL, or ""
@@ -241,8 +270,9 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, error
 	defer done()
 	esc := escapeKey(key)
 	target, shown := h.prefix+esc+h.query, h.shown+esc
+	var used spent
 	for n := 1; ; n++ {
-		b, fail := h.attempt(ctx, target, r)
+		b, fail := h.attempt(ctx, target, r, &used)
 		if fail == nil {
 			return b, nil
 		}
@@ -252,11 +282,16 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, error
 		if !fail.retry || n > h.opt.Retries {
 			return nil, h.failed(shown, n, fail)
 		}
+		w := h.wait(n, fail.after)
+		if used.time+w >= h.allow(h.opt.ReadTimeout, used.bytes) {
+			return nil, h.failed(shown, n, fail) // no time left for another attempt
+		}
 		h.stats.setError("GET " + shown + ": " + fail.err.Error())
 		h.stats.retries.Add(1)
-		if !sleep(ctx, h.wait(n, fail.after)) {
+		if !sleep(ctx, w) {
 			return nil, ended(ctx)
 		}
+		used.time += w
 	}
 }
 
