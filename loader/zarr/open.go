@@ -270,10 +270,15 @@ func relPath(p string) (string, error) {
 	return r, nil
 }
 
-// getMeta reads a metadata document; ok is false when the store does not
-// hold it.
+// maxMetaBytes bounds a metadata document (zarr.json, .zarray, .zattrs,
+// .zgroup): real ones are kilobytes, a few megabytes with long lists of
+// labels or plate wells.
+const maxMetaBytes = 64 << 20
+
+// getMeta reads a metadata document of at most maxMetaBytes; ok is false
+// when the store does not hold it.
 func getMeta(ctx context.Context, st store.Store, key string) (doc []byte, ok bool, err error) {
-	doc, err = st.Get(ctx, key)
+	doc, _, err = store.GetAtMost(ctx, st, key, maxMetaBytes)
 	switch {
 	case err == nil:
 		return doc, true, nil
@@ -281,6 +286,8 @@ func getMeta(ctx context.Context, st store.Store, key string) (doc []byte, ok bo
 		return nil, false, nil
 	case ctx.Err() != nil:
 		return nil, false, ctx.Err()
+	case errors.Is(err, store.ErrTooLarge):
+		return nil, false, formatError("%s: metadata document larger than %d MiB", key, maxMetaBytes>>20)
 	}
 	return nil, false, storeError(key, err)
 }

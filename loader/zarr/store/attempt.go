@@ -28,11 +28,12 @@ type attemptError struct {
 // attempt makes one request for r of target within a concurrency slot, with
 // a watchdog that cancels it when it stops making progress and a pacer that
 // cancels it when it is too slow. It adds its time and body bytes to used.
-func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *spent) ([]byte, *attemptError) {
+// A value comes with what the response said of it.
+func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *spent) ([]byte, Info, *attemptError) {
 	select {
 	case h.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, &attemptError{err: ctx.Err()}
+		return nil, Info{}, &attemptError{err: ctx.Err()}
 	}
 	defer func() { <-h.slots }()
 	h.stats.inFlight.Add(1)
@@ -53,7 +54,7 @@ func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *sp
 
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, &attemptError{err: err}
+		return nil, Info{}, &attemptError{err: err}
 	}
 	if v := r.header(); v != "" {
 		req.Header.Set("Range", v)
@@ -61,22 +62,31 @@ func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *sp
 	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return nil, h.broken(actx, p, err, false)
+		return nil, Info{}, h.broken(actx, p, err, false)
 	}
 	defer resp.Body.Close()
 	body.r = resp.Body
 	if f := h.checkStatus(resp, body, r); f != nil {
-		return nil, f
+		return nil, Info{}, f
 	}
 	b, err := h.readBody(resp, body, r)
 	if err != nil {
 		var re *readError
 		if errors.As(err, &re) {
-			return nil, h.brokenBody(actx, p, re, resp.StatusCode)
+			return nil, Info{}, h.brokenBody(actx, p, re, resp.StatusCode)
 		}
-		return nil, &attemptError{err: err, status: resp.StatusCode}
+		return nil, Info{}, &attemptError{err: err, status: resp.StatusCode}
 	}
-	return b, nil
+	return b, responseInfo(resp, b), nil
+}
+
+// responseInfo is what resp, which brought b, says of the value.
+func responseInfo(resp *http.Response, b []byte) Info {
+	info := Info{Size: int64(len(b)), ETag: resp.Header.Get("ETag")}
+	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		info.Modified = t
+	}
+	return info
 }
 
 // broken describes a failed request or body read.

@@ -57,7 +57,7 @@ type HTTPOptions struct {
 	// Retry-After (default 10s).
 	MaxWait time.Duration
 	// MaxBody is the largest response body read (default 2 GiB); larger
-	// values are an error.
+	// values are an error matching ErrTooLarge.
 	MaxBody int64
 	// ForbiddenIsNotFound makes 403 Forbidden mean a missing key. S3 answers
 	// 403 for a missing key when the caller may not list the bucket, but
@@ -197,7 +197,19 @@ func (h *HTTP) Close() error {
 
 // Get returns the whole value of key.
 func (h *HTTP) Get(ctx context.Context, key string) ([]byte, error) {
-	return h.read(ctx, key, byteRange{all: true})
+	b, _, err := h.read(ctx, key, byteRange{all: true})
+	return b, err
+}
+
+// GetAtMost returns the whole value of key, if it holds at most max bytes
+// (and MaxBody), with the size, ETag and Last-Modified of the response. A
+// larger value is an error matching ErrTooLarge, reported from the
+// Content-Length before the body is read when the server sends one.
+func (h *HTTP) GetAtMost(ctx context.Context, key string, max int64) ([]byte, Info, error) {
+	if max <= 0 {
+		return nil, Info{}, errors.New("GetAtMost: limit must be positive")
+	}
+	return h.read(ctx, key, byteRange{all: true, limit: max})
 }
 
 // GetRange returns n bytes of key's value at off, or its last -off bytes
@@ -215,7 +227,8 @@ func (h *HTTP) GetRange(ctx context.Context, key string, off, n int64) ([]byte, 
 		return nil, err
 	}
 	if r.n > h.opt.MaxBody {
-		return nil, fmt.Errorf("GET %s%s: %s are over the %d-byte limit", h.shown, escapeKey(key), r, h.opt.MaxBody)
+		return nil, fmt.Errorf("GET %s%s: %w", h.shown, escapeKey(key),
+			&cause{fmt.Sprintf("%s are over the %d-byte limit", r, h.opt.MaxBody), ErrTooLarge})
 	}
 	if r.n == 0 {
 		if h.root.Err() != nil {
@@ -223,7 +236,8 @@ func (h *HTTP) GetRange(ctx context.Context, key string, off, n int64) ([]byte, 
 		}
 		return []byte{}, nil
 	}
-	return h.read(ctx, key, r)
+	b, _, err := h.read(ctx, key, r)
+	return b, err
 }
 
 // begin registers a read and returns its context, cancelled also by Close,
@@ -259,37 +273,37 @@ func ended(ctx context.Context) error {
 }
 
 // read fetches r of key, retrying failed attempts.
-func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, error) {
+func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info, error) {
 	if err := checkKey(key); err != nil {
-		return nil, err
+		return nil, Info{}, err
 	}
 	ctx, done, err := h.begin(ctx)
 	if err != nil {
-		return nil, err
+		return nil, Info{}, err
 	}
 	defer done()
 	esc := escapeKey(key)
 	target, shown := h.prefix+esc+h.query, h.shown+esc
 	var used spent
 	for n := 1; ; n++ {
-		b, fail := h.attempt(ctx, target, r, &used)
+		b, info, fail := h.attempt(ctx, target, r, &used)
 		if fail == nil {
-			return b, nil
+			return b, info, nil
 		}
 		if ctx.Err() != nil {
-			return nil, ended(ctx)
+			return nil, Info{}, ended(ctx)
 		}
 		if !fail.retry || n > h.opt.Retries {
-			return nil, h.failed(shown, n, fail)
+			return nil, Info{}, h.failed(shown, n, fail)
 		}
 		w := h.wait(n, fail.after)
 		if used.time+w >= h.allow(h.opt.ReadTimeout, used.bytes) {
-			return nil, h.failed(shown, n, fail) // no time left for another attempt
+			return nil, Info{}, h.failed(shown, n, fail) // no time left for another attempt
 		}
 		h.stats.setError("GET " + shown + ": " + fail.err.Error())
 		h.stats.retries.Add(1)
 		if !sleep(ctx, w) {
-			return nil, ended(ctx)
+			return nil, Info{}, ended(ctx)
 		}
 		used.time += w
 	}
