@@ -133,6 +133,11 @@ type HTTP struct {
 
 // NewHTTP returns a store reading keys below the base URL, which must be
 // http:// or https:// with a host.
+//
+// It makes the standard logger drop the line net/http's Transport prints
+// when a server sends more than a response's Content-Length ("Unsolicited
+// response received on idle HTTP channel"), which a client cannot
+// otherwise prevent; the value read is the length announced.
 func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	u, err := url.Parse(base)
 	if err != nil {
@@ -142,6 +147,7 @@ func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("invalid URL: want http:// or https:// and a host")
 	}
+	muteUnsolicited()
 	h := &HTTP{opt: opt.withDefaults()}
 	if u.RawQuery != "" {
 		h.query = "?" + u.RawQuery

@@ -31,6 +31,7 @@ const (
 	slow         fault = "slow"          // send the body in 10 pieces, a pause between
 	drip         fault = "drip"          // send the body piece bytes at a time, a pause between
 	dripUnsized  fault = "drip-unsized"  // the same without a Content-Length
+	overlong     fault = "overlong"      // declare half the length, send it all
 	s3Denied     fault = "s3-denied"     // 403 with an S3 XML error body
 )
 
@@ -168,6 +169,14 @@ func (s *faultServer) misbehave(w http.ResponseWriter, r *http.Request, f fault,
 		hangUp(w)
 	case reset:
 		hangUp(w)
+	case overlong:
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(value)/2, value)
+			buf.Flush()
+			s.wait(r, time.Hour)
+			conn.Close()
+		}
 	case chunked:
 		w.WriteHeader(http.StatusOK)
 		w.Write(value[:len(value)/2])
