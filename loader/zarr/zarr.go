@@ -36,15 +36,19 @@ func init() {
 	loader.Register(loader.Format{Name: "zarr", Match: Match, Open: openSource, Exts: []string{".zarr"}})
 }
 
-// Match reports whether path is a URL or a folder holding Zarr metadata
+// Match reports whether path is a URL (a query string, such as a
+// presigned URL's, is no glob pattern) or a folder holding Zarr metadata
 // (.zgroup, .zattrs, .zarray or zarr.json). head must be nil: files are
 // never Zarr. It is safe for concurrent use.
 func Match(path string, head []byte) bool {
-	if head != nil || loader.IsPattern(path) {
+	if head != nil {
 		return false
 	}
 	if loader.IsURL(path) {
 		return true
+	}
+	if loader.IsPattern(path) {
+		return false
 	}
 	for _, name := range []string{"zarr.json", ".zattrs", ".zgroup", ".zarray"} {
 		if st, err := os.Stat(filepath.Join(path, name)); err == nil && st.Mode().IsRegular() {
