@@ -41,7 +41,8 @@ type pacer struct {
 // startPacer arms a pacer for an attempt starting now.
 func (h *HTTP) startPacer(prev spent, got *atomic.Int64, cut context.CancelCauseFunc) *pacer {
 	p := &pacer{h: h, start: time.Now(), prev: prev, got: got, cut: cut}
-	p.timer = time.AfterFunc(p.left(), p.check)
+	p.timer = time.AfterFunc(math.MaxInt64, p.check) // armed once p.timer is set
+	p.timer.Reset(p.left())
 	return p
 }
 
