@@ -26,10 +26,8 @@ type HTTPOptions struct {
 	// AttemptTimeout, ReadTimeout and MinRate say when a server is too
 	// slow. An attempt fails (and is retried) once it has run longer than
 	// AttemptTimeout plus the time its body bytes take at MinRate; a read
-	// (all its attempts and the waits between them, but not the time
-	// waiting for a concurrency slot) fails, without another attempt, once
-	// it has run longer than ReadTimeout plus the time all its body bytes
-	// take at MinRate, and makes no attempt that would begin later.
+	// fails, without another attempt, once it has run longer than
+	// ReadTimeout plus the time all its body bytes take at MinRate.
 	//
 	// So a server that sends the body at MinRate or faster is never cut
 	// off, however large the value (a 64 MiB chunk over a slow link), and
@@ -40,13 +38,18 @@ type HTTPOptions struct {
 	// large value as for a small one, and a body of unknown length is
 	// judged like any other.
 	//
-	// AttemptTimeout defaults to 20s; ReadTimeout to 20s, or AttemptTimeout
-	// if that is longer. MinRate (bytes per second) defaults to 1 KiB/s per
-	// request: what each of 16 requests in flight gets from a link of about
-	// 128 kbit/s.
+	// AttemptTimeout defaults to 20s.
 	AttemptTimeout time.Duration
-	ReadTimeout    time.Duration
-	MinRate        int64
+	// ReadTimeout bounds a read (see AttemptTimeout): its attempts and the
+	// waits between them count, not the time waiting for a concurrency
+	// slot, and no attempt is begun that would start after the bound.
+	// Default 20s, or AttemptTimeout if that is longer.
+	ReadTimeout time.Duration
+	// MinRate, in bytes per second, is the average rate at or above which
+	// a body is never cut off (see AttemptTimeout). Default 1 KiB/s per
+	// request: what each of 16 requests in flight gets from a link of
+	// about 128 kbit/s.
+	MinRate int64
 	// Retries is the number of retries after the first attempt (default 4;
 	// negative: none).
 	Retries int
