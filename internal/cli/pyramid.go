@@ -64,7 +64,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 			session.HumanBytes(c), session.HumanBytes(cacheBytes))
 	}
 	opt := levels.Options{CacheBytes: cacheBytes / 2, Mode: mode}
-	if err := useDiskCache(srcPath, &opt); err != nil {
+	if err := useDiskCache(srcPath, src, &opt); err != nil {
 		fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
 	}
 	pyr, err := levels.Open(src, opt)
@@ -132,13 +132,14 @@ func inFlight(m *loader.Meta, bytes int64) int {
 }
 
 // useDiskCache has the pyramid reuse and keep computed levels in the user
-// cache folder.
-func useDiskCache(path string, opt *levels.Options) error {
+// cache folder, under the identity of src (opened from path): a file's, or
+// a URL's from what its server says.
+func useDiskCache(path string, src loader.Source, opt *levels.Options) error {
 	root, err := levels.DefaultDiskRoot()
 	if err != nil {
 		return err
 	}
-	id, err := loader.FileIdentity(path)
+	id, err := loader.SourceIdentity(path, src)
 	if err != nil {
 		return err
 	}
