@@ -84,6 +84,15 @@ func (f *File) ReadAt(p []byte, off int64) (n int, err error) {
 	return n, nil
 }
 
+// Shrunk reports whether the file now holds fewer bytes than when it was
+// mapped. The mapping then shows zeros, not the file's bytes, from the new
+// end to the end of its memory page, and faults beyond: an error parsing
+// those bytes is better reported as ErrChanged. It costs a system call.
+func (f *File) Shrunk() bool {
+	st, err := f.f.Stat()
+	return err == nil && st.Size() < int64(len(f.data))
+}
+
 // Close unmaps and closes the file.
 func (f *File) Close() error {
 	var err error

@@ -55,6 +55,9 @@ func TestShrunkFileReadsFail(t *testing.T) {
 	faulttest.Run(t, func(t *testing.T) {
 		page := int64(os.Getpagesize())
 		f := shrunk(t, "cut.raw")
+		if !f.Shrunk() {
+			t.Error("Shrunk is false for a file cut after it was mapped")
+		}
 		if s, err := sum(f, 0, page); err != nil || s != 7*int(page) {
 			t.Fatalf("the page the file holds: sum %d, %v", s, err)
 		}

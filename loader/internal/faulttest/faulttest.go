@@ -18,8 +18,8 @@ const env = "VASTVIEW_FAULTTEST_CHILD"
 
 // Run runs body in a child process (the test binary again, running only
 // t's test, with body called there) and fails t if the child does not pass:
-// it died of a signal (a crash), or body failed. In the child, Run calls
-// body(t) and returns.
+// it died of a signal (a crash), or body failed; t is skipped if body
+// skips. In the child, Run calls body(t) and returns.
 func Run(t *testing.T, body func(t *testing.T)) {
 	t.Helper()
 	if os.Getenv(env) == t.Name() {
@@ -35,6 +35,9 @@ func Run(t *testing.T, body func(t *testing.T)) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	if err == nil && bytes.Contains(out.Bytes(), []byte("--- SKIP: "+t.Name())) {
+		t.Skipf("skipped in the child process:\n%s", out.Bytes())
+	}
 	if err == nil && !bytes.Contains(out.Bytes(), []byte("--- PASS: "+t.Name())) {
 		t.Fatalf("the child process did not run the test:\n%s", out.Bytes())
 	}
