@@ -254,7 +254,10 @@ func IsURL(path string) bool {
 // Open opens the file, folder, glob pattern or URL at path with the first
 // registered format that matches it. Opening stops with ctx.Err() when ctx
 // ends first. Errors do not repeat the path; they keep their cause
-// (errors.Is(err, fs.ErrNotExist) for a missing file).
+// (errors.Is(err, fs.ErrNotExist) for a missing file). A path that names
+// neither a regular file nor a folder (a named pipe, a device, a socket,
+// which reading could block on or never finish) is refused with
+// ErrNotRegular before it is opened.
 func Open(ctx context.Context, path string) (Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -264,6 +267,9 @@ func Open(ctx context.Context, path string) (Source, error) {
 		st, err := os.Stat(path)
 		if err != nil {
 			return nil, StripPath(err)
+		}
+		if !st.IsDir() && !st.Mode().IsRegular() {
+			return nil, notRegular(st.Mode())
 		}
 		if !st.IsDir() {
 			f, err := os.Open(path)
