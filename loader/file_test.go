@@ -99,8 +99,6 @@ func TestGuardKeepsOtherPanics(t *testing.T) {
 	})
 }
 
-var sink byte
-
 // panicOf runs fn under f's guard and returns what it panicked with.
 func panicOf(f *File, fn func()) (r any) {
 	defer func() { r = recover() }()
