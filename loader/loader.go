@@ -42,6 +42,12 @@ type Meta struct {
 	Units   []string  // unit per axis ("" when unknown), NGFF names such as "micrometer"
 	Levels  []Level   // levels the source stores, level 0 (full resolution) first
 
+	// DataFiles lists the files other than the opened one that the source
+	// reads, as it opens them (a detached header's data files, which it
+	// may name anywhere; the header of a NIfTI .img): nil when it reads
+	// only the opened file.
+	DataFiles []string
+
 	// ValueScale, when non-nil, maps stored values to physical ones
 	// (value = Slope*stored + Intercept), as NIfTI's scl_slope/scl_inter.
 	ValueScale *ValueScale
@@ -57,11 +63,6 @@ type Meta struct {
 	// Channels, when the file describes them, holds display defaults per
 	// position on the C axis (or one entry for data without a C axis).
 	Channels []Channel
-	// DataFiles lists the files other than the opened one that the source
-	// reads, as it opens them (a detached header's data files, which it
-	// may name anywhere; the header of a NIfTI .img): nil when it reads
-	// only the opened file.
-	DataFiles []string
 	// Synthetic is true when the samples are computed on read rather than
 	// stored (the built-in demo): cheap to read again, so computed levels
 	// are neither built in the background nor kept in the disk cache.
