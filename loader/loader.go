@@ -42,6 +42,12 @@ type Meta struct {
 	Units   []string  // unit per axis ("" when unknown), NGFF names such as "micrometer"
 	Levels  []Level   // levels the source stores, level 0 (full resolution) first
 
+	// DataFiles lists the files other than the opened one that the source
+	// reads, as it opens them (a detached header's data files, which it
+	// may name anywhere; the header of a NIfTI .img): nil when it reads
+	// only the opened file.
+	DataFiles []string
+
 	// ValueScale, when non-nil, maps stored values to physical ones
 	// (value = Slope*stored + Intercept), as NIfTI's scl_slope/scl_inter.
 	ValueScale *ValueScale
@@ -268,7 +274,10 @@ func IsURL(path string) bool {
 // Open opens the file, folder, glob pattern or URL at path with the first
 // registered format that matches it. Opening stops with ctx.Err() when ctx
 // ends first. Errors do not repeat the path; they keep their cause
-// (errors.Is(err, fs.ErrNotExist) for a missing file).
+// (errors.Is(err, fs.ErrNotExist) for a missing file). A path that names
+// neither a regular file nor a folder (a named pipe, a device, a socket,
+// which reading could block on or never finish) is refused with
+// ErrNotRegular before it is opened.
 func Open(ctx context.Context, path string) (Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -278,6 +287,9 @@ func Open(ctx context.Context, path string) (Source, error) {
 		st, err := os.Stat(path)
 		if err != nil {
 			return nil, StripPath(err)
+		}
+		if !st.IsDir() && !st.Mode().IsRegular() {
+			return nil, notRegular(st.Mode())
 		}
 		if !st.IsDir() {
 			f, err := os.Open(path)
