@@ -1,8 +1,11 @@
 package tiff
 
 import (
+	"math"
 	"strconv"
 	"strings"
+
+	"vastview/loader"
 )
 
 // imagejInfo is what an ImageJ ImageDescription says about the stack.
@@ -10,6 +13,13 @@ type imagejInfo struct {
 	images, channels, slices, frames int
 	spacing, finterval               float64
 	unit, yunit, zunit, tunit        string
+	mode                             string // a loader.Channels* constant, or ""
+	// min and max are the display range ImageJ showed the image with when
+	// it saved it (it writes them for 16- and 32-bit images and for 8-bit
+	// ones with a range other than 0-255); hasMin and hasMax say they were
+	// given.
+	min, max       float64
+	hasMin, hasMax bool
 }
 
 // parseImageJ parses an ImageDescription of the form "ImageJ=1.x\nkey=value
@@ -20,31 +30,8 @@ func parseImageJ(desc string) (imagejInfo, bool) {
 	}
 	ij := imagejInfo{images: 1, channels: 1, slices: 1, frames: 1}
 	for _, line := range strings.Split(desc, "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "images":
-			ij.images = atoiPos(v)
-		case "channels":
-			ij.channels = atoiPos(v)
-		case "slices":
-			ij.slices = atoiPos(v)
-		case "frames":
-			ij.frames = atoiPos(v)
-		case "spacing":
-			ij.spacing = atofPos(v)
-		case "finterval":
-			ij.finterval = atofPos(v)
-		case "unit":
-			ij.unit = unescapeUnit(v)
-		case "yunit":
-			ij.yunit = unescapeUnit(v)
-		case "zunit":
-			ij.zunit = unescapeUnit(v)
-		case "tunit":
-			ij.tunit = unescapeUnit(v)
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			ij.set(k, v)
 		}
 	}
 	if ij.images <= 0 || ij.channels <= 0 || ij.slices <= 0 || ij.frames <= 0 {
@@ -55,6 +42,64 @@ func parseImageJ(desc string) (imagejInfo, bool) {
 		ij.channels, ij.slices, ij.frames = 1, ij.images, 1
 	}
 	return ij, true
+}
+
+// set records one key=value line of the description.
+func (ij *imagejInfo) set(k, v string) {
+	switch k {
+	case "images":
+		ij.images = atoiPos(v)
+	case "channels":
+		ij.channels = atoiPos(v)
+	case "slices":
+		ij.slices = atoiPos(v)
+	case "frames":
+		ij.frames = atoiPos(v)
+	case "spacing":
+		ij.spacing = atofPos(v)
+	case "finterval":
+		ij.finterval = atofPos(v)
+	case "unit":
+		ij.unit = unescapeUnit(v)
+	case "yunit":
+		ij.yunit = unescapeUnit(v)
+	case "zunit":
+		ij.zunit = unescapeUnit(v)
+	case "tunit":
+		ij.tunit = unescapeUnit(v)
+	case "mode":
+		ij.mode = imagejMode(v)
+	case "min":
+		ij.min, ij.hasMin = atofFinite(v)
+	case "max":
+		ij.max, ij.hasMax = atofFinite(v)
+	}
+}
+
+// imagejMode maps the value of ImageJ's "mode=" to a loader.Channels*
+// constant, or "" for one it does not know. ImageJ writes "composite",
+// "color" and "grayscale" (and reads any value starting with "gray" as
+// grayscale); "custom" and "transparent" are composites drawn another way.
+func imagejMode(v string) string {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch {
+	case strings.HasPrefix(v, "composite"), v == "custom", v == "transparent":
+		return loader.ChannelsComposite
+	case v == "color", v == "colour":
+		return loader.ChannelsColor
+	case strings.HasPrefix(v, "gray"), strings.HasPrefix(v, "grey"):
+		return loader.ChannelsGray
+	}
+	return ""
+}
+
+// atofFinite parses a finite number, reporting whether it is one.
+func atofFinite(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 // atoiPos parses a positive count, returning 0 for anything else (including

@@ -16,6 +16,7 @@ type layout struct {
 	spacing map[byte]float64
 	units   map[byte]string
 	chans   []loader.Channel // names and colours the metadata gives
+	mode    string           // how the metadata says to show the channels (Meta.ChannelMode)
 	// contiguous is true for metadata that ImageJ and tifffile write
 	// (ImageJ, shaped and OME descriptions): these writers store the
 	// images of an uncompressed stack back to back after page 0's, so a
@@ -88,6 +89,13 @@ func (f *file) imagejLayout(p0 *page, ij imagejInfo) *layout {
 			tunit = ngffUnit(ij.tunit)
 		}
 		l.spacing['T'], l.units['T'] = ij.finterval, tunit
+	}
+	l.chans = f.imagejChannels(p0, ij)
+	if ij.channels > 1 {
+		// ImageJ makes a composite image, shown in this mode, only of a
+		// stack of several channels; tifffile writes mode=grayscale into
+		// every hyperstack it is not told otherwise about.
+		l.mode = ij.mode
 	}
 	return l
 }
@@ -173,6 +181,9 @@ func buildMeta(p0 *page, l *layout) (*loader.Meta, []int, int) {
 	m := loader.NewMeta(l.format, string(axes), shape, p0.dtype, chunk, spacing, units)
 	if len(l.chans) == m.Size('C') {
 		m.Channels = l.chans
+	}
+	if cAxis < 0 {
+		m.ChannelMode = l.mode
 	}
 	return m, pageAxes, cAxis
 }

@@ -32,6 +32,7 @@ type page struct {
 	desc, colormap, xres, yres entry
 	subifds                    entry // reduced-resolution copies of the page
 	resUnit                    int
+	ijMeta, ijCounts           entry // ImageJ's display metadata and its block sizes
 }
 
 // fields collects the raw entries of an IFD that parsePage interprets.
@@ -53,7 +54,7 @@ func (f *file) readFields(off int64) (fields, int64, error) {
 			tagStripByteCounts, tagXResolution, tagYResolution, tagPlanarConfig,
 			tagResolutionUnit, tagPredictor, tagColorMap, tagTileWidth,
 			tagTileLength, tagTileOffsets, tagTileByteCounts, tagSampleFormat,
-			tagImageDepth, tagSubIFDs:
+			tagImageDepth, tagSubIFDs, tagIJMetaCounts, tagIJMeta:
 			if _, dup := fs[e.tag]; !dup {
 				fs[e.tag] = e
 			}
@@ -121,6 +122,7 @@ func (f *file) parsePage(off int64) (*page, error) {
 	p.desc, p.colormap = fs[tagDescription], fs[tagColorMap]
 	p.xres, p.yres = fs[tagXResolution], fs[tagYResolution]
 	p.subifds = fs[tagSubIFDs]
+	p.ijMeta, p.ijCounts = fs[tagIJMeta], fs[tagIJMetaCounts]
 	ru, _ := f.scalar(fs, tagResolutionUnit, 2)
 	p.resUnit = int(ru)
 	if p.photometric == 3 {

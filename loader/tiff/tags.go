@@ -27,6 +27,8 @@ const (
 	tagSubIFDs         = 330
 	tagSampleFormat    = 339
 	tagImageDepth      = 32997
+	tagIJMetaCounts    = 50838 // ImageJ's IJMetadataByteCounts
+	tagIJMeta          = 50839 // ImageJ's IJMetadata
 )
 
 // Compression schemes that can be decoded.
