@@ -2,9 +2,14 @@ package tiff
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzOpen opens arbitrary bytes as a TIFF file and reads a few chunks: it
@@ -89,3 +94,81 @@ func TestSeedsRead(t *testing.T) {
 		readAll(t, openTIFF(t, s))
 	}
 }
+
+// FuzzIJMetadata reads arbitrary bytes as the IJMetadata and
+// IJMetadataByteCounts tags of page 0, seeded from tags tifffile wrote
+// (testdata/imagej_display*.tif): it must never panic, keep to the
+// channels asked for and to bounded labels, and give windows only of
+// finite numbers and a colour from each table it keeps.
+func FuzzIJMetadata(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "imagej_display*.tif"))
+	if len(seeds) == 0 {
+		f.Fatal("no IJMetadata seeds in testdata")
+	}
+	for _, s := range seeds {
+		b := readFile(f, s)
+		tf, first, err := parseHeader(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		p0, err := tf.parsePage(first)
+		if err != nil {
+			f.Fatal(err)
+		}
+		m, c := p0.ijMeta, p0.ijCounts
+		if m.tag == 0 || c.tag == 0 || c.typ != tLong {
+			f.Fatalf("%s: no IJMetadata of LONG counts", s)
+		}
+		meta := b[m.pos : m.pos+int64(m.count)]
+		counts := b[c.pos : c.pos+4*int64(c.count)]
+		big := tf.bo == binary.BigEndian
+		f.Add(meta, counts, big, uint8(2), uint16(2))
+		f.Add(meta, counts, big, uint8(2), uint16(1))
+		f.Add(meta, counts[:len(counts)-4], big, uint8(2), uint16(3))
+	}
+	// How the fuzzer's kind byte picks the type of the counts tag.
+	countTypes := []uint16{tByte, tShort, tLong, tLong8, tASCII}
+	f.Fuzz(func(t *testing.T, meta, counts []byte, big bool, kind uint8, n uint16) {
+		if len(meta)+len(counts) > 1<<20 {
+			return
+		}
+		var bo binary.ByteOrder = binary.LittleEndian
+		if big {
+			bo = binary.BigEndian
+		}
+		ctyp := countTypes[int(kind)%len(countTypes)]
+		b := make([]byte, 8, 8+len(meta)+len(counts))
+		b = append(append(b, meta...), counts...)
+		tf := &file{b: b, bo: bo}
+		p := &page{
+			spp:      1,
+			ijMeta:   entry{tag: tagIJMeta, typ: tByte, count: uint64(len(meta)), pos: 8},
+			ijCounts: entry{tag: tagIJMetaCounts, typ: ctyp, count: uint64(len(counts)) / uint64(typeSize[ctyp]), pos: int64(8 + len(meta))},
+		}
+		chans := int(n%64) + 1
+		md := tf.ijMeta(p, chans)
+		if len(md.labels) > chans || len(md.ranges) > 2*chans || len(md.luts) > chans {
+			t.Fatalf("%d labels, %d range values, %d tables for %d channels", len(md.labels), len(md.ranges), len(md.luts), chans)
+		}
+		for _, l := range md.labels {
+			if !utf8.ValidString(l) || utf8.RuneCountInString(l) > maxLabel || strings.ContainsAny(l, "\n\r\x00") {
+				t.Fatalf("label %q", l)
+			}
+		}
+		ij := imagejInfo{images: chans, channels: chans, slices: 1, frames: 1}
+		out := tf.imagejChannels(p, ij)
+		if out != nil && len(out) != chans {
+			t.Fatalf("%d channels for %d", len(out), chans)
+		}
+		for c, ch := range out {
+			if ch.HasWindow && (!finite(ch.Lo) || !finite(ch.Hi)) {
+				t.Fatalf("channel %d: window %g, %g", c, ch.Lo, ch.Hi)
+			}
+			if ch.LUT != nil && !slices.Contains(ch.LUT[:], ch.Color) {
+				t.Fatalf("channel %d: colour %v not in its table", c, ch.Color)
+			}
+		}
+	})
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
