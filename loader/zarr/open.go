@@ -159,6 +159,9 @@ func openMultiscale(ctx context.Context, st store.Store, dir string, ver int, a 
 	if n <= maxChannels {
 		m.Channels = a.Omero.channels(n)
 	}
+	if n > 1 {
+		m.ChannelMode = a.Omero.mode()
+	}
 	return newSource(st, m, arrays)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"vastview/loader"
@@ -250,5 +251,59 @@ func TestIndexCache(t *testing.T) {
 	c.put("huge", make(shardIndex, 1000))
 	if c.get("huge") != nil || c.used() > c.max {
 		t.Errorf("over budget: %d of %d", c.used(), c.max)
+	}
+}
+
+// TestOmeroVisibilityAndModel reads "active" and rdefs.model, and leaves
+// out, without failing, the parts of omero that have the wrong JSON type.
+func TestOmeroVisibilityAndModel(t *testing.T) {
+	a, err := parseAttrs([]byte(`{"omero": {"channels": [
+		{"label": "a", "active": false},
+		{"label": "b", "active": true},
+		{"label": "c", "active": null, "window": {"start": null, "end": 4}},
+		{"label": 5, "color": {"r": 1}, "active": "no", "window": [1, 2]},
+		"not an object",
+		{"label": "f", "color": "00FF00", "window": {"start": 1, "end": 2}}],
+		"rdefs": {"model": "greyscale"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := a.Omero.channels(6)
+	want := []loader.Channel{{Label: "a", Hidden: true}, {Label: "b"}, {Label: "c"}, {}, {},
+		{Label: "f", Color: [3]uint8{0, 255, 0}, HasColor: true, Lo: 1, Hi: 2, HasWindow: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("channels %+v, want %+v", got, want)
+	}
+	if m := a.Omero.mode(); m != loader.ChannelsGray {
+		t.Errorf("mode %q", m)
+	}
+	for doc, mode := range map[string]string{
+		`{"omero": {"rdefs": {"model": "color"}}}`:     loader.ChannelsComposite,
+		`{"omero": {"rdefs": {"model": "Colour"}}}`:    loader.ChannelsComposite,
+		`{"omero": {"rdefs": {"model": "grayscale"}}}`: loader.ChannelsGray,
+		`{"omero": {"rdefs": {"model": "hsb"}}}`:       "",
+		`{"omero": {"rdefs": {"model": 3}}}`:           "",
+		`{"omero": {"rdefs": "color"}}`:                "",
+		`{"omero": {"channels": 7}}`:                   "",
+		`{"omero": "color"}`:                           "",
+		`{"omero": null}`:                              "",
+		`{}`:                                           "",
+	} {
+		a, err := parseAttrs([]byte(doc))
+		if err != nil {
+			t.Errorf("%s: %v", doc, err)
+			continue
+		}
+		if m := a.Omero.mode(); m != mode {
+			t.Errorf("%s: mode %q, want %q", doc, m, mode)
+		}
+		if c := a.Omero.channels(2); c != nil {
+			t.Errorf("%s: channels %+v", doc, c)
+		}
+	}
+	// Only the first maxChannels channels are read.
+	doc := `{"omero": {"channels": [` + strings.Repeat(`{"label": "x"},`, maxChannels+10) + `{}]}}`
+	if a, err := parseAttrs([]byte(doc)); err != nil || len(a.Omero.Channels) != maxChannels {
+		t.Errorf("%v: %d channels kept of %d", err, len(a.Omero.Channels), maxChannels+11)
 	}
 }

@@ -141,6 +141,7 @@ type pySpec struct {
 	wantScale    func(k int) []float64 // nil: unit scale, zero translation
 	wantTrans    func(k int) []float64
 	wantChannels []loader.Channel
+	wantMode     string
 	wantMissing  int // chunks of level 0 not stored
 }
 
@@ -216,16 +217,16 @@ func pySpecs() []*pySpec {
 		Factors: []int{1, 1, 2, 2}, Method: "dask", Compressor: blosc("lz4", 1), Sep: "/",
 		MSTransforms: []map[string]any{{"type": "scale", "scale": []float64{1, 0.5, 1, 1}}},
 		Omero: map[string]any{"channels": []any{
-			map[string]any{"label": "DAPI", "color": "0000FF", "window": map[string]any{"start": 10, "end": 3000, "min": 0, "max": 65535}},
-			map[string]any{"label": "GFP", "color": "00ff00", "window": map[string]any{"start": 0, "end": 40000}},
+			map[string]any{"label": "DAPI", "color": "0000FF", "window": map[string]any{"start": 10, "end": 3000, "min": 0, "max": 65535}, "active": true},
+			map[string]any{"label": "GFP", "color": "00ff00", "window": map[string]any{"start": 0, "end": 40000}, "active": false},
 			map[string]any{"label": "mCherry", "color": "FF00FF"},
-		}},
+		}, "rdefs": map[string]any{"defaultT": 0, "defaultZ": 18, "model": "greyscale"}},
 		wantAxes: "CZYX", wantUnits: []string{"", "micrometer", "micrometer", "micrometer"}, wantDType: loader.Uint16,
 		wantChannels: []loader.Channel{
 			{Label: "DAPI", Color: [3]uint8{0, 0, 255}, HasColor: true, Lo: 10, Hi: 3000, HasWindow: true},
-			{Label: "GFP", Color: [3]uint8{0, 255, 0}, HasColor: true, Lo: 0, Hi: 40000, HasWindow: true},
+			{Label: "GFP", Color: [3]uint8{0, 255, 0}, HasColor: true, Lo: 0, Hi: 40000, HasWindow: true, Hidden: true},
 			{Label: "mCherry", Color: [3]uint8{255, 0, 255}, HasColor: true},
-		}}
+		}, wantMode: loader.ChannelsGray}
 	var sc, tr func(int) []float64
 	a.Transforms, sc, tr = pyramidTransforms(3, []float64{1, 2, 0.5, 0.5}, []float64{0, 1, 3, -2}, a.Factors)
 	a.wantScale = func(k int) []float64 { s := sc(k); s[1] *= 0.5; return s }
@@ -237,7 +238,18 @@ func pySpecs() []*pySpec {
 		Axes:  ngffAxes("TCZYX", "second", "", "nanometer", "nanometer", "nanometer"),
 		Shape: []int{1, 2, 5, 33, 40}, DType: "<f4", Chunks: []int{1, 1, 2, 16, 16}, Levels: 2,
 		Factors: []int{1, 1, 1, 2, 2}, Method: "stride", Compressor: map[string]any{"id": "zstd", "level": 3}, Sep: ".",
-		wantAxes: "TCZYX", wantUnits: []string{"second", "", "nanometer", "nanometer", "nanometer"}, wantDType: loader.Float32}
+		// omero as OMERO writes it ("color" model), with parts of the wrong
+		// JSON type that are left out: the image still opens.
+		Omero: map[string]any{"id": 1, "channels": []any{
+			map[string]any{"label": 7, "color": []int{1}, "window": map[string]any{"start": "low", "end": 2}, "active": "no"},
+			map[string]any{"label": "Cy5", "color": "FFFFFF", "window": map[string]any{"start": -1.5, "end": 2.25, "min": -10, "max": 10},
+				"active": false, "family": "linear", "coefficient": 1, "inverted": false},
+		}, "rdefs": map[string]any{"model": "color"}},
+		wantAxes: "TCZYX", wantUnits: []string{"second", "", "nanometer", "nanometer", "nanometer"}, wantDType: loader.Float32,
+		wantChannels: []loader.Channel{
+			{},
+			{Label: "Cy5", Color: [3]uint8{255, 255, 255}, HasColor: true, Lo: -1.5, Hi: 2.25, HasWindow: true, Hidden: true},
+		}, wantMode: loader.ChannelsComposite}
 	b.Transforms, b.wantScale, b.wantTrans = pyramidTransforms(2, []float64{2.5, 1, 300, 100, 100}, []float64{0, 0, 0, 0, 0}, b.Factors)
 	specs = append(specs, b)
 
@@ -418,6 +430,9 @@ func checkPyMeta(t *testing.T, m *loader.Meta, sp *pySpec, shapes [][]int) {
 	}
 	if !reflect.DeepEqual(m.Channels, sp.wantChannels) {
 		t.Errorf("channels %+v, want %+v", m.Channels, sp.wantChannels)
+	}
+	if m.ChannelMode != sp.wantMode {
+		t.Errorf("channel mode %q, want %q", m.ChannelMode, sp.wantMode)
 	}
 	if m.Label || m.Palette != nil {
 		t.Errorf("an image taken for labels: label %v palette %v", m.Label, m.Palette)
