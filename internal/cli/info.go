@@ -28,15 +28,23 @@ type infoJSON struct {
 	ValueScale *loader.ValueScale `json:"value_scale,omitempty"`
 	Label      bool               `json:"label,omitempty"`
 	Channels   []channelJSON      `json:"channels,omitempty"`
-	DataFiles  []string           `json:"data_files,omitempty"` // files read besides SRC
+	// ChannelMode is how the file says to show its channels at first
+	// ("composite", "color" or "grayscale"), when it says.
+	ChannelMode string   `json:"channel_mode,omitempty"`
+	DataFiles   []string `json:"data_files,omitempty"` // files read besides SRC
 }
 
 // channelJSON is what the file says about displaying one channel: its
-// name, colour ("#rrggbb") and display window ([lo, hi]), each when given.
+// name, colour ("#rrggbb") and display window ([lo, hi]), each when given;
+// visible false when the file shows it switched off at first; lut true
+// when it has a colour table of its own (its colour is then the table's
+// brightest entry).
 type channelJSON struct {
-	Name   string      `json:"name"`
-	Color  string      `json:"color,omitempty"`
-	Window *[2]float64 `json:"window,omitempty"`
+	Name    string      `json:"name"`
+	Color   string      `json:"color,omitempty"`
+	Window  *[2]float64 `json:"window,omitempty"`
+	Visible *bool       `json:"visible,omitempty"`
+	LUT     bool        `json:"lut,omitempty"`
 }
 
 type levelJSON struct {
@@ -76,6 +84,7 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 		Format: m.Format, Axes: m.Axes, Shape: m.Shape, DType: m.DType.String(),
 		Spacing: m.Spacing, Units: m.Units, Chunk: m.Levels[0].Chunk,
 		ValueScale: m.ValueScale, Label: m.Label, DataFiles: m.DataFiles,
+		ChannelMode: m.ChannelMode,
 	}
 	for _, l := range m.Levels {
 		j.Levels = append(j.Levels, levelJSON{Shape: l.Shape, Scale: l.Scale, Translation: l.Translation})
@@ -88,6 +97,10 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 		if c.HasWindow {
 			cj.Window = &[2]float64{c.Lo, c.Hi}
 		}
+		if c.Hidden {
+			cj.Visible = new(bool)
+		}
+		cj.LUT = c.LUT != nil
 		j.Channels = append(j.Channels, cj)
 	}
 	b, err := json.Marshal(j)
@@ -122,13 +135,22 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 	for i, l := range m.Levels {
 		fmt.Fprintf(out, "  level %d  %s\n", i, joinInts(l.Shape, " × "))
 	}
+	if m.ChannelMode != "" {
+		fmt.Fprintf(out, "  channels %s\n", m.ChannelMode)
+	}
 	for i, c := range m.Channels {
-		fmt.Fprintf(out, "  channel %d  %s", i, c.Label)
+		fmt.Fprintf(out, "  channel %d  %s", i, printable(c.Label))
 		if c.HasColor {
 			fmt.Fprintf(out, "  #%02x%02x%02x", c.Color[0], c.Color[1], c.Color[2])
 		}
+		if c.LUT != nil {
+			fmt.Fprint(out, " (colour table)")
+		}
 		if c.HasWindow {
 			fmt.Fprintf(out, "  [%g, %g]", c.Lo, c.Hi)
+		}
+		if c.Hidden {
+			fmt.Fprint(out, "  hidden")
 		}
 		fmt.Fprintln(out)
 	}
@@ -145,11 +167,18 @@ func printDataFiles(out io.Writer, files []string) {
 			fmt.Fprintf(out, "  data     ... and %d more (info --json lists them)\n", len(files)-i)
 			return
 		}
-		if strings.ContainsFunc(f, func(r rune) bool { return !unicode.IsPrint(r) }) {
-			f = strconv.Quote(f) // no control characters to the terminal
-		}
-		fmt.Fprintf(out, "  data     %s\n", f)
+		fmt.Fprintf(out, "  data     %s\n", printable(f))
 	}
+}
+
+// printable returns s, quoted when it holds a character that is not
+// printable, so that no control character from a file reaches the
+// terminal.
+func printable(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func joinInts(v []int, sep string) string {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"vastview/internal/testtool"
+	"vastview/loader"
 )
 
 // nrrdHeader describes 2 planes of 3x4 bytes.
@@ -89,4 +92,90 @@ func linesWith(text, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// channelDisplayFixtures writes an ImageJ composite hyperstack with
+// tifffile (channel 0 in green, channel 1 with a table that is not a ramp
+// from black) and an OME-Zarr image with python-zarr whose omero metadata
+// switches its second channel off and says greyscale.
+const channelDisplayFixtures = `
+import sys, numpy as np, tifffile, zarr
+d = sys.argv[1]
+i = np.arange(256)
+green = np.stack([0 * i, i, 0 * i]).astype(np.uint8)
+fire = np.stack([np.clip(3 * i, 0, 255), np.clip(3 * i - 255, 0, 255), np.clip(3 * i - 510, 0, 255)]).astype(np.uint8)
+a = np.arange(2 * 2 * 6 * 7, dtype=np.uint16).reshape(2, 2, 6, 7)
+tifffile.imwrite(d + '/c.tif', a, imagej=True, metadata={'axes': 'ZCYX', 'mode': 'composite',
+    'Ranges': (1.0, 50.0, 2.0, 60.0), 'LUTs': [green, fire], 'Labels': ['DAPI', 'GFP', 'z1 c0', 'z1 c1']})
+g = zarr.open_group(d + '/c.ome.zarr', mode='w')
+g.create_dataset('0', data=a[0], chunks=(1, 6, 7))
+g.attrs['multiscales'] = [{'version': '0.4', 'axes': [{'name': 'c', 'type': 'channel'},
+    {'name': 'y', 'type': 'space'}, {'name': 'x', 'type': 'space'}],
+    'datasets': [{'path': '0', 'coordinateTransformations': [{'type': 'scale', 'scale': [1, 1, 1]}]}]}]
+g.attrs['omero'] = {'channels': [
+    {'label': 'DAPI', 'color': '0000FF', 'window': {'start': 0, 'end': 80, 'min': 0, 'max': 65535}, 'active': True},
+    {'label': 'GFP', 'color': '00FF00', 'window': {'start': 5, 'end': 70, 'min': 0, 'max': 65535}, 'active': False}],
+    'rdefs': {'model': 'greyscale'}}
+`
+
+// TestInfoChannelDisplay checks that info says how the file shows its
+// channels: "channel_mode", "visible": false for a channel switched off
+// (and no "visible" otherwise), "lut": true for a channel with a colour
+// table (and no "lut" otherwise); in text, a "channels" line and the
+// table and hidden state on each channel's line.
+func TestInfoChannelDisplay(t *testing.T) {
+	testtool.RequirePython(t, "tifffile", "zarr", "numpy")
+	dir := t.TempDir()
+	testtool.RunPython(t, channelDisplayFixtures, dir)
+	cases := []struct {
+		file  string
+		mode  string
+		chans []map[string]any
+		text  []string
+	}{
+		{"c.tif", "composite", []map[string]any{
+			{"name": "DAPI", "color": "#00ff00", "window": []any{1.0, 50.0}},
+			{"name": "GFP", "color": "#ffffff", "window": []any{2.0, 60.0}, "lut": true},
+		}, []string{"  channels composite", "  channel 0  DAPI  #00ff00  [1, 50]", "  channel 1  GFP  #ffffff (colour table)  [2, 60]"}},
+		{"c.ome.zarr", "grayscale", []map[string]any{
+			{"name": "DAPI", "color": "#0000ff", "window": []any{0.0, 80.0}},
+			{"name": "GFP", "color": "#00ff00", "window": []any{5.0, 70.0}, "visible": false},
+		}, []string{"  channels grayscale", "  channel 0  DAPI  #0000ff  [0, 80]", "  channel 1  GFP  #00ff00  [5, 70]  hidden"}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join(dir, c.file)
+			var j struct {
+				Mode     string           `json:"channel_mode"`
+				Channels []map[string]any `json:"channels"`
+			}
+			if err := json.Unmarshal([]byte(mustRun(t, "info", "--json", path)), &j); err != nil {
+				t.Fatal(err)
+			}
+			if j.Mode != c.mode {
+				t.Errorf("channel_mode %q, want %q", j.Mode, c.mode)
+			}
+			if !reflect.DeepEqual(j.Channels, c.chans) {
+				t.Errorf("channels %v\nwant     %v", j.Channels, c.chans)
+			}
+			lines := strings.Split(mustRun(t, "info", path), "\n")
+			for _, l := range c.text {
+				if !slices.Contains(lines, l) {
+					t.Errorf("no line %q in\n%s", l, strings.Join(lines, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// TestInfoQuotesControlCharacters: a channel name from a file reaches the
+// terminal quoted when it holds a control character.
+func TestInfoQuotesControlCharacters(t *testing.T) {
+	var b strings.Builder
+	printInfoText(&b, "x", &loader.Meta{Format: "f", Axes: "YX", Shape: []int{1, 1},
+		Spacing: []float64{1, 1}, Units: []string{"", ""}, Levels: []loader.Level{{Shape: []int{1, 1}, Chunk: []int{1, 1}}},
+		Channels: []loader.Channel{{Label: "red\x1b[2J"}}})
+	if !strings.Contains(b.String(), `  channel 0  "red\x1b[2J"`) {
+		t.Errorf("info text:\n%s", b.String())
+	}
 }
