@@ -25,7 +25,7 @@ type stage struct {
 	inShape  []int
 	inPlane  int // bytes of one plane of level k-1
 	outPlane int
-	pair     []byte // up to two planes of level k-1
+	pair     []byte // up to two planes of level k-1 (without Z halved, the one in the slab below)
 	have     int    // planes in pair
 	zin      int    // planes of level k-1 received
 	zinTotal int    // planes of level k-1 in all
@@ -77,6 +77,7 @@ func (p *Pyramid) buildCascade(ctx context.Context, workers int) error {
 // cascadePass streams the planes of one outer index through every level.
 func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
 	stages := p.newStages(oidx)
+	p.allocStages(stages)
 	first := stages[0]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -86,7 +87,7 @@ func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
 	full := make(chan pairBuf, 1)
 	free := make(chan []byte, 2)
 	free <- make([]byte, 2*first.inPlane)
-	if stagesBytes(stages)+4*int64(first.inPlane) <= p.cache.budgetBytes() {
+	if p.stagesBytes(stages)+4*int64(first.inPlane) <= p.cache.budgetBytes() {
 		free <- make([]byte, 2*first.inPlane)
 	}
 	errc := make(chan error, 1)
@@ -104,15 +105,6 @@ func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
 		free <- pb.b
 	}
 	return <-errc
-}
-
-// stagesBytes is the memory the stages of a pass hold.
-func stagesBytes(stages []*stage) int64 {
-	var n int64
-	for _, st := range stages {
-		n += int64(len(st.pair) + len(st.slab))
-	}
-	return n
 }
 
 // readPairs reads the stored planes in order, in the groups the first
@@ -152,7 +144,7 @@ func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full 
 	return nil
 }
 
-// newStages prepares one stage per computed level.
+// newStages prepares one stage per computed level, without its buffers.
 func (p *Pyramid) newStages(oidx []int) []*stage {
 	n := len(oidx)
 	za := p.meta.AxisIndex('Z')
@@ -176,13 +168,48 @@ func (p *Pyramid) newStages(oidx []int) []*stage {
 		if k < p.built {
 			st.slabLen = 1 // only passed on: its chunks are not kept
 		}
-		if k > p.stored {
-			st.pair = make([]byte, 2*st.inPlane)
-		}
-		st.slab = make([]byte, st.slabLen*st.outPlane)
 		stages = append(stages, st)
 	}
 	return stages
+}
+
+// pairBytes is the pair buffer stage st keeps: none for the first (its
+// pairs are the reader's) or without Z halved (it reduces each plane of
+// the level below as it comes, where that level keeps it).
+func (p *Pyramid) pairBytes(st *stage) int {
+	if st.k > p.stored && st.zr {
+		return 2 * st.inPlane
+	}
+	return 0
+}
+
+// allocStages gives the stages their buffers.
+func (p *Pyramid) allocStages(stages []*stage) {
+	for _, st := range stages {
+		st.pair = make([]byte, p.pairBytes(st))
+		st.slab = make([]byte, st.slabLen*st.outPlane)
+	}
+}
+
+// stagesBytes is the memory the stages of a pass hold.
+func (p *Pyramid) stagesBytes(stages []*stage) int64 {
+	var n int64
+	for _, st := range stages {
+		n += int64(p.pairBytes(st) + st.slabLen*st.outPlane)
+	}
+	return n
+}
+
+// StreamBytes is the least memory the build of the computed levels takes
+// when it streams whole planes (one group of stored planes and the planes
+// each level holds until its chunks are full), 0 when it goes chunk by
+// chunk. A smaller cache budget does not make it less.
+func (p *Pyramid) StreamBytes() int64 {
+	if !p.cascadeOK() {
+		return 0
+	}
+	stages := p.newStages(make([]int, len(p.meta.Axes)))
+	return p.stagesBytes(stages) + 2*int64(stages[0].inPlane)
 }
 
 // reduceStage reduces the pair of stage i into its next plane, passes the
@@ -213,7 +240,11 @@ func (p *Pyramid) reduceStage(stages []*stage, i int, oidx []int) error {
 	last := st.zin == st.zinTotal
 	if i+1 < len(stages) {
 		next := stages[i+1]
-		copy(next.pair[next.have*next.inPlane:], out)
+		if next.zr {
+			copy(next.pair[next.have*next.inPlane:], out)
+		} else {
+			next.pair = out
+		}
 		next.have++
 		next.zin++
 		if !next.zr || next.have == 2 || next.zin == next.zinTotal {

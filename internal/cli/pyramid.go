@@ -78,8 +78,15 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	// Keep the heap near the budget: cached chunks plus the buffers in flight.
-	debug.SetMemoryLimit(cacheBytes + cacheBytes/8 + 64<<20)
+	// Keep the heap near the budget: cached chunks plus the buffers in
+	// flight, or what streaming the planes takes at least when that is more.
+	limit := cacheBytes
+	if need := pyr.StreamBytes(); need > cacheBytes {
+		fmt.Fprintf(stderr, "vastview: building the levels of planes of %s takes %s at least, more than the budget of %s (--budget)\n",
+			session.HumanBytes(maxChunkBytes(src.Meta())), session.HumanBytes(need), session.HumanBytes(cacheBytes))
+		limit = need
+	}
+	debug.SetMemoryLimit(limit + limit/8 + 64<<20)
 	workers := inFlight(pyr.Meta(), cacheBytes/2)
 	// Compute the levels first, streaming level 0 once; the export then
 	// reads level 0 again and the computed levels from memory or disk.
