@@ -65,8 +65,9 @@ func ColormapNames() []string {
 
 // ColormapNamed returns the colormap called name: "gray", "gray-inverted",
 // "fire", "viridis", "magma", or "glasbey" (also "labels"), the label
-// colormap; "#rrggbb", a ramp from black to that colour (a channel's
-// colour in a fluorescence image); or a name TableColormap gave.
+// colormap; "#rrggbb" or a colour's name (ColourNames), a ramp from black
+// to that colour (a channel's colour in a fluorescence image); or a name
+// TableColormap gave.
 func ColormapNamed(name string) (*Colormap, error) {
 	n := strings.ToLower(name)
 	if n == "labels" || n == "label" {
@@ -80,6 +81,9 @@ func ColormapNamed(name string) (*Colormap, error) {
 			return cm.(*Colormap), nil
 		}
 	}
+	if hex, ok := ColourNames[n]; ok {
+		n = hex
+	}
 	if c, ok := ParseColor(n); ok {
 		if cm, ok := ramps.Load(n); ok {
 			return cm.(*Colormap), nil
@@ -87,7 +91,14 @@ func ColormapNamed(name string) (*Colormap, error) {
 		cm, _ := ramps.LoadOrStore(n, &Colormap{Name: n, LUT: rampLUT(c)})
 		return cm.(*Colormap), nil
 	}
-	return nil, fmt.Errorf("unknown colormap %q (have %s, or #rrggbb)", name, strings.Join(ColormapNames(), ", "))
+	return nil, fmt.Errorf("unknown colormap %q (have %s, a colour: red, green, blue, cyan, magenta, yellow, orange, white, or #rrggbb)", name, strings.Join(ColormapNames(), ", "))
+}
+
+// ColourNames are the colours of fluorescence channels known by name, as
+// "#rrggbb".
+var ColourNames = map[string]string{
+	"red": "#ff0000", "green": "#00ff00", "blue": "#0000ff", "cyan": "#00ffff",
+	"magenta": "#ff00ff", "yellow": "#ffff00", "orange": "#ff8000", "white": "#ffffff",
 }
 
 // ramps holds the colour ramps and tables made so far, by name.
@@ -134,8 +145,8 @@ func rampLUT(c [3]uint8) (l [256][3]uint8) {
 	return l
 }
 
-// colormapOrGray is ColormapNamed with gray for an unknown name.
-func colormapOrGray(name string) *Colormap {
+// ColormapOrGray is ColormapNamed with gray for an unknown name.
+func ColormapOrGray(name string) *Colormap {
 	if cm, err := ColormapNamed(name); err == nil {
 		return cm
 	}

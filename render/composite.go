@@ -243,7 +243,7 @@ func PlaneComposite(planes [][]byte, dt loader.DType, w, h int, chans []Channel)
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
 	var scratch []byte
 	for i, ch := range chans {
-		cm := colormapOrGray(ch.Colormap)
+		cm := ColormapOrGray(ch.Colormap)
 		if i == 0 {
 			Draw(out.Pix, planes[i][:w*h*dt.Size()], dt, ch.Lo, ch.Hi, cm)
 			continue

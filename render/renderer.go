@@ -161,7 +161,7 @@ func (r *Renderer) start(img *image.RGBA, v View, p Source, add bool) {
 	r.img, r.add = img, add
 	r.background(v.Width)
 	r.begin(v, p)
-	r.prepareColours(p.Meta().DType, v.Lo, v.Hi, colormapOrGray(v.Colormap))
+	r.prepareColours(p.Meta().DType, v.Lo, v.Hi, ColormapOrGray(v.Colormap))
 	r.collect = false
 	r.miss = r.miss[:0]
 	r.unfilled, r.failed, r.failErr = 0, 0, nil

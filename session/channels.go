@@ -107,13 +107,10 @@ func initialChannels(m *loader.Meta) ([]channelState, ChannelMode) {
 
 // DefaultChannels is how the viewer first shows the channels of m: each
 // channel's colormap and window (Lo == Hi: for auto-contrast to choose),
-// whether it is in the composite, and the mode; no channels for colour
-// pixels or data of one channel.
+// whether it is in the composite, and the mode. Colour pixels are one
+// channel, of the rgb colormap.
 func DefaultChannels(m *loader.Meta) ([]render.Channel, []bool, ChannelMode) {
 	cs, mode := initialChannels(m)
-	if len(cs) < 2 || m.RGB {
-		return nil, nil, mode
-	}
 	chans, visible := make([]render.Channel, len(cs)), make([]bool, len(cs))
 	for c, st := range cs {
 		chans[c] = render.Channel{C: c, Lo: st.lo, Hi: st.hi, Colormap: st.colormap}

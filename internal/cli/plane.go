@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"image"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -13,12 +14,15 @@ import (
 
 	"vastview/loader"
 	"vastview/render"
+	"vastview/session"
 )
 
 // planeOpts are the options of `vastview plane`.
 type planeOpts struct {
 	out, orient, window, levelRange, colormap string
+	channels, colors, windows                 string
 	t, c, z, index, level                     int
+	given                                     map[string]bool // the flags given
 }
 
 func cmdPlane(args []string) error {
@@ -34,10 +38,15 @@ func cmdPlane(args []string) error {
 	fs.StringVar(&o.window, "window", "", "WIDTH,CENTRE display window")
 	fs.StringVar(&o.levelRange, "level-range", "", "LO,HI display range")
 	fs.StringVar(&o.colormap, "colormap", "gray", "colormap")
+	fs.StringVar(&o.channels, "channels", "", "all or I,J,... channels of a composite")
+	fs.StringVar(&o.colors, "colors", "", "C1,C2,... colours of the composite's channels")
+	fs.StringVar(&o.windows, "windows", "", "LO:HI,LO:HI,... windows of the composite's channels")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
 	}
+	o.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	if len(pos) != 1 || o.out == "" {
 		return usageError{"plane needs SRC and --out F"}
 	}
@@ -45,12 +54,13 @@ func cmdPlane(args []string) error {
 	if ext != ".raw" && ext != ".png" {
 		return usageError{"plane: --out must end in .raw or .png"}
 	}
-	var cm *render.Colormap
-	rgb := ext == ".png" && o.colormap == render.RGB
-	if ext == ".png" && !rgb {
-		if cm, err = render.ColormapNamed(o.colormap); err != nil {
+	if o.given["colormap"] && o.colormap != render.RGB {
+		if _, err := render.ColormapNamed(o.colormap); err != nil {
 			return usageError{"plane: " + err.Error()}
 		}
+	}
+	if o.given["channels"] && (o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]) {
+		return usageError{"plane: give --channels (a composite) or --c, --colormap, --window, --level-range (one channel), not both"}
 	}
 	sel, err := o.selection()
 	if err != nil {
@@ -61,7 +71,14 @@ func cmdPlane(args []string) error {
 		return err
 	}
 	defer src.Close()
-	if rgb {
+	chans, err := o.composite(src.Meta(), ext)
+	if err != nil {
+		return usageError{"plane: " + err.Error()}
+	}
+	if len(chans) > 0 {
+		return o.writeComposite(pos[0], src, sel, chans, ext)
+	}
+	if ext == ".png" && (o.colormap == render.RGB || src.Meta().RGB && !o.given["colormap"] && !o.given["c"]) {
 		return o.writeRGB(pos[0], src, sel)
 	}
 	buf, w, h, err := loader.ReadPlane(context.Background(), src, o.level, sel)
@@ -71,16 +88,148 @@ func cmdPlane(args []string) error {
 	if ext == ".raw" {
 		return writeFileAtomic(o.out, buf)
 	}
-	dt := src.Meta().DType
-	lo, hi, err := o.displayRange(buf, dt)
-	if err != nil {
-		return usageError{"plane: " + err.Error()}
+	// One channel: as the viewer first shows it (data of one channel, or
+	// of several that the file shows one at a time in colour, in the
+	// file's colours and window) unless an option picks the channel or
+	// how to draw it; else in --colormap, with auto-contrast.
+	m := src.Meta()
+	def, _, mode := session.DefaultChannels(m)
+	ch := render.Channel{Colormap: o.colormap}
+	picked := o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]
+	if !m.RGB && (len(def) == 1 || mode == session.OneColor && !picked) {
+		ch = def[min(max(o.c, 0), len(def)-1)]
 	}
+	if o.given["colormap"] {
+		ch.Colormap = o.colormap
+	}
+	if o.given["window"] || o.given["level-range"] || ch.Lo >= ch.Hi {
+		if ch.Lo, ch.Hi, err = o.displayRange(buf, m.DType); err != nil {
+			return usageError{"plane: " + err.Error()}
+		}
+	}
+	return writePNG(o.out, render.Plane(buf, m.DType, w, h, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap)))
+}
+
+// composite returns the channels of the composite the options and the
+// file ask for, in the order drawn; none for one channel. A PNG of data of
+// several channels is a composite of those the file shows, each in its
+// colour and window, unless the file asks for one channel at a time or an
+// option picks one (--c, --colormap, --window, --level-range); --channels
+// picks them, --colors and --windows override their colours and windows
+// in the order picked (an empty entry keeps it). A .raw output holds the
+// planes of the channels --channels picks, one after another.
+func (o *planeOpts) composite(m *loader.Meta, ext string) ([]render.Channel, error) {
+	def, visible, mode := session.DefaultChannels(m)
+	multi := len(def) > 1 && !m.RGB
+	if !multi {
+		if o.given["channels"] || o.given["colors"] || o.given["windows"] {
+			return nil, fmt.Errorf("--channels, --colors and --windows are for data of several channels")
+		}
+		return nil, nil
+	}
+	if !o.given["channels"] && (ext == ".raw" || o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"] || mode != session.Composite) {
+		if o.given["colors"] || o.given["windows"] {
+			return nil, fmt.Errorf("--colors and --windows are for a composite: give --channels")
+		}
+		return nil, nil
+	}
+	var pick []int
+	switch {
+	case !o.given["channels"]:
+		for c := range def {
+			if visible[c] {
+				pick = append(pick, c)
+			}
+		}
+	case o.channels == "all":
+		for c := range def {
+			pick = append(pick, c)
+		}
+	default:
+		for _, f := range strings.Split(o.channels, ",") {
+			c, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || c < 0 || c >= len(def) {
+				return nil, fmt.Errorf("--channels wants all or channel numbers from 0 to %d, not %q", len(def)-1, f)
+			}
+			pick = append(pick, c)
+		}
+	}
+	chans := make([]render.Channel, len(pick))
+	for i, c := range pick {
+		chans[i] = def[c]
+	}
+	if ext == ".raw" {
+		return chans, nil
+	}
+	if o.colors != "" {
+		list := strings.Split(o.colors, ",")
+		if len(list) > len(chans) {
+			return nil, fmt.Errorf("--colors gives %d colours for %d channels", len(list), len(chans))
+		}
+		for i, name := range list {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			if _, err := render.ColormapNamed(name); err != nil {
+				return nil, fmt.Errorf("--colors: %v", err)
+			}
+			chans[i].Colormap = name
+		}
+	}
+	if o.windows != "" {
+		list := strings.Split(o.windows, ",")
+		if len(list) > len(chans) {
+			return nil, fmt.Errorf("--windows gives %d windows for %d channels", len(list), len(chans))
+		}
+		for i, w := range list {
+			if w = strings.TrimSpace(w); w == "" {
+				continue
+			}
+			a, b, ok := strings.Cut(w, ":")
+			lo, err1 := strconv.ParseFloat(a, 64)
+			hi, err2 := strconv.ParseFloat(b, 64)
+			if !ok || err1 != nil || err2 != nil || hi <= lo {
+				return nil, fmt.Errorf("--windows wants LO:HI with LO < HI for each channel, not %q", w)
+			}
+			chans[i].Lo, chans[i].Hi = lo, hi
+		}
+	}
+	return chans, nil
+}
+
+// writeComposite reads the plane of each of chans and writes them: drawn
+// as a composite (a channel without a window gets auto-contrast over its
+// plane) for a PNG, one after another for .raw.
+func (o *planeOpts) writeComposite(name string, src loader.Source, sel loader.Plane, chans []render.Channel, ext string) error {
+	planes := make([][]byte, len(chans))
+	var w, h int
+	for i, ch := range chans {
+		sel.At['C'] = ch.C
+		buf, pw, ph, err := loader.ReadPlane(context.Background(), src, o.level, sel)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		planes[i], w, h = buf, pw, ph
+	}
+	if ext == ".raw" {
+		return writeFileAtomic(o.out, bytes.Join(planes, nil))
+	}
+	dt := src.Meta().DType
+	for i := range chans {
+		if chans[i].Lo >= chans[i].Hi {
+			chans[i].Lo, chans[i].Hi = render.AutoRange(planes[i], dt)
+		}
+	}
+	return writePNG(o.out, render.PlaneComposite(planes, dt, w, h, chans))
+}
+
+// writePNG encodes img and writes it to path.
+func writePNG(path string, img image.Image) error {
 	var b bytes.Buffer
-	if err := png.Encode(&b, render.Plane(buf, dt, w, h, lo, hi, cm)); err != nil {
+	if err := png.Encode(&b, img); err != nil {
 		return err
 	}
-	return writeFileAtomic(o.out, b.Bytes())
+	return writeFileAtomic(path, b.Bytes())
 }
 
 // writeRGB draws a plane of colour pixels as the viewer does with the rgb
@@ -109,11 +258,7 @@ func (o *planeOpts) writeRGB(name string, src loader.Source, sel loader.Plane) e
 	if wlo, whi, ok := render.RGBWindow(dt); ok && o.window == "" && o.levelRange == "" {
 		lo, hi = wlo, whi
 	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, render.PlaneRGB(samples, dt, w, h, lo, hi)); err != nil {
-		return err
-	}
-	return writeFileAtomic(o.out, b.Bytes())
+	return writePNG(o.out, render.PlaneRGB(samples, dt, w, h, lo, hi))
 }
 
 // selection turns the options into a plane: --index is the position along
