@@ -68,9 +68,11 @@ const usage = `vastview views image volumes and movies too big to load.
   vastview plane SRC --out F [--t N] [--c N] [--z N] [--plane xy|xz|yz]
                  [--index N] [--level L] [--window W,C | --level-range LO,HI]
                  [--colormap gray|gray-inverted|fire|viridis|magma|glasbey|#rrggbb|rgb]
+                 [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                                    one plane: F.raw holds the samples
                                    (native type, little-endian, row-major),
                                    F.png the plane as the viewer shows it
+                                   (several channels: their composite)
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr
