@@ -378,3 +378,61 @@ for i, path in enumerate(sys.argv[1:]):
 		return matchView(testtool.ReadPNG(t, shot), want, last) == nil
 	})
 }
+
+// TestWindowShowsComposite opens a two-channel ImageJ hyperstack saved by
+// tifffile in composite mode, with display ranges and LUTs: the picture on
+// screen is the composite `vastview plane --out .png` draws (each channel
+// through its range and LUT, added), and Ctrl+1 leaves the first channel
+// out of it, as `plane --channels 1` draws.
+func TestWindowShowsComposite(t *testing.T) {
+	dir, bin := windowTest(t)
+	hyper := filepath.Join(dir, "hyper.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:3, 0:180, 0:260]
+a = np.zeros((3, 2, 180, 260), np.uint16)
+a[:, 0] = 300 + x * 13 + z * 200
+a[:, 1] = 200 + y * 17 + (x // 20 % 2) * 600
+green = np.zeros((3, 256), np.uint8); green[1] = np.arange(256)
+fire = np.zeros((3, 256), np.uint8)
+fire[0] = np.clip(np.arange(256) * 3, 0, 255); fire[1] = np.clip(np.arange(256) * 3 - 255, 0, 255); fire[2] = 255 - np.arange(256)
+tifffile.imwrite(sys.argv[1], a, imagej=True, metadata={'axes': 'ZCYX', 'mode': 'composite',
+    'Ranges': (500.0, 3500.0, 200.0, 3500.0), 'LUTs': [green, fire], 'Labels': ['GFP', 'Fire']})
+`, hyper)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), hyper)
+	check := func(f map[string]any, args ...string) {
+		t.Helper()
+		if f["channels"] == nil {
+			t.Fatalf("the frame is not a composite: %v", f)
+		}
+		ref := filepath.Join(dir, "ref.png")
+		testtool.Run(t, bin, append([]string{"plane", hyper, "--z", fmt.Sprint(f["z"]), "--out", ref}, args...)...)
+		want := testtool.ReadPNG(t, ref)
+		shot := filepath.Join(dir, "shot.png")
+		waitFor(t, "the screen to show the composite", 10*time.Second, func() bool {
+			testtool.Run(t, "import", "-window", v.win, shot)
+			return matchView(testtool.ReadPNG(t, shot), want, f) == nil
+		})
+		if err := matchView(testtool.ReadPNG(t, shot), want, f); err != nil {
+			t.Error(err)
+		}
+	}
+	f := v.frameAt(0, 1, true)
+	if n := len(f["channels"].([]any)); n != 2 {
+		t.Fatalf("the composite draws %d channels, want 2", n)
+	}
+	check(f)
+	v.key("ctrl+1")
+	waitFor(t, "a frame without channel 0", 20*time.Second, func() bool {
+		evs := v.events("frame_shown")
+		evs = append(evs, v.events("refined")...)
+		for _, e := range evs {
+			if cs, ok := e["channels"].([]any); ok && len(cs) == 1 && e["complete"] == true {
+				f = e
+				return true
+			}
+		}
+		return false
+	})
+	check(f, "--channels", "1")
+}

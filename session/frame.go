@@ -74,13 +74,22 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 	read := max(0, f.readTotal-s.traced.read)
 	s.traced.read = max(s.traced.read, f.readTotal)
 	v := f.View
-	s.trace.Event(ev, map[string]any{
+	fields := map[string]any{
 		"t": v.T, "z": v.Z, "c": v.C, "level": f.Info.Level, "complete": f.Info.Complete,
 		"latency_ms": float64(s.clock.Now().Sub(f.asked).Microseconds()) / 1000, "bytes_read": read,
 		"plane": v.Orientation.String(), "y": v.Y, "x": v.X,
 		"lo": v.Lo, "hi": v.Hi, "zoom": v.Zoom, "cx": v.Center.Col, "cy": v.Center.Row,
 		"width": v.Width, "height": v.Height, "colormap": v.Colormap,
-	})
+	}
+	if len(v.Channels) > 0 {
+		// A composite: the channels drawn, each with its window and colour.
+		chans := make([]map[string]any, len(v.Channels))
+		for i, ch := range v.Channels {
+			chans[i] = map[string]any{"c": ch.C, "lo": ch.Lo, "hi": ch.Hi, "colormap": ch.Colormap}
+		}
+		fields["channels"] = chans
+	}
+	s.trace.Event(ev, fields)
 }
 
 // Shown returns the frame on screen, or nil.
