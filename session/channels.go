@@ -1,7 +1,10 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"vastview/loader"
 	"vastview/render"
@@ -51,9 +54,54 @@ type channelState struct {
 	hidden   bool
 }
 
-// channelColours are the colours of the channels of a file that gives
-// none, in turn: distinct, and the first two apart for the colour-blind.
-var channelColours = []string{"#00ff00", "#ff00ff", "#00ffff", "#ffff00", "#ff0000", "#0000ff", "#ff8000", "#ffffff"}
+// ChannelColour is a colour offered for a channel: its name and its
+// colormap (a ramp from black to it, see render.ColormapNamed).
+type ChannelColour struct{ Name, Colormap string }
+
+// palette holds the colours offered for channels: first those the
+// channels of a file that gives none take in turn (distinct, and the
+// first two apart for the colour-blind), then gray.
+var palette = []ChannelColour{
+	{"green", "#00ff00"}, {"magenta", "#ff00ff"}, {"cyan", "#00ffff"}, {"yellow", "#ffff00"},
+	{"red", "#ff0000"}, {"blue", "#0000ff"}, {"orange", "#ff8000"}, {"white", "#ffffff"},
+	{"gray", "#808080"},
+}
+
+// channelColours are the colormaps of the channels of a file that gives
+// none, in turn.
+var channelColours = func() []string {
+	var out []string
+	for _, c := range palette[:8] {
+		out = append(out, c.Colormap)
+	}
+	return out
+}()
+
+// ChannelColours lists the colours offered for a channel, in the order
+// channels without a colour of their own take them. The slice is the
+// caller's; it is safe for concurrent use.
+func ChannelColours() []ChannelColour { return slices.Clone(palette) }
+
+// ParseChannelColour reads a channel's colour as a user writes it:
+// "#rrggbb", "rrggbb" (either case) or a name ChannelColours gives; it
+// returns the colormap (lower-case "#rrggbb"), or an error that says what
+// is wrong with s. It is safe for concurrent use.
+func ParseChannelColour(s string) (string, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for _, c := range palette {
+		if t == c.Name {
+			return c.Colormap, nil
+		}
+	}
+	if t == "" {
+		return "", errors.New("no colour: write #rrggbb, six hexadecimal digits")
+	}
+	c, ok := render.ParseColor(t)
+	if !ok {
+		return "", fmt.Errorf("%q is not a colour: write #rrggbb, six hexadecimal digits (#00ff00 is green)", strings.TrimSpace(s))
+	}
+	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2]), nil
+}
 
 // initialChannels is how the channels of m are first shown, and in which
 // mode: colour pixels as one RGB picture over the type's range, label

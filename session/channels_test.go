@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"vastview/loader"
@@ -172,5 +173,25 @@ func TestFileSaysHowChannelsShow(t *testing.T) {
 	cm, err := render.ColormapNamed(f.View.Colormap)
 	if err != nil || cm.LUT != *fire {
 		t.Errorf("channel 0 drawn with %s (%v), not the file's table", f.View.Colormap, err)
+	}
+}
+
+// TestParseChannelColour reads colours as users write them, and words
+// what is wrong with the others.
+func TestParseChannelColour(t *testing.T) {
+	for in, want := range map[string]string{"#00FF00": "#00ff00", " ff8000 ": "#ff8000", "Magenta": "#ff00ff", "gray": "#808080"} {
+		if got, err := ParseChannelColour(in); err != nil || got != want {
+			t.Errorf("ParseChannelColour(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "#12345", "#gg0000", "#1234567", "0x00ff00", "mauve"} {
+		if got, err := ParseChannelColour(in); err == nil || !strings.Contains(err.Error(), "#rrggbb") {
+			t.Errorf("ParseChannelColour(%q) = %q, %v; want an error naming #rrggbb", in, got, err)
+		}
+	}
+	for _, c := range ChannelColours() {
+		if _, err := render.ColormapNamed(c.Colormap); err != nil {
+			t.Errorf("colour %s: %v", c.Name, err)
+		}
 	}
 }
