@@ -263,12 +263,13 @@ func (t *toolbar) playChanged() {
 	t.rate.show(name)
 }
 
-// togglePanels shows or hides the panels under the picture.
+// togglePanels shows or hides the panels under and beside the picture.
 func (v *Viewer) togglePanels() {
 	if v.panels.Visible() {
 		v.panels.Hide()
 	} else {
 		v.panels.Show()
 	}
+	v.chans.sync()
 	v.win.Content().Refresh() // the picture takes the room, or gives it back
 }

@@ -47,6 +47,7 @@ type Viewer struct {
 	sliders    map[byte]*axisSlider
 	tools      *toolbar
 	contrast   *contrastControls
+	chans      *channelPanel   // beside the picture, for several channels
 	panels     *fyne.Container // the contrast panel and the sliders
 	strip      *fileStrip
 	dlg        hider  // the dialog showing, if any
@@ -99,6 +100,7 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.tools = newToolbar(v)
 	v.contrast = newContrastControls(v)
 	v.panels = container.NewVBox(v.contrast.box, v.axesBox)
+	v.chans = newChannelPanel(v)
 	v.strip = newFileStrip(v)
 	build := container.NewBorder(nil, nil, v.buildLbl, nil, v.buildBar)
 	statusRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.opening, container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)),
@@ -109,7 +111,7 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	// real one and the first view is drawn at its real size.
 	v.win.Resize(fyne.NewSize(1024, 800))
 	v.win.SetMainMenu(v.menu())
-	v.win.SetContent(container.NewBorder(v.tools.box, bottom, nil, nil, v.pv))
+	v.win.SetContent(container.NewBorder(v.tools.box, bottom, nil, v.chans.box, v.pv))
 	v.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.dropped(uris) })
 	// The view is kept while the preferences can still be written: when
 	// the window closes or the app is told to quit.
@@ -203,6 +205,9 @@ func (v *Viewer) takeUpdate() {
 		v.syncSliders()
 		v.tools.viewChanged()
 		v.contrast.viewChanged()
+	}
+	if c&(session.DataChanged|session.ViewChanged) != 0 {
+		v.chans.sync()
 	}
 	if c&session.HistogramChanged != 0 {
 		v.contrast.setHistogram()
