@@ -62,7 +62,7 @@ const (
 	ShowHelp    Command = "help"   // the list of keys
 	OpenFile    Command = "open"   // the open dialog
 	SaveView    Command = "save"   // the save-as-PNG dialog
-	TogglePane  Command = "panels" // show or hide the panels under the picture
+	TogglePane  Command = "panels" // show or hide the panels under and beside the picture
 	ToggleStrip Command = "strip"  // show or hide the strip of files
 )
 
@@ -87,11 +87,11 @@ func Shortcuts() []Shortcut {
 		{"0", "fit"},
 		{"1 2 3", "XY, XZ, YZ"},
 		{"↑ ↓", "previous / next channel (its window in the contrast panel)"},
-		{"Ctrl+1 … Ctrl+9", "show / hide channel 1 … 9 in the composite"},
+		{"Ctrl+1 … Ctrl+9", "show / hide channel 1 … 9 in the composite (else show it alone)"},
 		{"M", "channels: composite, one in colour, one in gray"},
 		{"C", "auto-contrast"},
 		{"R", "reload chunks a store did not hold yet"},
-		{"H", "show / hide the panels under the picture"},
+		{"H", "show / hide the panels under and beside the picture"},
 		{"F", "show / hide the strip of files"},
 		{"Ctrl+O", "open"},
 		{"Ctrl+S", "save the view as PNG"},

@@ -67,6 +67,7 @@ func newChannelPanel(v *Viewer) *channelPanel {
 // data; the widgets change only where the channels did.
 func (p *channelPanel) sync() {
 	mode, infos := p.v.s.Channels()
+	p.v.syncChannelMenu(mode, len(infos) > 0)
 	want := len(infos) > 0 && p.v.panels.Visible()
 	if want != p.box.Visible() {
 		if want {

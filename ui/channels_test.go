@@ -187,6 +187,9 @@ func TestChannelKeysShowInThePanel(t *testing.T) {
 				t.Errorf("row %d: dimmed %v, %v; only GFP is drawn", c, r.swatch.dim, r.name.Importance)
 			}
 		}
+		if !v.chanMenu.modes[1].Checked || v.chanMenu.modes[0].Checked {
+			t.Error("the View menu does not check Channels: Color")
+		}
 	})
 }
 
@@ -272,19 +275,25 @@ func TestChannelColourWrittenWrong(t *testing.T) {
 	})
 }
 
-// TestNoChannelPanelForOneChannel opens data of one channel: no panel.
+// TestNoChannelPanelForOneChannel opens data of one channel: no panel,
+// and the View menu's channel items are disabled.
 func TestNoChannelPanelForOneChannel(t *testing.T) {
 	v := newTestViewer(t, nil)
 	onUI(func() {
 		if v.chans.box.Visible() {
 			t.Error("a channel panel for data of one channel")
 		}
+		for _, it := range append(v.chanMenu.modes, v.chanMenu.next, v.chanMenu.prev, v.chanMenu.cycle) {
+			if !it.Disabled {
+				t.Errorf("menu item %q enabled", it.Label)
+			}
+		}
 	})
 	// Several channels, then one again.
 	onUI(func() { v.open(threeChannels(), "/data/cells.ome.tif") })
-	waitPanel(t, v, "the panel", func() bool { return v.chans.box.Visible() })
+	waitPanel(t, v, "the panel", func() bool { return v.chans.box.Visible() && !v.chanMenu.next.Disabled })
 	onUI(func() { v.open(stored{demo.NewSized(1, 3, 16, 24)}, "/data/one.tif") })
-	waitPanel(t, v, "no panel", func() bool { return !v.chans.box.Visible() })
+	waitPanel(t, v, "no panel", func() bool { return !v.chans.box.Visible() && v.chanMenu.next.Disabled })
 }
 
 func TestChannelPanelHidesWithH(t *testing.T) {
@@ -301,4 +310,33 @@ func TestChannelPanelHidesWithH(t *testing.T) {
 			t.Error("a second H did not bring the channel panel back")
 		}
 	})
+}
+
+// TestChannelMenuItems uses the View menu: the mode and the next
+// channel, with the keys shown beside them.
+func TestChannelMenuItems(t *testing.T) {
+	v := newChannelViewer(t)
+	onUI(func() {
+		keys := map[string]fyne.KeyName{"Cycle Channel Mode": fyne.KeyM, "Next Channel": fyne.KeyDown, "Previous Channel": fyne.KeyUp}
+		for _, m := range v.win.MainMenu().Items {
+			for _, it := range m.Items {
+				if k, ok := keys[it.Label]; ok {
+					if sc, _ := it.Shortcut.(fyne.KeyboardShortcut); sc == nil || sc.Key() != k || m.Label != "View" {
+						t.Errorf("%s → %q has shortcut %v", m.Label, it.Label, it.Shortcut)
+					}
+					delete(keys, it.Label)
+				}
+			}
+		}
+		if len(keys) > 0 {
+			t.Errorf("no menu items %v", keys)
+		}
+		v.chanMenu.modes[2].Action()
+	})
+	waitPanel(t, v, "Grayscale mode", func() bool { return v.chans.modes[2].Importance == widget.HighImportance })
+	waitShown(t, v, func(f *session.Frame) bool { return f.View.Colormap == "gray" && len(f.View.Channels) == 0 })
+	onUI(func() { v.chanMenu.next.Action() })
+	waitPanel(t, v, "GFP current", func() bool { return v.chans.rows[1].current })
+	onUI(func() { v.chanMenu.prev.Action(); v.chanMenu.prev.Action() })
+	waitPanel(t, v, "C3 current", func() bool { return v.chans.rows[2].current })
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -59,7 +61,9 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		item("Show / Hide Panels", key(fyne.KeyH, 0), v.togglePanels),
 		item("Show / Hide File Strip", key(fyne.KeyF, 0), func() { v.strip.toggle() }),
 		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
+		fyne.NewMenuItemSeparator(),
 	)
+	view.Items = append(view.Items, v.channelItems()...)
 	keep := fyne.NewMenuItem("Keep View Across Files", nil)
 	keep.Checked = v.s.KeepView()
 	keep.Action = func() {
@@ -94,4 +98,56 @@ func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {
 	}
 	m.Items = append(m.Items, it)
 	return m
+}
+
+// channelMenuItems are the View menu's items for the channels of
+// multi-channel data.
+type channelMenuItems struct {
+	modes      []*fyne.MenuItem // one per channel mode, the one in use checked
+	next, prev *fyne.MenuItem
+	cycle      *fyne.MenuItem
+}
+
+// channelItems makes the View menu's channel items: the modes, the key
+// that cycles them, and the next and previous channel, as the keys do.
+func (v *Viewer) channelItems() []*fyne.MenuItem {
+	m := &v.chanMenu
+	m.modes = nil
+	for _, cm := range channelModes {
+		m.modes = append(m.modes, fyne.NewMenuItem("Channels: "+cm.name, func() { v.s.SetChannelMode(cm.mode) }))
+	}
+	m.cycle = item("Cycle Channel Mode", key(fyne.KeyM, 0), v.s.CycleChannelMode)
+	m.next = item("Next Channel", key(fyne.KeyDown, 0), func() { v.s.StepChannel(1) })
+	m.prev = item("Previous Channel", key(fyne.KeyUp, 0), func() { v.s.StepChannel(-1) })
+	mode, infos := v.s.Channels()
+	v.setChannelItems(mode, len(infos) > 0)
+	return append(slices.Clone(m.modes), m.cycle, m.next, m.prev)
+}
+
+// syncChannelMenu shows the channel mode in the View menu, its channel
+// items enabled for data of several channels only.
+func (v *Viewer) syncChannelMenu(mode session.ChannelMode, multi bool) {
+	if v.setChannelItems(mode, multi) {
+		if mm := v.win.MainMenu(); mm != nil {
+			mm.Refresh()
+		}
+	}
+}
+
+// setChannelItems sets the channel items; it reports whether any changed.
+func (v *Viewer) setChannelItems(mode session.ChannelMode, multi bool) bool {
+	m := &v.chanMenu
+	changed := false
+	set := func(it *fyne.MenuItem, checked bool) {
+		if it.Checked != checked || it.Disabled == multi {
+			it.Checked, it.Disabled, changed = checked, !multi, true
+		}
+	}
+	for i, it := range m.modes {
+		set(it, multi && channelModes[i].mode == mode)
+	}
+	for _, it := range []*fyne.MenuItem{m.cycle, m.next, m.prev} {
+		set(it, false)
+	}
+	return changed
 }

@@ -47,8 +47,9 @@ type Viewer struct {
 	sliders    map[byte]*axisSlider
 	tools      *toolbar
 	contrast   *contrastControls
-	chans      *channelPanel   // beside the picture, for several channels
-	panels     *fyne.Container // the contrast panel and the sliders
+	chans      *channelPanel    // beside the picture, for several channels
+	chanMenu   channelMenuItems // the View menu's channel items
+	panels     *fyne.Container  // the contrast panel and the sliders
 	strip      *fileStrip
 	dlg        hider  // the dialog showing, if any
 	lastFolder string // where the last save went

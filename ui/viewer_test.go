@@ -261,7 +261,7 @@ func TestTheKeyListIsAlignedAndComplete(t *testing.T) {
 			t.Errorf("line %q does not start its description at column %d", l, col)
 		}
 	}
-	for _, want := range []string{"PageUp", "Home", "Space", "Ctrl+O", "Ctrl+S", "F1", "+ -", "\nH "} {
+	for _, want := range []string{"PageUp", "Home", "Space", "Ctrl+O", "Ctrl+S", "F1", "+ -", "\nH ", "Ctrl+1 … Ctrl+9", "\n↑ ↓ ", "\nM "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the key list lacks %q", want)
 		}
