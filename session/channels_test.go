@@ -193,5 +193,8 @@ func TestParseChannelColour(t *testing.T) {
 		if _, err := render.ColormapNamed(c.Colormap); err != nil {
 			t.Errorf("colour %s: %v", c.Name, err)
 		}
+		if hex, ok := render.ColourNames[c.Name]; ok && hex != c.Colormap {
+			t.Errorf("colour %s is %s here, %s for plane --colors", c.Name, c.Colormap, hex)
+		}
 	}
 }

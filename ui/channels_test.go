@@ -340,3 +340,24 @@ func TestChannelMenuItems(t *testing.T) {
 	onUI(func() { v.chanMenu.prev.Action(); v.chanMenu.prev.Action() })
 	waitPanel(t, v, "C3 current", func() bool { return v.chans.rows[2].current })
 }
+
+// TestSwatchShowsTheColourDrawn checks the swatch's colours: a ramp's
+// colour, written or named, in full; another colormap from dark to bright.
+func TestSwatchShowsTheColourDrawn(t *testing.T) {
+	test.NewTempApp(t)
+	s := newSwatch(nil)
+	for name, want := range map[string]string{"#FF8000": "#ff8000", "green": "#00ff00"} {
+		s.setColormap(name)
+		if !s.solid || s.colour(0) != colourOf(want) || s.colour(1) != colourOf(want) {
+			t.Errorf("swatch of %s: %v … %v, want %s", name, s.colour(0), s.colour(1), want)
+		}
+	}
+	s.setColormap("fire")
+	if s.solid || s.colour(0) != colourOf("#000000") || s.colour(1) != colourOf("#ffffff") {
+		t.Errorf("swatch of fire: %v … %v, want black to white", s.colour(0), s.colour(1))
+	}
+	s.setDim(true)
+	if s.colour(1).A == 0xff {
+		t.Error("a dimmed swatch is opaque")
+	}
+}

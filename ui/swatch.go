@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -50,7 +51,11 @@ func (s *swatch) setColormap(name string) {
 		return
 	}
 	s.colormap = name
-	_, s.solid = render.ParseColor(name)
+	hex := strings.ToLower(name)
+	if h, ok := render.ColourNames[hex]; ok {
+		hex = h
+	}
+	_, s.solid = render.ParseColor(hex)
 	cm, err := render.ColormapNamed(name)
 	if err != nil {
 		cm, _ = render.ColormapNamed("gray")
