@@ -62,9 +62,19 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
 	defer pyr.Close()
-	if err := pyr.DiskError(); err != nil {
-		fmt.Fprintf(stderr, "vastview: %v\n", err)
+	bar := newProgressBar(stderr)
+	defer bar.finish()
+	// The disk cache may fail at any time (a full disk): the export goes
+	// on without it, and says so once.
+	warned := false
+	warnDisk := func() {
+		if err := pyr.DiskError(); err != nil && !warned {
+			warned = true
+			bar.note(fmt.Sprintf("vastview: %v", err))
+		}
 	}
+	warnDisk()
+	defer warnDisk()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if cacheBytes > 0 {
@@ -73,8 +83,6 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	// Compute the levels first, streaming level 0 once; the export then
 	// reads level 0 again and the computed levels from memory or disk.
-	bar := newProgressBar(stderr)
-	defer bar.finish()
 	building := make(chan struct{})
 	go func() {
 		for {
@@ -92,6 +100,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}()
 	err = pyr.Build(ctx, runtime.GOMAXPROCS(0))
 	close(building)
+	warnDisk()
 	if err != nil {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
@@ -188,6 +197,17 @@ func (b *progressBar) phase(name string, done, total int) {
 	fmt.Fprintf(b.w, "\r%-8s [%s%s] %3d%%  %d/%d chunks  %.0fs ", name, strings.Repeat("#", n), strings.Repeat(" ", width-n),
 		done*100/total, done, total, time.Since(b.start).Seconds())
 	b.drawn = true
+}
+
+// note prints a line of its own, below the bar if one is drawn.
+func (b *progressBar) note(line string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprintln(b.w)
+		b.drawn = false
+	}
+	fmt.Fprintln(b.w, line)
 }
 
 func (b *progressBar) finish() {
