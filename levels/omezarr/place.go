@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"vastview/internal/fsutil"
 	"vastview/loader"
 )
 
@@ -44,19 +46,59 @@ func checkTarget(out string, overwrite bool) error {
 	return nil
 }
 
-// mkdirTemp creates the empty folder out.partial-<random> beside out, with
-// the permissions of a folder made by os.Mkdir (os.MkdirTemp's are private).
-func mkdirTemp(out string) (string, error) {
+// partialInfix follows the output's name in the name of the folder it is
+// written into: out.partial-<owner>-<random>, where owner is the writing
+// process's fsutil.ProcessTag.
+const partialInfix = ".partial-"
+
+// mkdirTemp creates the empty folder out.partial-<owner>-<random> beside
+// out, with the permissions of a folder made by os.Mkdir (os.MkdirTemp's
+// are private), and locks it: the lock ends with the process, however it
+// ends, and tells removeStale that the folder is still being written.
+func mkdirTemp(out string) (string, *fsutil.Lock, error) {
 	for {
-		tmp := out + ".partial-" + strconv.FormatUint(rand.Uint64()>>16, 36)
+		tmp := out + partialInfix + fsutil.ProcessTag() + "-" + strconv.FormatUint(rand.Uint64()>>16, 36)
 		err := os.Mkdir(tmp, 0o755)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
+			return "", nil, fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
 		}
-		return tmp, nil
+		lock, err := fsutil.TryLockDir(tmp, fsutil.Exclusive)
+		if err != nil {
+			os.Remove(tmp)
+			return "", nil, fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
+		}
+		return tmp, lock, nil
+	}
+}
+
+// removeStale removes the folders that writes of out left behind when
+// their process was killed: those whose owner has ended and whose lock is
+// free. The folder of a write still running is left alone, and so is one
+// whose owner cannot be told.
+func removeStale(out string) {
+	parent, base := filepath.Split(out)
+	if parent == "" {
+		parent = "."
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		tag, ok := fsutil.OwnerOf(e.Name(), base+partialInfix)
+		if !ok || !e.IsDir() || fsutil.Alive(tag) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		lock, err := fsutil.TryLockDir(dir, fsutil.Exclusive)
+		if err != nil {
+			continue
+		}
+		os.RemoveAll(dir)
+		lock.Unlock()
 	}
 }
 
@@ -77,7 +119,7 @@ func install(tmp, out string, overwrite bool) error {
 	if err := checkTarget(out, overwrite); err != nil {
 		return err
 	}
-	old := out + ".old-" + tmp[strings.LastIndex(tmp, "-")+1:]
+	old := out + ".old-" + tmp[strings.LastIndex(tmp, partialInfix)+len(partialInfix):]
 	if err := os.Rename(out, old); err != nil {
 		return fmt.Errorf("cannot move the old output aside: %v", loader.StripPath(err))
 	}
