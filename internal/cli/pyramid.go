@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"vastview/levels"
@@ -53,8 +54,11 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	mode := *method == "mode" || *method == "" && src.Meta().Label
 	opt := levels.Options{CacheBytes: cacheBytes, Mode: mode}
-	if err := useDiskCache(srcPath, &opt); err != nil {
-		fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
+	// A remote store has no file identity to key the disk cache by.
+	if !loader.IsURL(srcPath) {
+		if err := useDiskCache(srcPath, &opt); err != nil {
+			fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
+		}
 	}
 	pyr, err := levels.Open(src, opt)
 	if err != nil {
@@ -75,7 +79,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	warnDisk()
 	defer warnDisk()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl+C, a kill (SIGTERM) or a closed terminal (SIGHUP) stop the
+	// work, and the output's temporary folder is removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if cacheBytes > 0 {
 		// Keep the heap near the budget: cached chunks plus the buffers in flight.
@@ -101,6 +107,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	err = pyr.Build(ctx, runtime.GOMAXPROCS(0))
 	close(building)
 	warnDisk()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
@@ -108,6 +117,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite,
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
 	})
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
