@@ -170,4 +170,10 @@ func TestLockDirExcludesAndEndsWithItsHolder(t *testing.T) {
 	if _, err := LockDir(filepath.Join(dir, "missing"), Shared); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("locking a missing folder: %v", err)
 	}
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	if l, err := LockDir(file, Shared); err == nil || errors.Is(err, ErrLocked) {
+		l.Unlock()
+		t.Errorf("locking a file: %v", err)
+	}
 }
