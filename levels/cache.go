@@ -168,6 +168,13 @@ func (c *cache) setBudget(n int64) {
 	}
 }
 
+// budgetBytes returns the budget.
+func (c *cache) budgetBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.c.budget
+}
+
 // usedBytes returns the bytes held.
 func (c *cache) usedBytes() int64 {
 	c.mu.Lock()

@@ -80,10 +80,15 @@ func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
 	first := stages[0]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Two groups of planes in turn, one read while the other is reduced,
+	// unless the planes are so large that the second would not fit in the
+	// memory the cache is given: then one, read and reduced in turn.
 	full := make(chan pairBuf, 1)
 	free := make(chan []byte, 2)
 	free <- make([]byte, 2*first.inPlane)
-	free <- make([]byte, 2*first.inPlane)
+	if stagesBytes(stages)+4*int64(first.inPlane) <= p.cache.budgetBytes() {
+		free <- make([]byte, 2*first.inPlane)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- p.readPairs(ctx, oidx, first, full, free) }()
 	for pb := range full {
@@ -99,6 +104,15 @@ func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
 		free <- pb.b
 	}
 	return <-errc
+}
+
+// stagesBytes is the memory the stages of a pass hold.
+func stagesBytes(stages []*stage) int64 {
+	var n int64
+	for _, st := range stages {
+		n += int64(len(st.pair) + len(st.slab))
+	}
+	return n
 }
 
 // readPairs reads the stored planes in order, in the groups the first

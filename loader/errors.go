@@ -11,6 +11,32 @@ import (
 // ErrFormat means that no registered format recognises the input.
 var ErrFormat = errors.New("not a supported image format")
 
+// ErrNotRegular means that a path names something other than a regular
+// file or a folder: a named pipe, a device, a socket.
+var ErrNotRegular = errors.New("not a regular file or folder")
+
+// notRegular is the ErrNotRegular error for a file of mode m.
+func notRegular(m fs.FileMode) error {
+	kind := "a special file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a block device"
+	}
+	return &specialFile{kind}
+}
+
+// specialFile is ErrNotRegular for a kind of file ("a named pipe").
+type specialFile struct{ kind string }
+
+func (e *specialFile) Error() string        { return e.kind + ", not a regular file or folder" }
+func (e *specialFile) Is(target error) bool { return target == ErrNotRegular }
+
 // ErrTruncated means that the file ends before data its header promises.
 var ErrTruncated = errors.New("file is truncated")
 

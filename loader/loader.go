@@ -42,6 +42,12 @@ type Meta struct {
 	Units   []string  // unit per axis ("" when unknown), NGFF names such as "micrometer"
 	Levels  []Level   // levels the source stores, level 0 (full resolution) first
 
+	// DataFiles lists the files other than the opened one that the source
+	// reads, as it opens them (a detached header's data files, which it
+	// may name anywhere; the header of a NIfTI .img): nil when it reads
+	// only the opened file.
+	DataFiles []string
+
 	// ValueScale, when non-nil, maps stored values to physical ones
 	// (value = Slope*stored + Intercept), as NIfTI's scl_slope/scl_inter.
 	ValueScale *ValueScale
@@ -57,6 +63,10 @@ type Meta struct {
 	// Channels, when the file describes them, holds display defaults per
 	// position on the C axis (or one entry for data without a C axis).
 	Channels []Channel
+	// ChannelMode is how the file says to show its channels at first:
+	// ChannelsComposite, ChannelsColor, ChannelsGray, or "" when it does
+	// not say.
+	ChannelMode string
 	// Synthetic is true when the samples are computed on read rather than
 	// stored (the built-in demo): cheap to read again, so computed levels
 	// are neither built in the background nor kept in the disk cache.
@@ -72,7 +82,22 @@ type Channel struct {
 	// Lo and Hi are the default display window; HasWindow says it was given.
 	Lo, Hi    float64
 	HasWindow bool
+	// Hidden says the file shows the channel switched off at first
+	// (OME-Zarr omero "active": false).
+	Hidden bool
+	// LUT, when the file gives the channel a colour table of its own
+	// (ImageJ's luts), maps display intensity 0..255 to a colour; Color is
+	// then its brightest entry.
+	LUT *[256][3]uint8
 }
+
+// How a file says its channels are shown at first (Meta.ChannelMode), as
+// ImageJ's hyperstack modes.
+const (
+	ChannelsComposite = "composite" // every channel in its colour, added
+	ChannelsColor     = "color"     // one channel at a time, in its colour
+	ChannelsGray      = "grayscale" // one channel at a time, in gray
+)
 
 // ValueScale is a linear map from stored sample values to physical values.
 type ValueScale struct{ Slope, Intercept float64 }
@@ -249,7 +274,10 @@ func IsURL(path string) bool {
 // Open opens the file, folder, glob pattern or URL at path with the first
 // registered format that matches it. Opening stops with ctx.Err() when ctx
 // ends first. Errors do not repeat the path; they keep their cause
-// (errors.Is(err, fs.ErrNotExist) for a missing file).
+// (errors.Is(err, fs.ErrNotExist) for a missing file). A path that names
+// neither a regular file nor a folder (a named pipe, a device, a socket,
+// which reading could block on or never finish) is refused with
+// ErrNotRegular before it is opened.
 func Open(ctx context.Context, path string) (Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -259,6 +287,9 @@ func Open(ctx context.Context, path string) (Source, error) {
 		st, err := os.Stat(path)
 		if err != nil {
 			return nil, StripPath(err)
+		}
+		if !st.IsDir() && !st.Mode().IsRegular() {
+			return nil, notRegular(st.Mode())
 		}
 		if !st.IsDir() {
 			f, err := os.Open(path)

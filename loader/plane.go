@@ -70,6 +70,19 @@ func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte,
 	h, w = l.Shape[ra], l.Shape[ca]
 	es := m.DType.Size()
 	buf = make([]byte, w*h*es)
+	if planeChunk(l, ra, ca) {
+		// One chunk is the plane: read it in place, not through a copy
+		// (a 2 GiB strip must not need 4).
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = at[i]
+		}
+		idx[ra], idx[ca] = 0, 0
+		if err := src.ReadChunk(ctx, level, idx, buf); err != nil && !IsNotStored(err) {
+			return nil, 0, 0, err
+		}
+		return buf, w, h, nil
+	}
 	grid := l.Grid()
 	// The plane as an array over every axis: length 1 off the plane.
 	pshape := make([]int, n)
@@ -126,4 +139,19 @@ func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte,
 		return nil, 0, 0, err
 	}
 	return buf, w, h, nil
+}
+
+// planeChunk reports whether a chunk of l is exactly one plane of rows ra
+// and columns ca: the whole of those axes and one sample of the others.
+func planeChunk(l *Level, ra, ca int) bool {
+	for i := range l.Chunk {
+		if i == ra || i == ca {
+			if l.Chunk[i] != l.Shape[i] {
+				return false
+			}
+		} else if l.Chunk[i] != 1 {
+			return false
+		}
+	}
+	return true
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -160,5 +162,49 @@ func TestValidateRejects(t *testing.T) {
 		if m.Validate() == nil {
 			t.Errorf("%+v: no error", m)
 		}
+	}
+}
+
+// tinySource is a 1×2000×2000 uint8 array in 1×1×1 chunks (four million
+// of them) that records the largest live heap seen while it is read.
+type tinySource struct {
+	meta  *Meta
+	reads atomic.Int64
+	peak  atomic.Uint64
+}
+
+func (s *tinySource) Meta() *Meta  { return s.meta }
+func (s *tinySource) Close() error { return nil }
+func (s *tinySource) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+	dst[0] = byte(idx[1] + idx[2])
+	if s.reads.Add(1)%200000 == 0 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		for {
+			p := s.peak.Load()
+			if ms.HeapAlloc <= p || s.peak.CompareAndSwap(p, ms.HeapAlloc) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// TestPlaneWorkIsBoundedByThePlaneNotTheChunks reads a plane of four
+// million one-sample chunks: the chunks are walked as they are read, so
+// the heap holds the plane and little else (a list of every chunk first
+// took about 200 MB).
+func TestPlaneWorkIsBoundedByThePlaneNotTheChunks(t *testing.T) {
+	src := &tinySource{meta: NewMeta("mem", "ZYX", []int{1, 2000, 2000}, Uint8, []int{1, 1, 1}, nil, nil)}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	buf, w, h, err := ReadPlane(context.Background(), src, 0, Plane{Orientation: "xy"})
+	if err != nil || w != 2000 || h != 2000 || buf[2000*7+5] != 12 {
+		t.Fatalf("plane %d×%d, %v", w, h, err)
+	}
+	if grew := src.peak.Load() - min(base, src.peak.Load()); grew > 64<<20 {
+		t.Errorf("the heap grew by %d MiB while reading a 4 MB plane", grew>>20)
 	}
 }

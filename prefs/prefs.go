@@ -46,6 +46,9 @@ type View struct {
 	// Channels holds each channel's window and colormap (Lo, Hi and
 	// Colormap above are the shown channel's, as older versions kept).
 	Channels []ChannelView `json:"channels,omitempty"`
+	// Mode is how several channels were shown: "composite", "color" or
+	// "grayscale" ("" for composite).
+	Mode string `json:"mode,omitempty"`
 }
 
 // ChannelView is how one channel was shown.
@@ -53,6 +56,8 @@ type ChannelView struct {
 	Lo       float64 `json:"lo"`
 	Hi       float64 `json:"hi"`
 	Colormap string  `json:"colormap"`
+	// Hidden is true when the channel was left out of the composite.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Prefs reads and writes the preferences in a Store. It is safe for

@@ -72,3 +72,32 @@ func BenchmarkCopyFrame(b *testing.B) {
 		copy(dst, src)
 	}
 }
+
+// BenchmarkComposite1024 draws a 1024×1024 viewport of a three-channel
+// uint16 plane at zoom 1 as one channel and as a composite of the three,
+// from chunks in memory: the composite's cost against one channel's.
+func BenchmarkComposite1024(b *testing.B) {
+	shape := []int{3, 2048, 2048}
+	m := loader.NewMeta("mem", "CYX", shape, loader.Uint16, []int{1, 256, 256}, nil, nil)
+	src := &memSource{meta: m, arrays: [][]byte{makeArray(shape, loader.Uint16, hashByte)}}
+	p := openPyramid(b, src, levels.Options{})
+	one := View{Zoom: 1, Center: Point{1024, 1024}, Lo: 10, Hi: 200, Colormap: "#00ff00", Width: 1024, Height: 1024}
+	three := one
+	three.Channels = []Channel{{0, 10, 200, "#ff00ff"}, {1, 20, 220, "#00ff00"}, {2, 5, 150, "#00ffff"}}
+	for _, c := range []struct {
+		name string
+		v    View
+	}{{"1channel", one}, {"3channels", three}} {
+		b.Run(c.name, func(b *testing.B) {
+			var r Renderer
+			renderComplete(b, &r, c.v, p, 1)
+			b.SetBytes(1024 * 1024 * 4)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, info := r.Render(c.v, p, 1); !info.Complete {
+					b.Fatal("incomplete")
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
@@ -64,8 +65,8 @@ func ColormapNames() []string {
 
 // ColormapNamed returns the colormap called name: "gray", "gray-inverted",
 // "fire", "viridis", "magma", or "glasbey" (also "labels"), the label
-// colormap; or "#rrggbb", a ramp from black to that colour (a channel's
-// colour in a fluorescence image).
+// colormap; "#rrggbb", a ramp from black to that colour (a channel's
+// colour in a fluorescence image); or a name TableColormap gave.
 func ColormapNamed(name string) (*Colormap, error) {
 	n := strings.ToLower(name)
 	if n == "labels" || n == "label" {
@@ -73,6 +74,11 @@ func ColormapNamed(name string) (*Colormap, error) {
 	}
 	if cm, ok := colormaps[n]; ok {
 		return cm, nil
+	}
+	if strings.HasPrefix(n, "table-") {
+		if cm, ok := ramps.Load(n); ok {
+			return cm.(*Colormap), nil
+		}
 	}
 	if c, ok := ParseColor(n); ok {
 		if cm, ok := ramps.Load(n); ok {
@@ -84,8 +90,22 @@ func ColormapNamed(name string) (*Colormap, error) {
 	return nil, fmt.Errorf("unknown colormap %q (have %s, or #rrggbb)", name, strings.Join(ColormapNames(), ", "))
 }
 
-// ramps holds the colour ramps made so far, by name.
+// ramps holds the colour ramps and tables made so far, by name.
 var ramps sync.Map
+
+// TableColormap returns the name of a colormap with the colours of table
+// (a file's own colour table, as ImageJ's LUTs), which ColormapNamed
+// then knows: "table-" and a digest of the colours. The same table gets
+// the same name in every run.
+func TableColormap(table *[256][3]uint8) string {
+	h := fnv.New64a()
+	for _, c := range table {
+		h.Write(c[:])
+	}
+	name := fmt.Sprintf("table-%016x", h.Sum64())
+	ramps.LoadOrStore(name, &Colormap{Name: name, LUT: *table})
+	return name
+}
 
 // ParseColor reads a colour written "#rrggbb" or "rrggbb".
 func ParseColor(s string) ([3]uint8, bool) {
@@ -160,14 +180,21 @@ func (cm *Colormap) entry(v, lo, span float64) int {
 	return index(v, lo, span)
 }
 
+// palette packs the colours of a colormap.
+func palette(pal *[256]uint32, cm *Colormap) {
+	for i := range pal {
+		pal[i] = pack(cm.LUT[i])
+	}
+}
+
 // pack makes a little-endian RGBA pixel of an opaque colour.
 func pack(c [3]uint8) uint32 {
 	return uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | 0xff<<24
 }
 
 // fillLUT maps every raw bit pattern of an 8- or 16-bit type (len(lut) is
-// 256 or 65536) to a packed pixel through the window [lo, hi].
-func fillLUT(lut []uint32, dt loader.DType, lo, hi float64, cm *Colormap) {
+// 256 or 65536) to its colormap entry through the window [lo, hi].
+func fillLUT(lut []uint8, dt loader.DType, lo, hi float64, cm *Colormap) {
 	span := hi - lo
 	for raw := range lut {
 		var v float64
@@ -179,6 +206,6 @@ func fillLUT(lut []uint32, dt loader.DType, lo, hi float64, cm *Colormap) {
 		case loader.Int16:
 			v = float64(int16(raw))
 		}
-		lut[raw] = pack(cm.LUT[cm.entry(v, lo, span)])
+		lut[raw] = uint8(cm.entry(v, lo, span))
 	}
 }

@@ -270,10 +270,13 @@ func quantiles(vals []float64) (lo, hi float64) {
 // shows now (from the best data in memory, as Render would draw it,
 // sampling at most about 260,000 of its pixels): auto-contrast on what is
 // on screen, as ImageJ's is on the current slice. ok is false when none of
-// it is in memory. It requests nothing.
+// it is in memory. Of a composite it looks at channel v.C. It requests
+// nothing.
 func (r *Renderer) ViewRange(v View, p Source) (lo, hi float64, ok bool) {
-	if composite(v, p.Meta()) {
-		v = channelView(v, 1) // green: what the eye reads as brightness
+	if len(v.Channels) > 0 {
+		v.Channels = nil // a composite's channel v.C
+	} else if chans := r.channelsOf(v, p.Meta()); chans != nil {
+		v = ChannelView(v, chans[1]) // colour pixels: green, what the eye reads as brightness
 	}
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	r.begin(v, p)

@@ -81,9 +81,10 @@ func (r *Renderer) fillChunk(k, dir int, ls *levelState, cy, cx, xa, xb, ya, yb 
 	r.blit(ls, data, xa, xb, ya, yb)
 }
 
-// blank paints a rectangle in the background colour.
+// blank paints a rectangle in the background colour (adding nothing to a
+// composite).
 func (r *Renderer) blank(x0, x1, y0, y1 int) {
-	if r.collect {
+	if r.collect || r.add {
 		return
 	}
 	pix, stride := r.img.Pix, r.img.Stride
@@ -92,8 +93,8 @@ func (r *Renderer) blank(x0, x1, y0, y1 int) {
 	}
 }
 
-// blit draws a rectangle from one chunk. Screen rows that show the same
-// data row as the one above are copied.
+// blit draws a rectangle from one chunk, or adds it to the picture.
+// Screen rows that show the same data row as the one above are copied.
 func (r *Renderer) blit(ls *levelState, data []byte, xa, xb, ya, yb int) {
 	pix, stride := r.img.Pix, r.img.Stride
 	cols := ls.cols.off[xa:xb]
@@ -101,6 +102,10 @@ func (r *Renderer) blit(ls *levelState, data []byte, xa, xb, ya, yb int) {
 		dst := pix[y*stride+4*xa : y*stride+4*xb]
 		if y > ya && ls.rows.sample[y] == ls.rows.sample[y-1] {
 			copy(dst, pix[(y-1)*stride+4*xa:])
+			continue
+		}
+		if r.add {
+			r.addToRow(dst, data[ls.base+ls.rows.off[y]:], cols)
 			continue
 		}
 		r.drawRow(dst, data[ls.base+ls.rows.off[y]:], cols)
@@ -114,14 +119,14 @@ func (r *Renderer) drawRow(dst, row []byte, cols []int) {
 	dt := r.f.m.DType
 	switch {
 	case dt.Size() == 1:
-		lut := (*[256]uint32)(r.lut[:256])
+		lut, pal := (*[256]uint8)(r.lut[:256]), &r.pal
 		for i, o := range cols {
-			le.PutUint32(dst[4*i:], lut[row[o]])
+			le.PutUint32(dst[4*i:], pal[lut[row[o]]])
 		}
 	case dt.Size() == 2:
-		lut := r.lut
+		lut, pal := r.lut, &r.pal
 		for i, o := range cols {
-			le.PutUint32(dst[4*i:], lut[le.Uint16(row[o:])])
+			le.PutUint32(dst[4*i:], pal[lut[le.Uint16(row[o:])]])
 		}
 	case dt == loader.Float32 && !r.cm.Label:
 		lo, span, pal := r.lo, r.span, &r.pal
@@ -134,6 +139,28 @@ func (r *Renderer) drawRow(dst, row []byte, cols []int) {
 			v := wideSample(row[o:], dt)
 			le.PutUint32(dst[4*i:], r.pal[r.cm.entry(v, r.lo, r.span)])
 		}
+	}
+}
+
+// addToRow adds the colours of the samples of row at the byte offsets
+// cols to the pixels of dst, each byte clamped at 255.
+func (r *Renderer) addToRow(dst, row []byte, cols []int) {
+	le := binary.LittleEndian
+	dst = dst[:4*len(cols)]
+	switch r.f.m.DType.Size() {
+	case 1:
+		lut, pal := (*[256]uint8)(r.lut[:256]), &r.pal
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], addSat(le.Uint32(dst[4*i:]), pal[lut[row[o]]]))
+		}
+	case 2:
+		lut, pal := r.lut, &r.pal
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], addSat(le.Uint32(dst[4*i:]), pal[lut[le.Uint16(row[o:])]]))
+		}
+	default:
+		r.drawRow(r.row, row, cols)
+		addRow(dst, r.row)
 	}
 }
 

@@ -210,6 +210,19 @@ func (f *fakeSource) Thumbnails() int { return len(f.meta.Levels) }
 
 // load puts every chunk of level k of src into f.
 func (f *fakeSource) load(t testing.TB, src loader.Source, k int) {
+	f.loadWhere(t, src, k, func([]int) bool { return true })
+}
+
+// requested returns the requests made so far.
+func (f *fakeSource) requested() []request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]request(nil), f.reqs...)
+}
+
+// loadWhere puts the chunks of level k of src for which keep is true
+// into f.
+func (f *fakeSource) loadWhere(t testing.TB, src loader.Source, k int, keep func(idx []int) bool) {
 	l := &f.meta.Levels[k]
 	grid := l.Grid()
 	total := 1
@@ -218,6 +231,9 @@ func (f *fakeSource) load(t testing.TB, src loader.Source, k int) {
 	}
 	for i := 0; i < total; i++ {
 		idx := unravel(i, grid)
+		if !keep(idx) {
+			continue
+		}
 		buf := make([]byte, l.ChunkBytes(f.meta.DType))
 		if err := src.ReadChunk(context.Background(), k, idx, buf); err != nil {
 			t.Fatal(err)

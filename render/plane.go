@@ -83,15 +83,17 @@ func Draw(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Colormap) {
 	switch dt {
 	case loader.Uint8, loader.Int8, loader.Uint16, loader.Int16:
 		lut := valueLUT(dt, lo, hi, cm)
+		var pal [256]uint32
+		palette(&pal, cm)
 		le := binary.LittleEndian
 		if dt.Size() == 1 {
 			for i, b := range buf {
-				le.PutUint32(pix[4*i:], lut[b])
+				le.PutUint32(pix[4*i:], pal[lut[b]])
 			}
 			return
 		}
 		for i := 0; i < n; i++ {
-			le.PutUint32(pix[4*i:], lut[le.Uint16(buf[2*i:])])
+			le.PutUint32(pix[4*i:], pal[lut[le.Uint16(buf[2*i:])]])
 		}
 	default:
 		span := hi - lo
@@ -103,10 +105,10 @@ func Draw(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Colormap) {
 	}
 }
 
-// valueLUT maps every raw bit pattern of an 8- or 16-bit type to a packed
-// little-endian RGBA pixel.
-func valueLUT(dt loader.DType, lo, hi float64, cm *Colormap) []uint32 {
-	lut := make([]uint32, 1<<(8*dt.Size()))
+// valueLUT maps every raw bit pattern of an 8- or 16-bit type to its
+// colormap entry.
+func valueLUT(dt loader.DType, lo, hi float64, cm *Colormap) []uint8 {
+	lut := make([]uint8, 1<<(8*dt.Size()))
 	fillLUT(lut, dt, lo, hi, cm)
 	return lut
 }

@@ -24,10 +24,10 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int, prio 
 		layers = prefetchLayers
 	}
 	m := p.Meta()
-	if composite(v, m) {
+	if chans := r.channelsOf(v, m); chans != nil {
 		n := 0
-		for c := range 3 {
-			n += r.Prefetch(channelView(v, c), p, gen, dir, layers, prio)
+		for _, ch := range chans {
+			n += r.Prefetch(ChannelView(v, ch), p, gen, dir, layers, prio)
 		}
 		return n
 	}
@@ -99,10 +99,10 @@ func (r *Renderer) requestMissing(p Source, prio levels.Priority, gen uint64, k 
 // how many it requested, never blocks, and shares the Renderer's state.
 func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int {
 	m := p.Meta()
-	if composite(v, m) {
-		n := 0
-		for c := range 3 {
-			n += r.RequestFinest(channelView(v, c), p, gen, maxBytes/3)
+	if chans := r.channelsOf(v, m); chans != nil {
+		n, each := 0, maxBytes/len(chans)
+		for _, ch := range chans {
+			n += r.RequestFinest(ChannelView(v, ch), p, gen, each)
 		}
 		return n
 	}

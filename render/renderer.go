@@ -74,10 +74,11 @@ type Renderer struct {
 	bg       []byte // a row of background pixels
 
 	// The colour tables of the current frame.
-	lut    *[65536]uint32 // raw 8/16-bit value -> pixel
+	lut    *[65536]uint8 // raw 8/16-bit value -> colormap entry
 	lutKey lutKey
 	lutOK  bool
 	pal    [256]uint32 // colormap entry -> pixel
+	wide   [256]uint32 // colormap entry -> wide pixel (see widePalette)
 	cm     *Colormap
 	lo     float64
 	span   float64
@@ -95,7 +96,11 @@ type Renderer struct {
 	miss []missingChunk
 	reqs [][]int
 
-	sub *[3]Renderer // the samples of an RGB view (see renderRGB)
+	subs []Renderer // the channels of a composite (see renderComposite)
+	rgb  [3]Channel // the channels of colour pixels (see channelsOf)
+	add  bool       // draw by adding to the picture (a composite's later channels)
+	row  []byte     // a row drawn before it is added
+	data [][]byte   // the chunk of each channel of a composite (see compositeChunk)
 
 	collect bool      // gather values instead of drawing (ViewRange)
 	step    int       // collect every step-th pixel along each axis
@@ -132,22 +137,40 @@ type missingChunk struct {
 func (r *Renderer) Render(v View, p Source, gen uint64) (*image.RGBA, Info) {
 	w, h := max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	v.Width, v.Height = w, h
-	if composite(v, p.Meta()) {
-		return r.renderRGB(v, p, gen)
+	if chans := r.channelsOf(v, p.Meta()); chans != nil {
+		return r.renderComposite(v, chans, p, gen)
 	}
-	r.img = r.target(w, h)
-	m := p.Meta()
+	img := r.target(w, h)
+	info := r.drawInto(img, v, p, false)
+	r.request(p, gen, r.f.level, len(p.Meta().Axes))
+	return img, info
+}
+
+// drawInto draws view v of p, of one channel, into img (the viewport's
+// size), adding to what img holds if add is set, and notes the missing
+// chunks of the frame's level in r.miss.
+func (r *Renderer) drawInto(img *image.RGBA, v View, p Source, add bool) Info {
+	r.start(img, v, p, add)
+	r.fill(r.f.level, 0, v.Width, 0, v.Height)
+	return r.info()
+}
+
+// start readies the renderer to draw view v of p, of one channel, into
+// img, adding to what img holds if add is set.
+func (r *Renderer) start(img *image.RGBA, v View, p Source, add bool) {
+	r.img, r.add = img, add
+	r.background(v.Width)
 	r.begin(v, p)
-	cm := colormapOrGray(v.Colormap)
-	r.prepareColours(m.DType, v.Lo, v.Hi, cm)
+	r.prepareColours(p.Meta().DType, v.Lo, v.Hi, colormapOrGray(v.Colormap))
 	r.collect = false
 	r.miss = r.miss[:0]
 	r.unfilled, r.failed, r.failErr = 0, 0, nil
-	r.fill(r.f.level, 0, w, 0, h)
-	info := Info{Level: r.f.level, Missing: len(r.miss), Complete: len(r.miss) == 0 && r.failed == 0,
+}
+
+// info says how the frame drawn since start came out.
+func (r *Renderer) info() Info {
+	return Info{Level: r.f.level, Missing: len(r.miss), Complete: len(r.miss) == 0 && r.failed == 0,
 		Unfilled: r.unfilled, Failed: r.failed, Err: r.failErr}
-	r.request(p, gen)
-	return r.img, info
 }
 
 // target returns the next buffer in turn, sized w×h.
@@ -158,13 +181,19 @@ func (r *Renderer) target(w, h int) *image.RGBA {
 		b = image.NewRGBA(image.Rect(0, 0, w, h))
 		r.bufs[r.next] = b
 	}
+	r.background(w)
+	return b
+}
+
+// background readies a row of w background pixels, and one to draw into.
+func (r *Renderer) background(w int) {
 	if len(r.bg) < 4*w {
 		r.bg = make([]byte, 4*w)
 		for i := 0; i < w; i++ {
 			r.bg[4*i], r.bg[4*i+1], r.bg[4*i+2], r.bg[4*i+3] = background[0], background[1], background[2], 255
 		}
+		r.row = make([]byte, 4*w)
 	}
-	return b
 }
 
 // Forget drops the chunks the renderer remembers from recent frames, so
@@ -173,10 +202,8 @@ func (r *Renderer) target(w, h int) *image.RGBA {
 func (r *Renderer) Forget() {
 	clear(r.cur)
 	clear(r.prev)
-	if r.sub != nil {
-		for c := range r.sub {
-			r.sub[c].Forget()
-		}
+	for i := range r.subs {
+		r.subs[i].Forget()
 	}
 }
 
@@ -256,9 +283,8 @@ func (r *Renderer) failure(k int, idx *[maxAxes]int) error {
 // and colormap cm; the 8/16-bit table is rebuilt only when one changes.
 func (r *Renderer) prepareColours(dt loader.DType, lo, hi float64, cm *Colormap) {
 	r.cm, r.lo, r.span = cm, lo, hi-lo
-	for i := range r.pal {
-		r.pal[i] = pack(cm.LUT[i])
-	}
+	palette(&r.pal, cm)
+	widePalette(&r.wide, cm)
 	if dt.Size() > 2 {
 		return
 	}
@@ -267,15 +293,15 @@ func (r *Renderer) prepareColours(dt loader.DType, lo, hi float64, cm *Colormap)
 		return
 	}
 	if r.lut == nil {
-		r.lut = new([65536]uint32)
+		r.lut = new([65536]uint8)
 	}
 	fillLUT(r.lut[:1<<(8*dt.Size())], dt, lo, hi, cm)
 	r.lutKey, r.lutOK = key, true
 }
 
-// request asks for the missing chunks of the frame's level, nearest the
-// viewport's centre first.
-func (r *Renderer) request(p Source, gen uint64) {
+// request asks for the missing chunks noted in r.miss, of level k of data
+// with n axes, nearest the viewport's centre first.
+func (r *Renderer) request(p Source, gen uint64, k, n int) {
 	if len(r.miss) == 0 {
 		return
 	}
@@ -285,10 +311,9 @@ func (r *Renderer) request(p Source, gen uint64) {
 			ms[j], ms[j-1] = ms[j-1], ms[j]
 		}
 	}
-	n := len(r.f.m.Axes)
 	r.reqs = r.reqs[:0]
 	for i := range ms {
 		r.reqs = append(r.reqs, ms[i].idx[:n])
 	}
-	p.Request(levels.Visible, gen, r.f.level, r.reqs...)
+	p.Request(levels.Visible, gen, k, r.reqs...)
 }

@@ -78,6 +78,12 @@ type View struct {
 	Lo, Hi float64
 	// Colormap names the colormap (see ColormapNamed); unknown names are gray.
 	Colormap string
+	// Channels, when there are any, make the view a composite: each
+	// channel drawn through its own window and colormap, the colours added
+	// per pixel and clamped (C, Lo, Hi and Colormap then only say which
+	// channel ViewRange looks at). A View is copied freely: make a new
+	// slice to change them, never write to one a View holds.
+	Channels []Channel
 	// Width and Height are the viewport's size in pixels (at most 16384).
 	Width, Height int
 }

@@ -342,7 +342,7 @@ func (s *Session) prefetchNeighbours() {
 	if s.browse.ahead == nil {
 		s.browse.ahead = map[string]*Data{}
 	}
-	view, cur, keep, gen := s.view, s.data, s.browse.keep, s.browse.gen
+	view, cur, keep, gen := s.drawnViewLocked(), s.data, s.browse.keep, s.browse.gen
 	s.wg.Add(len(todo))
 	s.mu.Unlock()
 	for _, d := range drop {

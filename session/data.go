@@ -77,7 +77,7 @@ func OpenData(name string, src loader.Source, opt DataOptions) (*Data, error) {
 		build = levels.DefaultCacheBytes()
 	}
 	d.persist = name != "" && !m.Synthetic
-	if id, err := loader.FileIdentity(name); err == nil && d.persist {
+	if id, err := loader.SourceIdentity(name, src); err == nil && d.persist {
 		if disk := openDisk(opt); disk != nil {
 			lopt.Disk, lopt.Identity = disk, id
 			build = opt.DiskBytes

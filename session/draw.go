@@ -2,6 +2,7 @@ package session
 
 import (
 	"image"
+	"slices"
 	"sync"
 	"time"
 
@@ -169,8 +170,19 @@ func (d *drawer) run() {
 	}
 }
 
-// autoPending reports whether the frame's window is still to be chosen.
-func (f *Frame) autoPending() bool { return f.auto && f.View.Lo == 0 && f.View.Hi == 0 }
+// autoPending reports whether a window of the frame is still to be
+// chosen.
+func (f *Frame) autoPending() bool {
+	if !f.auto {
+		return false
+	}
+	for _, ch := range f.View.Channels {
+		if ch.Lo == ch.Hi {
+			return true
+		}
+	}
+	return f.View.Lo == f.View.Hi
+}
 
 // onScreen reports whether a frame of data was taken since it was opened.
 func (d *drawer) onScreen(data *Data) bool {
@@ -233,25 +245,37 @@ func (d *drawer) draw(r request) *Frame {
 	if !(v.Zoom > 0) {
 		v.Zoom, v.Center = render.Fit(pyr.Meta(), v.Orientation, v.Width, v.Height)
 	}
-	auto, chosen := v.Lo == v.Hi, false
-	if auto {
-		// The channel's coarsest level once the levels are built (before,
-		// asking for it could mean computing the whole volume); until then
-		// the values on screen, as ImageJ does.
-		lo, hi := 0.0, 0.0
-		if r.d.Built() {
-			var cr render.Range
-			if cr, chosen = render.ChannelRange(pyr, contrastChannel(v)); chosen {
-				lo, hi = cr.Lo, cr.Hi
+	// Windows still to choose are chosen now, by auto-contrast; until
+	// that can be done they are drawn as 0..1 and stay to choose.
+	auto := v.Lo == v.Hi
+	if len(v.Channels) > 0 {
+		chans := slices.Clone(v.Channels)
+		for i := range chans {
+			if ch := &chans[i]; ch.Lo == ch.Hi {
+				auto = true
+				ch.Lo, ch.Hi = d.autoWindow(r.d, render.ChannelView(v, *ch))
+			}
+			if chans[i].C == v.C && v.Lo == v.Hi {
+				v.Lo, v.Hi = chans[i].Lo, chans[i].Hi // the current channel's, as chosen
 			}
 		}
-		if !chosen {
-			lo, hi, chosen = d.r.ViewRange(v, pyr)
-		}
-		if chosen {
-			v.Lo, v.Hi = lo, hi
-		} else {
-			v.Lo, v.Hi = 0, 1 // nothing in memory yet: redrawn on arrival
+		v.Channels = chans
+	}
+	if v.Lo == v.Hi {
+		single := v
+		single.Channels = nil
+		v.Lo, v.Hi = d.autoWindow(r.d, single)
+	}
+	drawn := v
+	if drawn.Lo == drawn.Hi {
+		drawn.Lo, drawn.Hi = 0, 1
+	}
+	if len(v.Channels) > 0 {
+		drawn.Channels = slices.Clone(v.Channels)
+		for i := range drawn.Channels {
+			if ch := &drawn.Channels[i]; ch.Lo == ch.Hi {
+				ch.Lo, ch.Hi = 0, 1
+			}
 		}
 	}
 	if n := pyr.Refreshes(); n != d.refreshes {
@@ -262,21 +286,35 @@ func (d *drawer) draw(r request) *Frame {
 		// Until the first image, the view's own full-resolution plane is
 		// asked for first: it can be drawn long before a level computed
 		// from many planes.
-		d.r.RequestFinest(v, pyr, r.gen, firstPlaneBytes)
+		d.r.RequestFinest(drawn, pyr, r.gen, firstPlaneBytes)
 	}
-	img, info := d.r.Render(v, pyr, r.gen)
+	img, info := d.r.Render(drawn, pyr, r.gen)
 	if r.dir != 0 {
-		d.r.Prefetch(v, pyr, r.gen, r.dir, 0, levels.Prefetch)
+		d.r.Prefetch(drawn, pyr, r.gen, r.dir, 0, levels.Prefetch)
 		if r.ahead > 0 {
-			d.r.Prefetch(v, pyr, r.gen, r.dir, r.ahead, levels.Background)
+			d.r.Prefetch(drawn, pyr, r.gen, r.dir, r.ahead, levels.Background)
 		}
 	}
 	f := &Frame{Img: img, View: v, Info: info, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
-	if auto && !chosen {
-		f.View.Lo, f.View.Hi = 0, 0 // not a real choice: keep asking
-	}
 	f.readTotal, _ = pyr.BytesRead()
 	return f
+}
+
+// autoWindow is the window auto-contrast chooses for view v of one
+// channel: from the channel's coarsest level once the levels are built
+// (before, asking for it could mean computing the whole volume), until
+// then from the values on screen, as ImageJ does; 0, 0 when nothing of it
+// is in memory yet.
+func (d *drawer) autoWindow(data *Data, v render.View) (lo, hi float64) {
+	if data.Built() {
+		if cr, ok := render.ChannelRange(data.Pyr, contrastChannel(v)); ok {
+			return cr.Lo, cr.Hi
+		}
+	}
+	if lo, hi, ok := d.r.ViewRange(v, data.Pyr); ok {
+		return lo, hi
+	}
+	return 0, 0
 }
 
 // contrastChannel is the channel auto-contrast looks at: the view's, or

@@ -165,6 +165,7 @@ func exportChannels(m *loader.Meta, chans []channelState) []loader.Channel {
 		if cs.hi > cs.lo {
 			out[c].Lo, out[c].Hi, out[c].HasWindow = cs.lo, cs.hi, true
 		}
+		out[c].Hidden = cs.hidden
 	}
 	return out
 }

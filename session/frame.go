@@ -19,10 +19,7 @@ func (s *Session) TakeFrame() *Frame {
 	c := HoverChanged
 	if f.gen == s.gen {
 		// What the drawer chose for "fit" and "auto-contrast".
-		if s.view.Lo == s.view.Hi && f.View.Lo != f.View.Hi {
-			s.view.Lo, s.view.Hi = f.View.Lo, f.View.Hi
-			s.keepChannelLocked()
-			s.chans[s.channelIndex()].auto = true
+		if s.adoptWindowsLocked(f) {
 			c |= ViewChanged
 		}
 		if !(s.view.Zoom > 0) {

@@ -24,8 +24,9 @@ func (s *Session) Hover(x, y float64, in bool) {
 
 // HoverText is the read-out under the pointer: the position on every axis
 // (in samples, and physical units for the plane's two), and the value there
-// (R, G and B for colour pixels; the physical value too when the file
-// scales values), from the finest level in memory. It is "" off the data.
+// (R, G and B for colour pixels, every visible channel's of a composite;
+// the physical value too when the file scales values), from the finest
+// level in memory. It is "" off the data.
 func (s *Session) HoverText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -43,7 +44,7 @@ func (s *Session) HoverText() string {
 	fmt.Fprintf(&b, "%c %d  %c %d   (%s, %s)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row,
 		phys(loc.ColPhys, loc.ColUnit), phys(loc.RowPhys, loc.RowUnit))
 	for _, a := range []byte("ZTC") {
-		if a == loc.ColAxis || a == loc.RowAxis || m.Size(a) <= 1 || a == 'C' && m.RGB {
+		if a == loc.ColAxis || a == loc.RowAxis || m.Size(a) <= 1 || a == 'C' && (m.RGB || len(shown.Channels) > 0) {
 			continue
 		}
 		fmt.Fprintf(&b, "  %c %d", a, shown.At(a))
@@ -65,6 +66,21 @@ func (s *Session) HoverText() string {
 			rgb[c] = fmt.Sprintf("%.6g", val)
 		}
 		fmt.Fprintf(&b, "   R %s G %s B %s", rgb[0], rgb[1], rgb[2])
+		return b.String()
+	}
+	if len(shown.Channels) > 0 && !(len(shown.Channels) == 1 && shown.Channels[0].Colormap == "#000000") {
+		b.WriteString("  ")
+		for _, ch := range shown.Channels {
+			val, _, ok := render.ValueAt(pyr, render.ChannelView(shown, ch), s.hover.x, s.hover.y)
+			if !ok {
+				break
+			}
+			name := channelName(m, ch.C)
+			if name == "" {
+				name = fmt.Sprintf("C%d", ch.C)
+			}
+			fmt.Fprintf(&b, " %s %s", name, valueText(m, val))
+		}
 		return b.String()
 	}
 	if val, _, ok := render.ValueAt(pyr, shown, s.hover.x, s.hover.y); ok {

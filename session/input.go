@@ -86,6 +86,9 @@ func Shortcuts() []Shortcut {
 		{"drag", "pan"},
 		{"0", "fit"},
 		{"1 2 3", "XY, XZ, YZ"},
+		{"↑ ↓", "previous / next channel (its window in the contrast panel)"},
+		{"Ctrl+1 … Ctrl+9", "show / hide channel 1 … 9 in the composite"},
+		{"M", "channels: composite, one in colour, one in gray"},
 		{"C", "auto-contrast"},
 		{"R", "reload chunks a store did not hold yet"},
 		{"H", "show / hide the panels under the picture"},
@@ -179,10 +182,19 @@ func (s *Session) PressWith(name string, mods Mods) Command {
 		}
 		return None
 	}
+	if mods.Ctrl && len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
+		s.traceKey("Ctrl+" + name)
+		s.ToggleChannel(int(name[0] - '1'))
+		return None
+	}
 	switch name {
 	case KeyF1:
 		s.traceKey(name)
 		return ShowHelp
+	case KeyUp, KeyDown:
+		s.traceKey(name)
+		s.StepChannel(map[string]int{KeyUp: -1, KeyDown: 1}[name])
+		return None
 	case KeyO:
 		if mods.Ctrl {
 			return OpenFile
@@ -222,7 +234,12 @@ func (s *Session) Rune(r rune) Command {
 	case '0':
 		s.Fit()
 	case '1', '2', '3':
+		if s.Modifiers().Ctrl {
+			return None // Ctrl+digit toggles a channel (see PressWith)
+		}
 		s.SetOrientation(render.Orientation(r - '1'))
+	case 'm', 'M':
+		s.CycleChannelMode()
 	case 'c', 'C':
 		s.AutoContrast()
 	case 'r', 'R':

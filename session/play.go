@@ -163,7 +163,7 @@ func (s *Session) playTick(serial uint64) {
 		s.view.SetAt(a, pos)
 		s.gen++
 		ahead := max(3, int(math.Ceil(s.play.rate*playAhead)))
-		s.draw.ask(request{d: s.data, view: s.view, gen: s.gen, asked: s.clock.Now(), dir: dir, play: true, ahead: ahead})
+		s.draw.ask(request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: s.clock.Now(), dir: dir, play: true, ahead: ahead})
 		s.noteLocked(ViewChanged | HoverChanged)
 	}
 	s.scheduleFrameLocked(serial, frames+1)

@@ -63,7 +63,7 @@ func (s *Session) repeatedLocked(key string) bool {
 // (the end of the data).
 func (s *Session) scrubStepLocked() {
 	nv, _, _ := navigate(s.data.Pyr.Meta(), s.view, s.scrub.key, s.mods)
-	if nv == s.view {
+	if nv.T == s.view.T && nv.Z == s.view.Z && nv.Y == s.view.Y && nv.X == s.view.X {
 		return
 	}
 	s.scrub.last = s.clock.Now()

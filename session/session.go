@@ -91,6 +91,7 @@ type Session struct {
 	data    *Data
 	view    render.View
 	chans   []channelState // per channel: window and colormap
+	mode    ChannelMode    // how several channels are shown
 	fitted  bool           // the view fits the plane (until a zoom or pan)
 	gen     uint64
 	shown   *Frame // taken by the host: on screen
@@ -349,7 +350,7 @@ func (s *Session) resetViewLocked() {
 	w, h := s.view.Width, s.view.Height
 	s.view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
 	s.fitted = true
-	s.chans = initialChannels(m)
+	s.chans, s.mode = initialChannels(m)
 	s.loadChannelLocked()
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {

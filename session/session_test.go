@@ -231,7 +231,17 @@ func TestHoverShowsEveryAxis(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.open(twoChannels(), "/data/cells.ome.tif")
 	h.s.Hover(200, 150, true)
+	// A composite: each channel's value, by name.
 	got := h.s.HoverText()
+	for _, want := range []string{"X ", "Y ", "Z 1", "µm", "GFP ", "DAPI "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("hover %q lacks %q", got, want)
+		}
+	}
+	// One channel at a time: its position on C, and its value.
+	h.s.SetChannelMode(OneGray)
+	h.waitFrame(func(f *Frame) bool { return len(f.View.Channels) == 0 && f.Info.Complete })
+	got = h.s.HoverText()
 	for _, want := range []string{"X ", "Y ", "Z 1", "C 0 (GFP)", "µm", "value "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("hover %q lacks %q", got, want)

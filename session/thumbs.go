@@ -60,7 +60,7 @@ func (s *Session) startThumbsLocked() {
 		defer stop()
 		for {
 			path, ok := s.nextThumb()
-			if !ok || !s.waitIdle(ctx) {
+			if !ok || !s.waitIdle(ctx) || ctx.Err() != nil {
 				return
 			}
 			img := s.thumbFor(ctx, path)
@@ -209,40 +209,75 @@ func makeThumb(ctx context.Context, src loader.Source) *image.RGBA {
 	if int64(w)*int64(h)*int64(m.DType.Size()) > maxThumbPlane {
 		return nil
 	}
-	channels := []int{0}
-	if m.RGB && m.Size('C') == 3 {
-		channels = []int{0, 1, 2}
-	}
-	var planes [3][]float64
+	layers := thumbLayers(m)
 	tw, th := thumbDims(w, h)
-	for i, c := range channels {
+	sum := make([][3]int, tw*th)
+	for _, ly := range layers {
 		if m.AxisIndex('C') >= 0 {
-			at['C'] = c
+			at['C'] = ly.c
 		}
 		buf, pw, ph, err := loader.ReadPlane(ctx, src, k, loader.Plane{Orientation: "xy", At: at})
 		if err != nil {
 			return nil
 		}
-		planes[i] = shrink(buf, m.DType, pw, ph, tw, th)
+		plane := shrink(buf, m.DType, pw, ph, tw, th)
+		lo, hi := ly.lo, ly.hi
+		if !(hi > lo) {
+			lo, hi = thumbRange(plane)
+		}
+		for p, v := range plane {
+			c := ly.cm.LUT[scale8(v, lo, hi)]
+			sum[p][0], sum[p][1], sum[p][2] = sum[p][0]+int(c[0]), sum[p][1]+int(c[1]), sum[p][2]+int(c[2])
+		}
 	}
 	out := image.NewRGBA(image.Rect(0, 0, tw, th))
-	if len(channels) == 3 {
-		lo, hi := 0.0, 255.0
-		if wl, wh, ok := render.RGBWindow(m.DType); ok {
-			lo, hi = wl, wh
+	for p, c := range sum {
+		out.Pix[4*p], out.Pix[4*p+1], out.Pix[4*p+2], out.Pix[4*p+3] = uint8(min(255, c[0])), uint8(min(255, c[1])), uint8(min(255, c[2])), 255
+	}
+	return out
+}
+
+// thumbLayer is a channel of a thumbnail: its colours and window (lo ==
+// hi: chosen from the thumbnail's values).
+type thumbLayer struct {
+	c      int
+	cm     *render.Colormap
+	lo, hi float64
+}
+
+// maxThumbChannels bounds the channels a thumbnail adds up.
+const maxThumbChannels = 8
+
+// thumbLayers are the channels a thumbnail of m shows, as the view first
+// shows them: the red, green and blue of colour pixels; the visible
+// channels of a composite in their colours; else the first channel in
+// gray (label images too: their colours need no window).
+func thumbLayers(m *loader.Meta) []thumbLayer {
+	gray, _ := render.ColormapNamed("gray")
+	if m.RGB && m.Size('C') == 3 {
+		lo, hi, ok := render.RGBWindow(m.DType)
+		if !ok {
+			lo, hi = 0, 0
 		}
-		for p := range tw * th {
-			for c := range 3 {
-				out.Pix[4*p+c] = scale8(planes[c][p], lo, hi)
-			}
-			out.Pix[4*p+3] = 255
+		var out []thumbLayer
+		for c, name := range []string{"#ff0000", "#00ff00", "#0000ff"} {
+			cm, _ := render.ColormapNamed(name)
+			out = append(out, thumbLayer{c: c, cm: cm, lo: lo, hi: hi})
 		}
 		return out
 	}
-	lo, hi := thumbRange(planes[0])
-	for p, v := range planes[0] {
-		g := scale8(v, lo, hi)
-		out.Pix[4*p], out.Pix[4*p+1], out.Pix[4*p+2], out.Pix[4*p+3] = g, g, g, 255
+	cs, mode := initialChannels(m)
+	if m.Label || len(cs) < 2 || mode != Composite {
+		return []thumbLayer{{cm: gray}}
+	}
+	var out []thumbLayer
+	for c, ch := range cs {
+		if cm, err := render.ColormapNamed(ch.colormap); err == nil && !ch.hidden && len(out) < maxThumbChannels {
+			out = append(out, thumbLayer{c: c, cm: cm, lo: ch.lo, hi: ch.hi})
+		}
+	}
+	if len(out) == 0 {
+		return []thumbLayer{{cm: gray}}
 	}
 	return out
 }

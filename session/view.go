@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -9,102 +8,6 @@ import (
 	"vastview/prefs"
 	"vastview/render"
 )
-
-// channelState is how one channel is shown: its display window (lo == hi:
-// auto-contrast, still to choose) and colormap; auto says the window was
-// chosen by auto-contrast rather than set.
-type channelState struct {
-	lo, hi   float64
-	colormap string
-	auto     bool
-}
-
-// initialChannels is how the channels of m are first shown: colour pixels
-// as one RGB picture over the type's range, label images in label colours,
-// other channels in the colour and window their file gives, else in gray
-// with auto-contrast.
-func initialChannels(m *loader.Meta) []channelState {
-	n := m.Size('C')
-	if m.RGB {
-		n = 1
-	}
-	cs := make([]channelState, n)
-	for c := range cs {
-		cs[c].colormap = "gray"
-		switch {
-		case m.RGB:
-			cs[c].colormap = render.RGB
-			cs[c].lo, cs[c].hi, _ = render.RGBWindow(m.DType)
-		case m.Label:
-			cs[c].colormap = "glasbey"
-		case c < len(m.Channels):
-			ch := m.Channels[c]
-			if ch.HasColor {
-				cs[c].colormap = fmt.Sprintf("#%02x%02x%02x", ch.Color[0], ch.Color[1], ch.Color[2])
-			}
-			if ch.HasWindow && ch.Lo < ch.Hi {
-				cs[c].lo, cs[c].hi = ch.Lo, ch.Hi
-			}
-		}
-	}
-	return cs
-}
-
-// channelIndex is the channel state the view's channel uses.
-func (s *Session) channelIndex() int {
-	if len(s.chans) <= 1 {
-		return 0
-	}
-	return clampInt(s.view.C, 0, len(s.chans)-1)
-}
-
-// loadChannelLocked shows the view's channel as its state says.
-func (s *Session) loadChannelLocked() {
-	if len(s.chans) == 0 {
-		return
-	}
-	cs := s.chans[s.channelIndex()]
-	s.view.Lo, s.view.Hi, s.view.Colormap = cs.lo, cs.hi, cs.colormap
-}
-
-// keepChannelLocked stores the view's window and colormap as its
-// channel's.
-func (s *Session) keepChannelLocked() {
-	if len(s.chans) == 0 {
-		return
-	}
-	i := s.channelIndex()
-	was := s.chans[i]
-	auto := s.view.Lo == s.view.Hi || was.auto && was.lo == s.view.Lo && was.hi == s.view.Hi
-	s.chans[i] = channelState{lo: s.view.Lo, hi: s.view.Hi, colormap: s.view.Colormap, auto: auto}
-}
-
-// autoAgainLocked has the channels whose window auto-contrast chose
-// choose it again (for other data shown in this view).
-func (s *Session) autoAgainLocked() {
-	for i := range s.chans {
-		if s.chans[i].auto {
-			s.chans[i].lo, s.chans[i].hi = 0, 0
-		}
-	}
-}
-
-// ChannelName is the name the file gives the view's channel, or "".
-func (s *Session) ChannelName() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.data == nil {
-		return ""
-	}
-	return channelName(s.data.Pyr.Meta(), s.view.C)
-}
-
-func channelName(m *loader.Meta, c int) string {
-	if m.RGB || c < 0 || c >= len(m.Channels) {
-		return ""
-	}
-	return m.Channels[c].Label
-}
 
 // askLocked has the view drawn, for the input at time at; dir is the
 // direction of a step through the planes, whose neighbours are then
@@ -114,7 +17,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 		return // nothing to draw before the window is laid out
 	}
 	s.gen++
-	s.draw.ask(request{d: s.data, view: s.view, gen: s.gen, asked: at, dir: dir, play: s.play.on})
+	s.draw.ask(request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on})
 }
 
 // update changes the view with f and has it drawn.
@@ -312,7 +215,10 @@ func (s *Session) saveViewLocked() {
 		Fitted: s.fitted,
 	}
 	for _, c := range s.chans {
-		v.Channels = append(v.Channels, prefs.ChannelView{Lo: c.lo, Hi: c.hi, Colormap: c.colormap})
+		v.Channels = append(v.Channels, prefs.ChannelView{Lo: c.lo, Hi: c.hi, Colormap: c.colormap, Hidden: c.hidden})
+	}
+	if s.multiChannelLocked() {
+		v.Mode = s.mode.String()
 	}
 	s.prefs.SetView(s.data.Name, v)
 }
@@ -340,11 +246,14 @@ func (s *Session) restoreViewLocked(p prefs.View) {
 	if len(p.Channels) == len(s.chans) {
 		for i, c := range p.Channels {
 			if c.Colormap == render.RGB || validColormap(c.Colormap) {
-				s.chans[i] = channelState{lo: c.Lo, hi: c.Hi, colormap: c.Colormap}
+				s.chans[i] = channelState{lo: c.Lo, hi: c.Hi, colormap: c.Colormap, hidden: c.Hidden}
 			}
 		}
 	} else if len(s.chans) > 0 && validColormap(p.Colormap) {
 		s.chans[s.channelIndex()] = channelState{lo: p.Lo, hi: p.Hi, colormap: p.Colormap}
+	}
+	if m, ok := ParseChannelMode(p.Mode); ok {
+		s.mode = m
 	}
 	s.loadChannelLocked()
 }

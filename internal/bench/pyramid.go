@@ -105,7 +105,7 @@ func timedBuild(ctx context.Context, path, diskRoot string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	id, err := loader.FileIdentity(path)
+	id, err := loader.SourceIdentity(path, src)
 	if err != nil {
 		return 0, err
 	}

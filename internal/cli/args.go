@@ -9,6 +9,7 @@ import (
 
 // parseArgs parses flags that may come before, between or after the
 // positional arguments (`plane SRC --out F`), and returns the positionals.
+// fs.Visit then visits the flags given.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
@@ -35,7 +36,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			i++
 			val = args[i]
 		}
-		if err := f.Value.Set(val); err != nil {
+		if err := fs.Set(name, val); err != nil {
 			return nil, fmt.Errorf("option %s: %v", a, err)
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"vastview/loader"
 	"vastview/loader/sequence"
@@ -26,6 +28,7 @@ type infoJSON struct {
 	ValueScale *loader.ValueScale `json:"value_scale,omitempty"`
 	Label      bool               `json:"label,omitempty"`
 	Channels   []channelJSON      `json:"channels,omitempty"`
+	DataFiles  []string           `json:"data_files,omitempty"` // files read besides SRC
 }
 
 // channelJSON is what the file says about displaying one channel: its
@@ -72,7 +75,7 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 	j := infoJSON{
 		Format: m.Format, Axes: m.Axes, Shape: m.Shape, DType: m.DType.String(),
 		Spacing: m.Spacing, Units: m.Units, Chunk: m.Levels[0].Chunk,
-		ValueScale: m.ValueScale, Label: m.Label,
+		ValueScale: m.ValueScale, Label: m.Label, DataFiles: m.DataFiles,
 	}
 	for _, l := range m.Levels {
 		j.Levels = append(j.Levels, levelJSON{Shape: l.Shape, Scale: l.Scale, Translation: l.Translation})
@@ -96,8 +99,9 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 }
 
 func printInfoText(out io.Writer, path string, m *loader.Meta) {
-	fmt.Fprintf(out, "%s\n  format   %s\n  axes     %s\n  shape    %s\n  dtype    %s\n",
-		path, m.Format, m.Axes, joinInts(m.Shape, " × "), m.DType)
+	fmt.Fprintf(out, "%s\n  format   %s\n", path, m.Format)
+	printDataFiles(out, m.DataFiles)
+	fmt.Fprintf(out, "  axes     %s\n  shape    %s\n  dtype    %s\n", m.Axes, joinInts(m.Shape, " × "), m.DType)
 	var sp []string
 	for i := range m.Axes {
 		s := fmt.Sprintf("%c %g", m.Axes[i], m.Spacing[i])
@@ -127,6 +131,24 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 			fmt.Fprintf(out, "  [%g, %g]", c.Lo, c.Hi)
 		}
 		fmt.Fprintln(out)
+	}
+}
+
+// maxDataLines bounds the data files info lists in text; --json lists all.
+const maxDataLines = 8
+
+// printDataFiles lists the files the source reads besides the one given,
+// one "data" line each: a header may name any file.
+func printDataFiles(out io.Writer, files []string) {
+	for i, f := range files {
+		if i == maxDataLines-1 && len(files) > maxDataLines {
+			fmt.Fprintf(out, "  data     ... and %d more (info --json lists them)\n", len(files)-i)
+			return
+		}
+		if strings.ContainsFunc(f, func(r rune) bool { return !unicode.IsPrint(r) }) {
+			f = strconv.Quote(f) // no control characters to the terminal
+		}
+		fmt.Fprintf(out, "  data     %s\n", f)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"vastview/levels"
 	"vastview/levels/omezarr"
 	"vastview/loader"
+	"vastview/session"
 )
 
 // cmdPyramid writes SRC with every level as an OME-Zarr image.
@@ -53,12 +54,19 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return err
 	}
 	mode := *method == "mode" || *method == "" && src.Meta().Label
-	opt := levels.Options{CacheBytes: cacheBytes, Mode: mode}
-	// A remote store has no file identity to key the disk cache by.
-	if !loader.IsURL(srcPath) {
-		if err := useDiskCache(srcPath, &opt); err != nil {
-			fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
-		}
+	if cacheBytes <= 0 {
+		cacheBytes = levels.DefaultCacheBytes()
+	}
+	// The budget holds the chunk cache and the chunks in flight, half each;
+	// a chunk larger than all of it cannot be held at all.
+	if c := maxChunkBytes(src.Meta()); c > cacheBytes {
+		src.Close()
+		return fmt.Errorf("%s: its chunks of %s are larger than the memory budget of %s (--budget)", srcPath,
+			session.HumanBytes(c), session.HumanBytes(cacheBytes))
+	}
+	opt := levels.Options{CacheBytes: cacheBytes / 2, Mode: mode}
+	if err := useDiskCache(srcPath, src, &opt); err != nil {
+		fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
 	}
 	pyr, err := levels.Open(src, opt)
 	if err != nil {
@@ -83,10 +91,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	// work, and the output's temporary folder is removed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	if cacheBytes > 0 {
-		// Keep the heap near the budget: cached chunks plus the buffers in flight.
-		debug.SetMemoryLimit(cacheBytes + cacheBytes/8 + 64<<20)
-	}
+	// Keep the heap near the budget: cached chunks plus the buffers in flight.
+	debug.SetMemoryLimit(cacheBytes + cacheBytes/8 + 64<<20)
+	workers := inFlight(pyr.Meta(), cacheBytes/2)
 	// Compute the levels first, streaming level 0 once; the export then
 	// reads level 0 again and the computed levels from memory or disk.
 	building := make(chan struct{})
@@ -104,7 +111,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 			}
 		}
 	}()
-	err = pyr.Build(ctx, runtime.GOMAXPROCS(0))
+	err = pyr.Build(ctx, workers)
 	close(building)
 	warnDisk()
 	if ctx.Err() != nil {
@@ -114,7 +121,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
 	err = omezarr.Write(ctx, out, pyr, omezarr.Options{
-		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite,
+		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite, Workers: workers,
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
 	})
 	if ctx.Err() != nil {
@@ -126,14 +133,31 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	return nil
 }
 
+// maxChunkBytes is the size of the largest chunk of any level m lists.
+func maxChunkBytes(m *loader.Meta) int64 {
+	var n int64
+	for i := range m.Levels {
+		n = max(n, int64(m.Levels[i].ChunkBytes(m.DType)))
+	}
+	return n
+}
+
+// inFlight is how many chunks to work on at once so that their buffers
+// (each chunk read and, say, its encoded copy) fit in bytes: between one
+// and one per core.
+func inFlight(m *loader.Meta, bytes int64) int {
+	return int(max(1, min(int64(runtime.GOMAXPROCS(0)), bytes/(2*maxChunkBytes(m)))))
+}
+
 // useDiskCache has the pyramid reuse and keep computed levels in the user
-// cache folder.
-func useDiskCache(path string, opt *levels.Options) error {
+// cache folder, under the identity of src (opened from path): a file's, or
+// a URL's from what its server says.
+func useDiskCache(path string, src loader.Source, opt *levels.Options) error {
 	root, err := levels.DefaultDiskRoot()
 	if err != nil {
 		return err
 	}
-	id, err := loader.FileIdentity(path)
+	id, err := loader.SourceIdentity(path, src)
 	if err != nil {
 		return err
 	}

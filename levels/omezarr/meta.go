@@ -121,7 +121,7 @@ func omeroOf(lay *layout, chans []loader.Channel) map[string]any {
 	lo, hi := lay.dtype.Limits()
 	var out []omeroChannel
 	for _, c := range chans {
-		oc := omeroChannel{Label: c.Label, Active: true}
+		oc := omeroChannel{Label: c.Label, Active: !c.Hidden}
 		if c.HasColor {
 			oc.Color = fmt.Sprintf("%02X%02X%02X", c.Color[0], c.Color[1], c.Color[2])
 		}

@@ -95,6 +95,7 @@ func open(path string, h *header) (loader.Source, error) {
 	if err != nil {
 		return nil, formatError("%v", err)
 	}
+	lay.meta.DataFiles = rawvol.DataFiles(path, parts)
 	return rawvol.New(lay.meta, data, lay.bigEndian && !lay.text, lay.interleaved)
 }
 

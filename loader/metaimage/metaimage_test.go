@@ -216,6 +216,18 @@ func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
 	if !equal(m.Spacing, spacing) || !equal(m.Units, fill(n, "")) || !equal(m.Levels[0].Translation, trans) {
 		t.Errorf("spacing %v units %q translation %v, want %v, no units, %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, trans)
 	}
+	var files []string // the data files writeFixture wrote, but for the header
+	switch c.layout {
+	case "file":
+		files = []string{filepath.Join(filepath.Dir(path), "data.raw")}
+	case "list", "pattern":
+		for i := 0; i < c.shape[0]; i++ {
+			files = append(files, filepath.Join(filepath.Dir(path), fmt.Sprintf("slice%d.raw", i)))
+		}
+	}
+	if !equal(m.DataFiles, files) {
+		t.Errorf("data files %q, want %q", m.DataFiles, files)
+	}
 	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
 	if err != nil {
 		t.Fatal(err)

@@ -181,6 +181,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
+	lay.meta.DataFiles = rawvol.OtherFiles(path, hdrPath, dataPath)
 	src, err := rawvol.New(lay.meta, data, h.bigEndian, lay.interleaved)
 	if err != nil {
 		return nil, err

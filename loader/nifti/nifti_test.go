@@ -221,6 +221,19 @@ func checkCase(t *testing.T, c niftiCase, path string, w *written, want []byte) 
 			t.Errorf("axis %c: translation %v, want %v", a, m.Levels[0].Translation[i], w.Qoffset[k])
 		}
 	}
+	if got, want := m.DataFiles, pairFiles(c, path); !equalStrings(got, want) {
+		t.Errorf("data files %q, want %q", got, want)
+	}
+	if hdr := pairFiles(c, path); hdr != nil {
+		src, err := loader.Open(context.Background(), hdr[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.Meta().DataFiles; !equalStrings(got, []string{path}) {
+			t.Errorf("the header's data files %q, want %q", got, path)
+		}
+		src.Close()
+	}
 	if _, ok := c.spec["slope"]; ok && w.Slope == nil {
 		t.Fatal("nibabel stored no scale")
 	}
@@ -237,6 +250,19 @@ func checkCase(t *testing.T, c niftiCase, path string, w *written, want []byte) 
 	if !bytesEqual(got, want) {
 		t.Fatalf("samples differ from nibabel's (%d vs %d bytes)", len(got), len(want))
 	}
+}
+
+// pairFiles returns what Meta.DataFiles lists for case c opened at path:
+// the header of a pair, nothing for a single file.
+func pairFiles(c niftiCase, path string) []string {
+	if c.spec["kind"] != "pair" {
+		return nil
+	}
+	return []string{strings.Replace(path, ".img", ".hdr", 1)}
+}
+
+func equalStrings(a, b []string) bool {
+	return strings.Join(a, "\n") == strings.Join(b, "\n") && len(a) == len(b)
 }
 
 func equalInts(a, b []int) bool {

@@ -109,6 +109,7 @@ func open(path string, h *header) (loader.Source, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
+	meta.DataFiles = rawvol.DataFiles(path, parts)
 	return rawvol.New(meta, data, big && enc.Name != "text", interleaved)
 }
 

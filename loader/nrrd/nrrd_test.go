@@ -242,6 +242,9 @@ func checkCase(t *testing.T, c nrrdCase, path string, want []byte) {
 	if !equal(m.Spacing, spacing) || !equal(m.Units, units) || !equal(m.Levels[0].Translation, trans) {
 		t.Errorf("spacing %v units %q translation %v, want %v %q %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, units, trans)
 	}
+	if files := dataFilesOf(c, filepath.Dir(path)); !equal(m.DataFiles, files) {
+		t.Errorf("data files %q, want %q", m.DataFiles, files)
+	}
 	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +252,26 @@ func checkCase(t *testing.T, c nrrdCase, path string, want []byte) {
 	if string(got) != string(want) {
 		t.Fatalf("samples differ from numpy's (%d vs %d bytes)", len(got), len(want))
 	}
+}
+
+// dataFilesOf returns the data files writeFixture wrote for c in dir,
+// other than the header.
+func dataFilesOf(c nrrdCase, dir string) []string {
+	switch c.layout {
+	case "detached":
+		return []string{filepath.Join(dir, "data.raw")}
+	case "list", "pattern":
+		var files []string
+		for i := 0; i < c.shape[0]; i++ {
+			name := "slice" + string(rune('0'+i)) + ".raw"
+			if c.layout == "pattern" {
+				name = "slice00" + string(rune('1'+i)) + ".raw"
+			}
+			files = append(files, filepath.Join(dir, name))
+		}
+		return files
+	}
+	return nil
 }
 
 func equal[T comparable](a, b []T) bool {

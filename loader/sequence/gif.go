@@ -25,7 +25,8 @@ import (
 // Reading frame t goes on from the frame read last, or from the last
 // frame before t that covers the whole screen opaquely, so stepping
 // forward costs one frame. It is safe for concurrent use; reads are
-// serialised.
+// serialised. The file is mapped: if it shrinks while it is open, reads
+// of frames it lost fail with an error matching loader.ErrTruncated.
 type GIF struct {
 	file *loader.File
 	g    *gifFile
@@ -56,8 +57,11 @@ func OpenGIF(ctx context.Context, path string) (*GIF, error) {
 	return s, nil
 }
 
-// newGIF indexes the frames of a GIF file of size bytes.
-func newGIF(file *loader.File, size int64) (*GIF, error) {
+// newGIF indexes the frames of a GIF file of size bytes, reading the
+// mapping under its guard: a file that shrinks meanwhile is an error
+// matching loader.ErrChanged.
+func newGIF(file *loader.File, size int64) (_ *GIF, err error) {
+	defer file.Guard().Recover(&err)
 	b, err := file.Bytes(0, size)
 	if err != nil {
 		return nil, err
@@ -119,14 +123,25 @@ func (s *GIF) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) e
 	if err := ctx.Err(); err != nil {
 		return err // ended while another frame was read
 	}
-	if s.canvas == nil {
-		s.canvas = newCanvas(s.g, s.info.c, s.info.depth, nil)
-	}
-	if err := s.canvas.seek(t); err != nil {
+	if err := s.compose(t); err != nil {
+		if err == loader.ErrChanged {
+			s.canvas = nil // drawn in part: start again next time
+			return fmt.Errorf("gif: frame %d: %w", t, err)
+		}
 		return err
 	}
 	copy(dst, s.canvas.pix)
 	return nil
+}
+
+// compose draws frame t on the canvas, reading the mapping under its
+// guard. The caller holds s.mu.
+func (s *GIF) compose(t int) (err error) {
+	defer s.file.Guard().Recover(&err)
+	if s.canvas == nil {
+		s.canvas = newCanvas(s.g, s.info.c, s.info.depth, nil)
+	}
+	return s.canvas.seek(t)
 }
 
 // Close unmaps the file; reads after Close fail.

@@ -10,7 +10,8 @@ import (
 )
 
 // readHead reads up to len(buf) bytes from the start of the file at path
-// and returns how many it read and the file's size.
+// and returns how many it read and the file's size. It refuses what is not
+// a regular file (loader.ErrNotRegular).
 func readHead(path string, buf []byte) (n int, size int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -20,6 +21,9 @@ func readHead(path string, buf []byte) (n int, size int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, 0, loader.ErrNotRegular
 	}
 	n, err = io.ReadFull(f, buf)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {

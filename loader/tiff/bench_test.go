@@ -101,3 +101,27 @@ func BenchmarkOpen100kPagesUneven(b *testing.B) {
 	})
 	benchOpenFirst(b, p, 100000)
 }
+
+// BenchmarkReadPage64 reads the pages of a stack of 64x64 uint8 pages in
+// turn: an IFD parsed from the mapping and a 4 KiB positioned read per
+// page, so the per-read cost of guarding the mapping shows.
+func BenchmarkReadPage64(b *testing.B) {
+	p := benchFile(b, "64x64.tif", func(p string) error {
+		return tiffwrite.Stack(p, 64, 64, 1000, loader.Uint8, nil)
+	})
+	src, err := Open(context.Background(), p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	buf := make([]byte, 64*64)
+	idx := []int{0, 0, 0}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		idx[0] = (idx[0] + 1) % 1000
+		if err := src.ReadChunk(context.Background(), 0, idx, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

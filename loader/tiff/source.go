@@ -30,30 +30,46 @@ type source struct {
 	closeOnce sync.Once
 }
 
+// newSource parses the mapped TIFF lf (opened from path) and indexes its
+// pages. A fault on the mapping (the file shrank while it was parsed) is a
+// truncated error.
 func newSource(lf *loader.File, path string) (*source, error) {
+	s := &source{lf: lf, idx: &pageIndex{}}
+	if err := s.open(path); err != nil {
+		s.idx.close()
+		s.closeFile()
+		return nil, changed(s.shrunk(err))
+	}
+	return s, nil
+}
+
+// open parses the header and page 0, indexes the pages and builds the
+// metadata, reading the mapping under its guard.
+func (s *source) open(path string) (err error) {
+	defer s.lf.Guard().Recover(&err)
+	lf := s.lf
 	if lf.Size() < 8 {
-		return nil, truncErr("file of %d bytes is too short for a TIFF header", lf.Size())
+		return truncErr("file of %d bytes is too short for a TIFF header", lf.Size())
 	}
 	b, err := lf.Bytes(0, lf.Size())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	f, first, err := parseHeader(b)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p0, err := f.parsePage(first)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &source{lf: lf, f: f, p0: p0, idx: &pageIndex{}}
+	s.f, s.p0 = f, p0
 	if fh, err := os.Open(path); err == nil {
 		s.fh = fh
 	}
 	l, err := s.index()
 	if err != nil {
-		s.closeFile()
-		return nil, err
+		return err
 	}
 	m, pageAxes, cAxis := buildMeta(p0, l)
 	if p0.photometric == 3 {
@@ -65,15 +81,13 @@ func newSource(lf *loader.File, path string) (*source, error) {
 		s.levels = s.subLevels(m)
 	}
 	if err := m.Validate(); err != nil {
-		s.idx.close()
-		s.closeFile()
-		return nil, formatErr("%v", err)
+		return formatErr("%v", err)
 	}
 	s.meta, s.pageAxes, s.cAxis = m, pageAxes, cAxis
 	for _, a := range pageAxes {
 		s.pageDims = append(s.pageDims, m.Shape[a])
 	}
-	return s, nil
+	return nil
 }
 
 // index finds the pages of the stack and returns their layout: by the
@@ -185,8 +199,6 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	m := s.meta
-	l := &m.Levels[level]
 	k := 0
 	for i, a := range s.pageAxes {
 		k = k*s.pageDims[i] + idx[a]
@@ -195,11 +207,34 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err != nil {
 		return err
 	}
+	if err := s.read(ctx, k, ifd, shift, level, idx, dst); err != loader.ErrChanged {
+		return err
+	}
+	return inPage(k, changed(loader.ErrChanged))
+}
+
+// shrunk returns loader.ErrChanged for an error reading a file that has
+// shrunk since it was mapped (the error is about bytes it lost, or zeros
+// the mapping shows in their place), else err.
+func (s *source) shrunk(err error) error {
+	if err == nil || err == loader.ErrChanged || isTruncated(err) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || !s.lf.Shrunk() {
+		return err
+	}
+	return loader.ErrChanged
+}
+
+// read fills dst with the chunk at idx of level, on page k (whose IFD is at
+// ifd, its blocks shifted by shift), reading the mapping under its guard;
+// it fails with loader.ErrChanged if the file has shrunk under it.
+func (s *source) read(ctx context.Context, k int, ifd, shift int64, level int, idx []int, dst []byte) (err error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
 		return errClosed
 	}
+	defer func() { err = s.shrunk(err) }()
+	defer s.lf.Guard().Recover(&err)
 	p, err := s.page(k, ifd, shift)
 	if err == nil && level > 0 {
 		p, err = s.levelPage(k, p, level)
@@ -216,8 +251,8 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if p.tiled {
 		err = s.readTile(ctx, p, plane, idx[n-2], idx[n-1], dst)
 	} else {
-		y0 := idx[n-2] * l.Chunk[n-2]
-		err = s.readRows(ctx, p, plane, y0, l.Chunk[n-2], dst)
+		y0 := idx[n-2] * s.meta.Levels[level].Chunk[n-2]
+		err = s.readRows(ctx, p, plane, y0, s.meta.Levels[level].Chunk[n-2], dst)
 	}
 	return inPage(k, err)
 }
@@ -240,7 +275,7 @@ func inPage(k int, err error) error {
 	if errors.As(err, &tr) {
 		fe := tr.fe
 		fe.Msg = fmt.Sprintf("page %d: %s", k, fe.Msg)
-		return &truncated{fe}
+		return &truncated{fe, tr.cause}
 	}
 	var fe *loader.FormatError
 	if errors.As(err, &fe) {

@@ -19,6 +19,12 @@
 // end of the file, so a cut copy of its OME-TIFF is a stack of the pages
 // present. A file cut inside its header or first IFD does not open.
 //
+// The file is mapped, and IFDs and compressed blocks are parsed straight
+// from the mapping (see loader.File). If the file shrinks while it is open
+// (another program rewrites it, a network share drops it), reads of the
+// pages it lost fail with an error matching loader.ErrTruncated and
+// loader.ErrChanged that names the page; the program goes on.
+//
 // Importing the package registers the "tiff" format with the loader.
 package tiff
 

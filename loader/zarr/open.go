@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -22,41 +23,53 @@ const (
 	maxChannels = 4096 // more channels than this get no display settings
 )
 
-// openImage reads the metadata at the root of st.
+// openImage reads the metadata at the root of st, and keeps what the store
+// said of the root's document.
 func openImage(ctx context.Context, st store.Store) (*Source, error) {
-	return openAt(ctx, st, "", 0)
+	var root store.Info
+	s, err := openAt(ctx, st, "", 0, &root)
+	if err != nil {
+		return nil, err
+	}
+	s.root = root
+	return s, nil
 }
 
-// openAt opens the array or group under dir ("" or ending in "/").
-func openAt(ctx context.Context, st store.Store, dir string, depth int) (*Source, error) {
+// openAt opens the array or group under dir ("" or ending in "/"). The
+// Info of the document that decides what it is goes to *info when info is
+// not nil.
+func openAt(ctx context.Context, st store.Store, dir string, depth int, info *store.Info) (*Source, error) {
 	if depth > maxDepth {
 		return nil, formatError("%s: groups refer to groups more than %d deep", strings.TrimSuffix(dir, "/"), maxDepth)
 	}
-	doc, ok, err := getMeta(ctx, st, dir+"zarr.json")
+	if info == nil {
+		info = new(store.Info)
+	}
+	doc, ok, err := getMeta(ctx, st, dir+"zarr.json", info)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
 		return openV3(ctx, st, dir, doc, depth)
 	}
-	if doc, ok, err = getMeta(ctx, st, dir+".zarray"); err != nil || ok {
+	if doc, ok, err = getMeta(ctx, st, dir+".zarray", info); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
-		attrs, _, _ := getMeta(ctx, st, dir+".zattrs")
+		attrs, _, _ := getMeta(ctx, st, dir+".zattrs", nil)
 		a, err := parseArrayV2(dir, doc, attrs)
 		if err != nil {
 			return nil, keyed(dir+".zarray", err)
 		}
 		return plainSource(st, a)
 	}
-	if doc, ok, err = getMeta(ctx, st, dir+".zattrs"); err != nil || ok {
+	if doc, ok, err = getMeta(ctx, st, dir+".zattrs", info); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
 		return openGroup(ctx, st, dir, 2, doc, dir+".zattrs", depth)
 	}
-	if _, ok, err = getMeta(ctx, st, dir+".zgroup"); err != nil || ok {
+	if _, ok, err = getMeta(ctx, st, dir+".zgroup", nil); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
@@ -109,9 +122,9 @@ func openGroup(ctx context.Context, st store.Store, dir string, ver int, attrs [
 		if err != nil {
 			return nil, keyed(key, err)
 		}
-		return openAt(ctx, st, dir+p+"/", depth+1)
+		return openAt(ctx, st, dir+p+"/", depth+1, nil)
 	case len(a.Layout) > 0:
-		return openAt(ctx, st, dir+"0/", depth+1)
+		return openAt(ctx, st, dir+"0/", depth+1, nil)
 	case len(a.Plate) > 0:
 		return nil, unsupported("HCS plate")
 	case len(a.Well) > 0:
@@ -176,7 +189,7 @@ func readDataset(ctx context.Context, st store.Store, dir string, ver int, p str
 		name = "zarr.json"
 	}
 	key := adir + name
-	doc, ok, err := getMeta(ctx, st, key)
+	doc, ok, err := getMeta(ctx, st, key, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +209,24 @@ func readDataset(ctx context.Context, st store.Store, dir string, ver int, p str
 		return nil, keyed(key, err)
 	}
 	return a, nil
+}
+
+// shrinks checks that level k (after prev) is no larger than prev on any
+// axis and no larger than its scale says level 0 shrinks to (one sample of
+// rounding allowed): a 1 KB document must not make a reader of a 256² image
+// read 100000² samples.
+func shrinks(l0, prev, l loader.Level, k int) error {
+	for j := range l.Shape {
+		limit := prev.Shape[j]
+		if r := l.Scale[j] / l0.Scale[j]; r >= 1 && !math.IsInf(r, 0) {
+			limit = min(limit, int(math.Ceil(float64(l0.Shape[j])/r))+1)
+		}
+		if l.Shape[j] > limit {
+			return formatError("level %d is %v, larger than its scale allows under level 0 (%v): the levels of a multiscale image must shrink",
+				k, l.Shape, l0.Shape)
+		}
+	}
+	return nil
 }
 
 // multiscaleMeta describes a multiscale image whose levels are arrays.
@@ -225,6 +256,11 @@ func multiscaleMeta(ms *multiscale, arrays []*array) (*loader.Meta, error) {
 			return nil, keyed(fmt.Sprintf("dataset %q", clip(ms.Datasets[i].Path)), err)
 		}
 		m.Levels = append(m.Levels, loader.Level{Shape: a.shape, Chunk: a.chunk, Scale: scale, Translation: trans})
+		if i > 0 {
+			if err := shrinks(m.Levels[0], m.Levels[i-1], m.Levels[i], i); err != nil {
+				return nil, err
+			}
+		}
 	}
 	m.Spacing = append([]float64(nil), m.Levels[0].Scale...)
 	return m, nil
@@ -270,17 +306,28 @@ func relPath(p string) (string, error) {
 	return r, nil
 }
 
-// getMeta reads a metadata document; ok is false when the store does not
-// hold it.
-func getMeta(ctx context.Context, st store.Store, key string) (doc []byte, ok bool, err error) {
-	doc, err = st.Get(ctx, key)
+// maxMetaBytes bounds a metadata document (zarr.json, .zarray, .zattrs,
+// .zgroup): real ones are kilobytes, a few megabytes with long lists of
+// labels or plate wells.
+const maxMetaBytes = 64 << 20
+
+// getMeta reads a metadata document of at most maxMetaBytes; ok is false
+// when the store does not hold it. What the store said of the document
+// goes to *info when info is not nil.
+func getMeta(ctx context.Context, st store.Store, key string, info *store.Info) (doc []byte, ok bool, err error) {
+	doc, i, err := store.GetAtMost(ctx, st, key, maxMetaBytes)
 	switch {
 	case err == nil:
+		if info != nil {
+			*info = i
+		}
 		return doc, true, nil
 	case errors.Is(err, store.ErrNotFound):
 		return nil, false, nil
 	case ctx.Err() != nil:
 		return nil, false, ctx.Err()
+	case errors.Is(err, store.ErrTooLarge):
+		return nil, false, formatError("%s: metadata document larger than %d MiB", key, maxMetaBytes>>20)
 	}
 	return nil, false, storeError(key, err)
 }

@@ -28,6 +28,7 @@ func TestMatch(t *testing.T) {
 		{img, nil, true}, {v3, nil, true}, {empty, nil, false},
 		{filepath.Join(img, ".zattrs"), []byte("{}"), false},
 		{"http://example.org/a.zarr", nil, true}, {"HTTPS://example.org/a", nil, true},
+		{"https://bucket.example.org/a.zarr?X-Amz-Signature=abc&token=t", nil, true}, // not a pattern
 		{filepath.Join(dir, "*.zarr"), nil, false},
 	} {
 		if got := Match(c.path, c.head); got != c.want {

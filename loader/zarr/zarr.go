@@ -22,6 +22,7 @@ package zarr
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,15 +37,19 @@ func init() {
 	loader.Register(loader.Format{Name: "zarr", Match: Match, Open: openSource, Exts: []string{".zarr"}})
 }
 
-// Match reports whether path is a URL or a folder holding Zarr metadata
+// Match reports whether path is a URL (a query string, such as a
+// presigned URL's, is no glob pattern) or a folder holding Zarr metadata
 // (.zgroup, .zattrs, .zarray or zarr.json). head must be nil: files are
 // never Zarr. It is safe for concurrent use.
 func Match(path string, head []byte) bool {
-	if head != nil || loader.IsPattern(path) {
+	if head != nil {
 		return false
 	}
 	if loader.IsURL(path) {
 		return true
+	}
+	if loader.IsPattern(path) {
+		return false
 	}
 	for _, name := range []string{"zarr.json", ".zattrs", ".zgroup", ".zarray"} {
 		if st, err := os.Stat(filepath.Join(path, name)); err == nil && st.Mode().IsRegular() {
@@ -88,6 +93,7 @@ func OpenStore(ctx context.Context, st store.Store) (*Source, error) {
 // concurrent use.
 type Source struct {
 	st     store.Store
+	root   store.Info // what the store said of the root's metadata document
 	meta   *loader.Meta
 	levels []*array
 	shards *indexCache        // recently read shard indexes
@@ -98,6 +104,22 @@ type Source struct {
 // Meta describes the image. It is safe for concurrent use; the result must
 // not be modified.
 func (s *Source) Meta() *loader.Meta { return s.meta }
+
+// Identity names the image's content for caches of what is derived from
+// it: a folder's identity (loader.FileIdentity), or for a URL the address
+// (without credentials or query string) with the ETag, Last-Modified and
+// size of the root's metadata document as the server sent it; an error
+// matching loader.ErrNoValidator if the server sent neither ETag nor
+// Last-Modified. It is safe for concurrent use.
+func (s *Source) Identity() (loader.Identity, error) {
+	switch st := s.st.(type) {
+	case *store.Folder:
+		return loader.FileIdentity(st.String())
+	case *store.HTTP:
+		return loader.URLIdentity(st.String(), s.root.ETag, s.root.Modified, s.root.Size)
+	}
+	return loader.Identity{}, fmt.Errorf("no identity for a store in %s", s.st)
+}
 
 // Close closes the store; reads in flight end with an error.
 func (s *Source) Close() error { return s.st.Close() }

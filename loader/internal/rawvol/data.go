@@ -55,6 +55,36 @@ func Open(parts []Part, size int64) (Data, error) {
 	return openPieces(parts, size/int64(len(parts)))
 }
 
+// DataFiles returns the paths of parts that are not the file at opened,
+// in order and without repeats: what loader.Meta.DataFiles lists.
+func DataFiles(opened string, parts []Part) []string {
+	paths := make([]string, len(parts))
+	for i, p := range parts {
+		paths[i] = p.Path
+	}
+	return OtherFiles(opened, paths...)
+}
+
+// OtherFiles returns those of paths that are not the file at opened (by
+// name or by identity: a link to it is the same file), in order and
+// without repeats.
+func OtherFiles(opened string, paths ...string) []string {
+	var out []string
+	seen := map[string]bool{filepath.Clean(opened): true}
+	ost, oerr := os.Stat(opened)
+	for _, p := range paths {
+		if seen[filepath.Clean(p)] {
+			continue
+		}
+		seen[filepath.Clean(p)] = true
+		if st, err := os.Stat(p); oerr == nil && err == nil && os.SameFile(ost, st) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // fileError describes a failure to use the data file at path.
 func fileError(path string, err error) error {
 	return fmt.Errorf("data file %q: %w", filepath.Base(path), loader.StripPath(err))
@@ -110,9 +140,11 @@ func dataStart(p Part, r io.ReaderAt, fileSize, n int64) (int64, error) {
 	return off, nil
 }
 
-// mapped is raw data in one memory-mapped file.
+// mapped is raw data in one memory-mapped file. Read returns views of the
+// mapping: they are read under f's Guard (see Source.ReadChunk).
 type mapped struct {
 	f    *loader.File
+	path string
 	off  int64
 	size int64
 }
@@ -143,7 +175,7 @@ func openMapped(p Part, size int64) (Data, error) {
 		f.Close()
 		return nil, err
 	}
-	return &mapped{f: f, off: off, size: size}, nil
+	return &mapped{f: f, path: p.Path, off: off, size: size}, nil
 }
 
 func (m *mapped) Size() int64 { return m.size }

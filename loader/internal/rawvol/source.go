@@ -7,13 +7,17 @@
 // Chunks are planes: every axis before Y has chunk length 1, Y and X (and
 // an interleaved C axis, which sits just before Y) are whole. A plane is
 // contiguous in the stored bytes, so a raw plane is copied once from the
-// mapped file into dst, swapping bytes or de-interleaving on the way.
+// mapped file into dst, swapping bytes or de-interleaving on the way, under
+// the mapping's guard (see loader.File): a file that shrinks while it is
+// open fails the reads of what it lost instead of crashing the program.
 package rawvol
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sync"
 
 	"vastview/loader"
@@ -23,6 +27,8 @@ import (
 type Source struct {
 	meta       *loader.Meta
 	data       Data
+	mapped     *loader.File // the mapped data file, read under its guard, or nil
+	dataName   string       // its base name when it is not the opened file
 	planeBytes int64
 	inner      int  // trailing axes that a chunk covers whole
 	swap       bool // samples are stored big-endian
@@ -87,6 +93,12 @@ func New(meta *loader.Meta, data Data, bigEndian, interleaved bool) (*Source, er
 	if interleaved {
 		s.channels = meta.Shape[n-3]
 	}
+	if m, ok := data.(*mapped); ok {
+		s.mapped = m.f
+		if slices.Contains(meta.DataFiles, m.path) {
+			s.dataName = filepath.Base(m.path)
+		}
+	}
 	total := s.planeBytes
 	for _, v := range meta.Shape[:n-inner] {
 		total *= int64(v)
@@ -100,11 +112,28 @@ func New(meta *loader.Meta, data Data, bigEndian, interleaved bool) (*Source, er
 // Meta describes the array.
 func (s *Source) Meta() *loader.Meta { return s.meta }
 
-// ReadChunk fills dst with the plane at idx; see loader.Source.
+// ReadChunk fills dst with the plane at idx; see loader.Source. A mapped
+// data file that has shrunk since it was opened fails the reads of the
+// planes it lost with an error matching loader.ErrTruncated and
+// loader.ErrChanged.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
+	err := s.read(ctx, idx, dst)
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case err == loader.ErrChanged && s.dataName != "":
+		return s.readError(fmt.Sprintf("reading data file %q", s.dataName), err)
+	}
+	return s.readError("reading data", err)
+}
+
+// read fills dst with the plane at idx, consuming a view of the mapping
+// under its guard.
+func (s *Source) read(ctx context.Context, idx []int, dst []byte) (err error) {
+	defer s.mapped.Guard().Recover(&err)
 	off := s.offset(idx)
 	direct := !s.swap && s.channels == 1
 	var buf []byte
@@ -117,14 +146,27 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	}
 	src, err := s.data.Read(ctx, off, s.planeBytes, buf)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return &loader.FormatError{Format: s.meta.Format, Msg: "reading data: " + err.Error()}
+		return err
 	}
 	convert(dst, src, s.meta.DType.Size(), s.swap, s.channels)
 	return nil
 }
+
+// readError is a FormatError of the source's format about a failed read
+// (what: "reading data") that keeps err as its cause.
+func (s *Source) readError(what string, err error) error {
+	return &readError{loader.FormatError{Format: s.meta.Format, Msg: what + ": " + err.Error()}, err}
+}
+
+// readError is a failed read: errors.As finds its *loader.FormatError, and
+// errors.Is its cause (loader.ErrTruncated for data that ends early).
+type readError struct {
+	fe    loader.FormatError
+	cause error
+}
+
+func (e *readError) Error() string   { return e.fe.Error() }
+func (e *readError) Unwrap() []error { return []error{&e.fe, e.cause} }
 
 // offset returns the byte offset of the plane a (checked) chunk index names.
 func (s *Source) offset(idx []int) int64 {

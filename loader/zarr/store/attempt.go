@@ -12,8 +12,9 @@ import (
 
 // Causes of an attempt's cancellation by the store itself.
 var (
-	errStalled        = errors.New("stalled")
-	errAttemptTimeout = errors.New("attempt timed out")
+	errStalled     = errors.New("stalled")
+	errAttemptSlow = errors.New("attempt too slow")
+	errReadSlow    = errors.New("read too slow")
 )
 
 // attemptError is how one attempt failed.
@@ -25,28 +26,41 @@ type attemptError struct {
 }
 
 // attempt makes one request for r of target within a concurrency slot, with
-// a watchdog that cancels it when it stops making progress.
-func (h *HTTP) attempt(ctx context.Context, target string, r byteRange) ([]byte, *attemptError) {
+// a watchdog that cancels it when it stops making progress and a pacer that
+// cancels it when it is too slow. It adds its time and body bytes to used.
+// A value comes with what the response said of it.
+func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *spent) ([]byte, Info, *attemptError) {
 	select {
 	case h.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, &attemptError{err: ctx.Err()}
+		return nil, Info{}, &attemptError{err: ctx.Err()}
 	}
 	defer func() { <-h.slots }()
+	// A slot freed by Close may be taken before this read's context hears
+	// of it (that news comes on another goroutine): no request begins once
+	// the store is closed.
+	if h.root.Err() != nil {
+		return nil, Info{}, &attemptError{err: ErrClosed}
+	}
 	h.stats.inFlight.Add(1)
 	defer h.stats.inFlight.Add(-1)
 	h.stats.requests.Add(1)
 
-	sctx, stall := context.WithCancelCause(ctx)
-	defer stall(nil)
-	actx, cancel := context.WithTimeoutCause(sctx, h.opt.AttemptTimeout, errAttemptTimeout)
-	defer cancel()
-	watchdog := time.AfterFunc(h.opt.IdleTimeout, func() { stall(errStalled) })
+	actx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	watchdog := time.AfterFunc(h.opt.IdleTimeout, func() { cut(errStalled) })
 	defer watchdog.Stop()
+	body := &watched{watchdog: watchdog, idle: h.opt.IdleTimeout, bytes: &h.stats.bytes}
+	p := h.startPacer(*used, &body.got, cut)
+	defer func() {
+		p.stop()
+		used.time += time.Since(p.start)
+		used.bytes += body.got.Load()
+	}()
 
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, &attemptError{err: err}
+		return nil, Info{}, &attemptError{err: err}
 	}
 	if v := r.header(); v != "" {
 		req.Header.Set("Range", v)
@@ -54,41 +68,52 @@ func (h *HTTP) attempt(ctx context.Context, target string, r byteRange) ([]byte,
 	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return nil, h.broken(actx, err, false)
+		return nil, Info{}, h.broken(actx, p, err, false)
 	}
 	defer resp.Body.Close()
-	body := &watched{r: resp.Body, watchdog: watchdog, idle: h.opt.IdleTimeout, bytes: &h.stats.bytes}
+	body.r = resp.Body
 	if f := h.checkStatus(resp, body, r); f != nil {
-		return nil, f
+		return nil, Info{}, f
 	}
 	b, err := h.readBody(resp, body, r)
 	if err != nil {
 		var re *readError
 		if errors.As(err, &re) {
-			return nil, h.brokenBody(actx, re, resp.StatusCode)
+			return nil, Info{}, h.brokenBody(actx, p, re, resp.StatusCode)
 		}
-		return nil, &attemptError{err: err, status: resp.StatusCode}
+		return nil, Info{}, &attemptError{err: err, status: resp.StatusCode}
 	}
-	return b, nil
+	return b, responseInfo(resp, b), nil
+}
+
+// responseInfo is what resp, which brought b, says of the value.
+func responseInfo(resp *http.Response, b []byte) Info {
+	info := Info{Size: int64(len(b)), ETag: resp.Header.Get("ETag")}
+	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		info.Modified = t
+	}
+	return info
 }
 
 // broken describes a failed request or body read.
-func (h *HTTP) broken(actx context.Context, err error, body bool) *attemptError {
+func (h *HTTP) broken(actx context.Context, p *pacer, err error, body bool) *attemptError {
 	switch context.Cause(actx) {
 	case errStalled:
 		if body {
 			return &attemptError{err: fmt.Errorf("no data for %v", h.opt.IdleTimeout), retry: true}
 		}
 		return &attemptError{err: fmt.Errorf("no response within %v", h.opt.IdleTimeout), retry: true}
-	case errAttemptTimeout:
-		return &attemptError{err: fmt.Errorf("not done within %v", h.opt.AttemptTimeout), retry: true}
+	case errAttemptSlow:
+		return &attemptError{err: p.tooSlow(false), retry: true}
+	case errReadSlow:
+		return &attemptError{err: p.tooSlow(true)}
 	}
 	return &attemptError{err: describe(err), retry: retryable(err)}
 }
 
 // brokenBody describes a failed body read.
-func (h *HTTP) brokenBody(actx context.Context, re *readError, status int) *attemptError {
-	f := h.broken(actx, re.err, true)
+func (h *HTTP) brokenBody(actx context.Context, p *pacer, re *readError, status int) *attemptError {
+	f := h.broken(actx, p, re.err, true)
 	f.status = status
 	if actx.Err() == nil && (errors.Is(re.err, io.EOF) || errors.Is(re.err, io.ErrUnexpectedEOF)) {
 		f.err, f.retry = re, true
@@ -113,11 +138,12 @@ func (e *readError) Error() string {
 func (e *readError) Unwrap() error { return e.err }
 
 // watched is a response body whose every read that brings data re-arms the
-// attempt's watchdog and is counted.
+// attempt's watchdog and is counted, for the attempt (got) and the store.
 type watched struct {
 	r        io.Reader
 	watchdog *time.Timer
 	idle     time.Duration
+	got      atomic.Int64
 	bytes    *atomic.Int64
 }
 
@@ -125,6 +151,7 @@ func (w *watched) Read(p []byte) (int, error) {
 	n, err := w.r.Read(p)
 	if n > 0 {
 		w.watchdog.Reset(w.idle)
+		w.got.Add(int64(n))
 		w.bytes.Add(int64(n))
 	}
 	return n, err

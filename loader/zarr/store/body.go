@@ -8,8 +8,8 @@ import (
 )
 
 // readBody reads the part of a 200 or 206 response that r asks for,
-// checking the lengths the response declares against r and MaxBody before
-// it allocates. A body that breaks off gives a *readError.
+// checking the lengths the response declares against r and the limit
+// before it allocates. A body that breaks off gives a *readError.
 func (h *HTTP) readBody(resp *http.Response, body io.Reader, r byteRange) ([]byte, error) {
 	start, length, total := int64(0), resp.ContentLength, resp.ContentLength
 	if resp.StatusCode == http.StatusPartialContent {
@@ -29,7 +29,7 @@ func (h *HTTP) readBody(resp *http.Response, body io.Reader, r byteRange) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	if sp.skip+sp.take > h.opt.MaxBody {
+	if sp.skip+sp.take > h.limit(r) {
 		return nil, h.tooLarge(r, sp.skip+sp.take)
 	}
 	if got, err := discard(body, sp.skip); err != nil {
@@ -43,10 +43,11 @@ func (h *HTTP) readBody(resp *http.Response, body io.Reader, r byteRange) ([]byt
 }
 
 // readUnsized reads r from a 200 response of unknown length, at most
-// MaxBody bytes of it: a range at an offset up to its end, a suffix or a
+// limit bytes of it: a range at an offset up to its end, a suffix or a
 // whole value to the end of the body. Buffers grow as bytes arrive.
 func (h *HTTP) readUnsized(body io.Reader, r byteRange) ([]byte, error) {
-	lim := &io.LimitedReader{R: body, N: h.opt.MaxBody}
+	max := h.limit(r)
+	lim := &io.LimitedReader{R: body, N: max}
 	var buf bytes.Buffer
 	var err error
 	if r.all || r.suffix {
@@ -54,7 +55,7 @@ func (h *HTTP) readUnsized(body io.Reader, r byteRange) ([]byte, error) {
 	} else if _, err = discard(lim, r.off); err == nil {
 		_, err = buf.ReadFrom(io.LimitReader(lim, r.n))
 	}
-	got := h.opt.MaxBody - lim.N
+	got := max - lim.N
 	if err != nil && err != io.EOF {
 		return nil, &readError{err, got, -1}
 	}
@@ -83,19 +84,30 @@ func more(r io.Reader) bool {
 	return n > 0
 }
 
+// limit is the most bytes of body read for r.
+func (h *HTTP) limit(r byteRange) int64 {
+	if r.limit > 0 {
+		return min(r.limit, h.opt.MaxBody)
+	}
+	return h.opt.MaxBody
+}
+
 // tooLarge reports a read that needs n (-1: an unknown number) bytes of
-// body, more than MaxBody.
+// body, more than the limit. The error matches ErrTooLarge.
 func (h *HTTP) tooLarge(r byteRange, n int64) error {
-	lim := h.opt.MaxBody
+	lim := h.limit(r)
+	var msg string
 	switch {
 	case r.all && n < 0:
-		return fmt.Errorf("value is over the %d-byte limit", lim)
+		msg = fmt.Sprintf("value is over the %d-byte limit", lim)
 	case r.all:
-		return fmt.Errorf("value of %d bytes is over the %d-byte limit", n, lim)
+		msg = fmt.Sprintf("value of %d bytes is over the %d-byte limit", n, lim)
 	case n < 0:
-		return fmt.Errorf("server ignored the Range header: reading %s needs more than the %d-byte limit", r, lim)
+		msg = fmt.Sprintf("server ignored the Range header: reading %s needs more than the %d-byte limit", r, lim)
+	default:
+		msg = fmt.Sprintf("server ignored the Range header: reading %s needs %d bytes, over the %d-byte limit", r, n, lim)
 	}
-	return fmt.Errorf("server ignored the Range header: reading %s needs %d bytes, over the %d-byte limit", r, n, lim)
+	return &cause{msg, ErrTooLarge}
 }
 
 // readFull fills p from r. On a short read it returns the reader's own

@@ -51,7 +51,7 @@ var stuckCases = []stuckCase{
 func runStuck(t *testing.T, c stuckCase, stop func(h *HTTP, cancel context.CancelFunc)) (*HTTP, *faultServer, error) {
 	s := newFaultServer(t)
 	opt := testOptions()
-	opt.IdleTimeout, opt.AttemptTimeout = time.Hour, time.Hour
+	opt.IdleTimeout, opt.AttemptTimeout, opt.ReadTimeout = time.Hour, time.Hour, 3*time.Hour
 	key, stuck := c.setup(t, s, &opt)
 	h := newStore(t, s, opt)
 	if c.name == "waiting for a slot" {

@@ -61,6 +61,51 @@ func (f *Folder) Get(ctx context.Context, key string) ([]byte, error) {
 	return b, nil
 }
 
+// GetAtMost returns the content of the key's file and its size and
+// modification time, if it holds at most max bytes; a larger file is an
+// error matching ErrTooLarge, found from its size before it is read.
+func (f *Folder) GetAtMost(ctx context.Context, key string, max int64) ([]byte, Info, error) {
+	p, err := f.path(ctx, key)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	file, st, err := openFile(key, p)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	defer file.Close()
+	if st.Size() > max {
+		return nil, Info{}, fmt.Errorf("%s: %w", key, overLimit(st.Size(), max))
+	}
+	// Read one byte more than allowed, for a file that grew since.
+	b, err := io.ReadAll(io.LimitReader(file, max+1))
+	if err != nil {
+		return nil, Info{}, fileError(key, err)
+	}
+	if int64(len(b)) > max {
+		return nil, Info{}, fmt.Errorf("%s: %w", key, &cause{fmt.Sprintf("value is over the %d-byte limit", max), ErrTooLarge})
+	}
+	return b, Info{Size: int64(len(b)), Modified: st.ModTime()}, nil
+}
+
+// openFile opens the file p of key; a directory is ErrNotFound.
+func openFile(key, p string) (*os.File, fs.FileInfo, error) {
+	file, err := os.Open(p)
+	if err != nil {
+		return nil, nil, fileError(key, err)
+	}
+	st, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return nil, nil, fileError(key, err)
+	}
+	if st.IsDir() {
+		file.Close()
+		return nil, nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	return file, st, nil
+}
+
 // GetRange returns n bytes of the key's file at off, or its last -off bytes
 // when off < 0. It checks the range against the file size before it
 // allocates.
@@ -75,18 +120,11 @@ func (f *Folder) GetRange(ctx context.Context, key string, off, n int64) ([]byte
 	if off >= 0 && n == 0 {
 		return []byte{}, nil
 	}
-	file, err := os.Open(p)
+	file, st, err := openFile(key, p)
 	if err != nil {
-		return nil, fileError(key, err)
+		return nil, err
 	}
 	defer file.Close()
-	st, err := file.Stat()
-	if err != nil {
-		return nil, fileError(key, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
-	}
 	size := st.Size()
 	if off < 0 {
 		off, n = size+off, -off

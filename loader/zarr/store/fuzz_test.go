@@ -89,9 +89,10 @@ func (r *response) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-// FuzzResponse reads ranges from arbitrary responses: no panic, no
-// allocation beyond MaxBody, and a read that succeeds returns exactly the
-// bytes asked for, taken from the body.
+// FuzzResponse reads ranges, and whole values up to a bound, from arbitrary
+// responses: no panic, no allocation beyond MaxBody, and a read that
+// succeeds returns exactly the bytes asked for, taken from the body (a
+// whole value: a prefix of it within the bound).
 func FuzzResponse(f *testing.F) {
 	f.Add(206, "bytes 10-19/100", int64(10), []byte("0123456789"), int64(10), int64(10))
 	f.Add(206, "bytes 90-99/100", int64(-1), []byte("0123456789"), int64(-10), int64(0))
@@ -110,6 +111,15 @@ func FuzzResponse(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer h.Close()
+		if n > 0 {
+			got, info, err := h.GetAtMost(context.Background(), "k", n)
+			if err != nil && strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error of several lines: %q", err)
+			}
+			if err == nil && (int64(len(got)) > n || !bytes.HasPrefix(body, got) || info.Size != int64(len(got))) {
+				t.Fatalf("GetAtMost(%d) = %d bytes %q, size %d, from body %q", n, len(got), got, info.Size, body)
+			}
+		}
 		got, err := h.GetRange(context.Background(), "k", off, n)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {

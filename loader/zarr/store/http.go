@@ -23,8 +23,33 @@ type HTTPOptions struct {
 	// IdleTimeout fails (and retries) an attempt that makes no progress, no
 	// response headers or no body bytes, for this long (default 5s).
 	IdleTimeout time.Duration
-	// AttemptTimeout caps one attempt, headers and body (default 60s).
+	// AttemptTimeout, ReadTimeout and MinRate say when a server is too
+	// slow. An attempt fails (and is retried) once it has run longer than
+	// AttemptTimeout plus the time its body bytes take at MinRate; a read
+	// fails, without another attempt, once it has run longer than
+	// ReadTimeout plus the time all its body bytes take at MinRate.
+	//
+	// So a server that sends the body at MinRate or faster is never cut
+	// off, however large the value (a 64 MiB chunk over a slow link), and
+	// one that sends less, for example a byte every few seconds, which
+	// never trips IdleTimeout, is reported after about ReadTimeout. The
+	// time allowed grows with the bytes received rather than with the
+	// bytes expected, so that a dribbling server is caught as soon for a
+	// large value as for a small one, and a body of unknown length is
+	// judged like any other.
+	//
+	// AttemptTimeout defaults to 20s.
 	AttemptTimeout time.Duration
+	// ReadTimeout bounds a read (see AttemptTimeout): its attempts and the
+	// waits between them count, not the time waiting for a concurrency
+	// slot, and no attempt is begun that would start after the bound.
+	// Default 20s, or AttemptTimeout if that is longer.
+	ReadTimeout time.Duration
+	// MinRate, in bytes per second, is the average rate at or above which
+	// a body is never cut off (see AttemptTimeout). Default 1 KiB/s per
+	// request: what each of 16 requests in flight gets from a link of
+	// about 128 kbit/s.
+	MinRate int64
 	// Retries is the number of retries after the first attempt (default 4;
 	// negative: none).
 	Retries int
@@ -35,7 +60,7 @@ type HTTPOptions struct {
 	// Retry-After (default 10s).
 	MaxWait time.Duration
 	// MaxBody is the largest response body read (default 2 GiB); larger
-	// values are an error.
+	// values are an error matching ErrTooLarge.
 	MaxBody int64
 	// ForbiddenIsNotFound makes 403 Forbidden mean a missing key. S3 answers
 	// 403 for a missing key when the caller may not list the bucket, but
@@ -53,7 +78,13 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 		o.IdleTimeout = 5 * time.Second
 	}
 	if o.AttemptTimeout <= 0 {
-		o.AttemptTimeout = 60 * time.Second
+		o.AttemptTimeout = 20 * time.Second
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = max(20*time.Second, o.AttemptTimeout)
+	}
+	if o.MinRate <= 0 {
+		o.MinRate = 1 << 10
 	}
 	switch {
 	case o.Retries == 0:
@@ -80,10 +111,11 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 //
 // 404 Not Found and 410 Gone mean a missing key (ErrNotFound); 403
 // Forbidden is an error unless HTTPOptions.ForbiddenIsNotFound. 5xx (but 501
-// and 505), 408, 429 (after the server's Retry-After), stalls, timeouts,
-// broken connections and truncated bodies are retried with exponential
-// backoff and jitter; other statuses fail at once. Failures are *HTTPError
-// values of one line. HTTP is safe for concurrent use.
+// and 505), 408, 429 (after the server's Retry-After), stalls, attempts
+// that are too slow, broken connections and truncated bodies are retried
+// with exponential backoff and jitter, while the read has time left (see
+// HTTPOptions.ReadTimeout); other statuses fail at once. Failures are
+// *HTTPError values of one line. HTTP is safe for concurrent use.
 type HTTP struct {
 	prefix string // base URL with a trailing '/', for requests
 	query  string // "?query" of the base URL, or ""
@@ -104,6 +136,11 @@ type HTTP struct {
 
 // NewHTTP returns a store reading keys below the base URL, which must be
 // http:// or https:// with a host.
+//
+// It makes the standard logger drop the line net/http's Transport prints
+// when a server sends more than a response's Content-Length ("Unsolicited
+// response received on idle HTTP channel"), which a client cannot
+// otherwise prevent; the value read is the length announced.
 func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	u, err := url.Parse(base)
 	if err != nil {
@@ -113,6 +150,7 @@ func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("invalid URL: want http:// or https:// and a host")
 	}
+	muteUnsolicited()
 	h := &HTTP{opt: opt.withDefaults()}
 	if u.RawQuery != "" {
 		h.query = "?" + u.RawQuery
@@ -168,7 +206,19 @@ func (h *HTTP) Close() error {
 
 // Get returns the whole value of key.
 func (h *HTTP) Get(ctx context.Context, key string) ([]byte, error) {
-	return h.read(ctx, key, byteRange{all: true})
+	b, _, err := h.read(ctx, key, byteRange{all: true})
+	return b, err
+}
+
+// GetAtMost returns the whole value of key, if it holds at most max bytes
+// (and MaxBody), with the size, ETag and Last-Modified of the response. A
+// larger value is an error matching ErrTooLarge, reported from the
+// Content-Length before the body is read when the server sends one.
+func (h *HTTP) GetAtMost(ctx context.Context, key string, max int64) ([]byte, Info, error) {
+	if max <= 0 {
+		return nil, Info{}, errors.New("GetAtMost: limit must be positive")
+	}
+	return h.read(ctx, key, byteRange{all: true, limit: max})
 }
 
 // GetRange returns n bytes of key's value at off, or its last -off bytes
@@ -186,7 +236,8 @@ func (h *HTTP) GetRange(ctx context.Context, key string, off, n int64) ([]byte, 
 		return nil, err
 	}
 	if r.n > h.opt.MaxBody {
-		return nil, fmt.Errorf("GET %s%s: %s are over the %d-byte limit", h.shown, escapeKey(key), r, h.opt.MaxBody)
+		return nil, fmt.Errorf("GET %s%s: %w", h.shown, escapeKey(key),
+			&cause{fmt.Sprintf("%s are over the %d-byte limit", r, h.opt.MaxBody), ErrTooLarge})
 	}
 	if r.n == 0 {
 		if h.root.Err() != nil {
@@ -194,7 +245,8 @@ func (h *HTTP) GetRange(ctx context.Context, key string, off, n int64) ([]byte, 
 		}
 		return []byte{}, nil
 	}
-	return h.read(ctx, key, r)
+	b, _, err := h.read(ctx, key, r)
+	return b, err
 }
 
 // begin registers a read and returns its context, cancelled also by Close,
@@ -220,43 +272,49 @@ func (h *HTTP) begin(ctx context.Context) (context.Context, func(), error) {
 	}, nil
 }
 
-// ended returns the error for a read whose context ended: ErrClosed if the
-// store was closed, else the caller's ctx.Err().
-func ended(ctx context.Context) error {
-	if errors.Is(context.Cause(ctx), ErrClosed) {
+// ended returns the error for a read whose context ended or whose store
+// closed: ErrClosed if the store was closed, else the caller's ctx.Err().
+func (h *HTTP) ended(ctx context.Context) error {
+	if h.root.Err() != nil || errors.Is(context.Cause(ctx), ErrClosed) {
 		return ErrClosed
 	}
 	return ctx.Err()
 }
 
 // read fetches r of key, retrying failed attempts.
-func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, error) {
+func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info, error) {
 	if err := checkKey(key); err != nil {
-		return nil, err
+		return nil, Info{}, err
 	}
 	ctx, done, err := h.begin(ctx)
 	if err != nil {
-		return nil, err
+		return nil, Info{}, err
 	}
 	defer done()
 	esc := escapeKey(key)
 	target, shown := h.prefix+esc+h.query, h.shown+esc
+	var used spent
 	for n := 1; ; n++ {
-		b, fail := h.attempt(ctx, target, r)
+		b, info, fail := h.attempt(ctx, target, r, &used)
 		if fail == nil {
-			return b, nil
+			return b, info, nil
 		}
-		if ctx.Err() != nil {
-			return nil, ended(ctx)
+		if ctx.Err() != nil || h.root.Err() != nil {
+			return nil, Info{}, h.ended(ctx)
 		}
 		if !fail.retry || n > h.opt.Retries {
-			return nil, h.failed(shown, n, fail)
+			return nil, Info{}, h.failed(shown, n, fail)
+		}
+		w := h.wait(n, fail.after)
+		if used.time+w >= h.allow(h.opt.ReadTimeout, used.bytes) {
+			return nil, Info{}, h.failed(shown, n, fail) // no time left for another attempt
 		}
 		h.stats.setError("GET " + shown + ": " + fail.err.Error())
 		h.stats.retries.Add(1)
-		if !sleep(ctx, h.wait(n, fail.after)) {
-			return nil, ended(ctx)
+		if !sleep(ctx, w) {
+			return nil, Info{}, h.ended(ctx)
 		}
+		used.time += w
 	}
 }
 

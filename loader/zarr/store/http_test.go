@@ -212,12 +212,14 @@ func testHTTPSlowButSteady(t *testing.T) {
 		t.Errorf("a body that keeps coming was retried: %+v", st)
 	}
 
-	// An attempt timeout caps even a body that keeps coming.
-	opt.AttemptTimeout = 150 * time.Millisecond
+	// A body that keeps coming, but slower than MinRate, is cut after
+	// AttemptTimeout plus its bytes at MinRate: pieces of 1000 bytes at
+	// 0, 40, 80 and 120ms allow 154ms.
+	opt.AttemptTimeout, opt.MinRate = 150*time.Millisecond, 1_000_000
 	opt.Retries = 1
 	h2 := newStore(t, s, opt)
 	_, err = h2.Get(context.Background(), "k")
-	if err == nil || err.Error() != "GET "+h.String()+"k: not done within 150ms (2 attempts)" {
+	if err == nil || err.Error() != "GET "+h.String()+"k: the server sent 4000 bytes in 154ms: too slow (2 attempts)" {
 		t.Errorf("attempt timeout: %v", err)
 	}
 }

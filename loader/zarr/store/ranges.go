@@ -8,11 +8,13 @@ import (
 )
 
 // byteRange is what a read asks for: the whole value (all), n bytes at off,
-// or the last n bytes (suffix).
+// or the last n bytes (suffix); limit, when above 0, is the most bytes of
+// body it reads, if less than MaxBody.
 type byteRange struct {
 	all    bool
 	suffix bool
 	off, n int64
+	limit  int64
 }
 
 // header returns the Range header value ("" for the whole value).

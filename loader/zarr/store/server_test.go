@@ -29,6 +29,9 @@ const (
 	ignoreRange  fault = "ignore-range"  // answer 200 with the whole value
 	chunked      fault = "chunked"       // ignore the range, no Content-Length
 	slow         fault = "slow"          // send the body in 10 pieces, a pause between
+	drip         fault = "drip"          // send the body piece bytes at a time, a pause between
+	dripUnsized  fault = "drip-unsized"  // the same without a Content-Length
+	overlong     fault = "overlong"      // declare half the length, send it all
 	s3Denied     fault = "s3-denied"     // 403 with an S3 XML error body
 )
 
@@ -50,7 +53,8 @@ type faultServer struct {
 	inFlight   int
 	peak       int
 	delay      time.Duration // before answering
-	pause      time.Duration // between pieces of a slow body
+	pause      time.Duration // between pieces of a slow or dripping body
+	piece      int           // bytes per piece of a dripping body
 	retryAfter string
 	release    chan struct{}
 }
@@ -64,6 +68,7 @@ func newFaultServer(t *testing.T) *faultServer {
 		hits:    map[string]int{},
 		release: make(chan struct{}),
 		pause:   20 * time.Millisecond,
+		piece:   1,
 	}
 	s.Server = &httptest.Server{Listener: s.net, Config: &http.Server{Handler: s}}
 	s.Start()
@@ -119,7 +124,7 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inFlight++
 	s.peak = max(s.peak, s.inFlight)
 	value, exists := s.values[key]
-	delay, pause, retryAfter := s.delay, s.pause, s.retryAfter
+	delay, pause, piece, retryAfter := s.delay, s.pause, s.piece, s.retryAfter
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -143,12 +148,12 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	s.misbehave(w, r, f, value, pause)
+	s.misbehave(w, r, f, value, pause, piece)
 }
 
-// misbehave answers r with value as fault f says (a slow body pauses
-// between pieces).
-func (s *faultServer) misbehave(w http.ResponseWriter, r *http.Request, f fault, value []byte, pause time.Duration) {
+// misbehave answers r with value as fault f says (a slow or dripping body
+// pauses between pieces; a dripping one sends piece bytes at a time).
+func (s *faultServer) misbehave(w http.ResponseWriter, r *http.Request, f fault, value []byte, pause time.Duration, piece int) {
 	switch f {
 	case stallHeaders:
 		s.wait(r, time.Hour)
@@ -164,6 +169,14 @@ func (s *faultServer) misbehave(w http.ResponseWriter, r *http.Request, f fault,
 		hangUp(w)
 	case reset:
 		hangUp(w)
+	case overlong:
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(value)/2, value)
+			buf.Flush()
+			s.wait(r, time.Hour)
+			conn.Close()
+		}
 	case chunked:
 		w.WriteHeader(http.StatusOK)
 		w.Write(value[:len(value)/2])
@@ -177,6 +190,18 @@ func (s *faultServer) misbehave(w http.ResponseWriter, r *http.Request, f fault,
 				return
 			}
 			w.Write(value[i*len(value)/10 : (i+1)*len(value)/10])
+			w.(http.Flusher).Flush()
+		}
+	case drip, dripUnsized:
+		if f == drip {
+			w.Header().Set("Content-Length", strconv.Itoa(len(value)))
+		}
+		w.WriteHeader(http.StatusOK)
+		for i := 0; i < len(value); i += piece {
+			if i > 0 && !s.wait(r, pause) {
+				return
+			}
+			w.Write(value[i:min(i+piece, len(value))])
 			w.(http.Flusher).Flush()
 		}
 	case s3Denied:

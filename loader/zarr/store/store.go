@@ -11,10 +11,13 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
 	"vastview/loader"
 )
 
@@ -25,6 +28,10 @@ var ErrNotFound = errors.New("not found")
 
 // ErrOutOfRange means a GetRange asked for bytes beyond the end of the value.
 var ErrOutOfRange = errors.New("range beyond the end of the value")
+
+// ErrTooLarge means a value is larger than a read allows (HTTPOptions.MaxBody,
+// or the bound given to GetAtMost).
+var ErrTooLarge = errors.New("value too large")
 
 // ErrInvalidKey means a key is malformed (see the package documentation).
 var ErrInvalidKey = errors.New("invalid key")
@@ -49,6 +56,53 @@ type Store interface {
 	// Close releases the store; calls in flight end with ErrClosed, and so
 	// do later calls.
 	Close() error
+}
+
+// Info is what a store learnt of a value when it read it whole. Which
+// fields are known depends on the store; both kinds know the size.
+type Info struct {
+	Size int64 // bytes
+	// ETag is an HTTP server's entity tag for the value ("" if it gave
+	// none): it changes when the value does.
+	ETag string
+	// Modified is the value's modification time (an HTTP server's
+	// Last-Modified, a file's time), zero if unknown.
+	Modified time.Time
+}
+
+// Bounded is a Store that can bound the size of a whole-value read and
+// report what it learnt of the value. Folder and HTTP are Bounded.
+type Bounded interface {
+	Store
+	// GetAtMost returns the whole value of key and its Info, if the value
+	// holds at most max bytes. A larger value is an error matching
+	// ErrTooLarge, found from its size before it is read where the store
+	// knows the size (a file's, a Content-Length), else once more than max
+	// bytes have come.
+	GetAtMost(ctx context.Context, key string, max int64) ([]byte, Info, error)
+}
+
+// GetAtMost reads the whole value of key from st, if it holds at most max
+// bytes (max > 0), as Bounded.GetAtMost does. A store that is not Bounded
+// is read with Get and the size checked afterwards; its Info has the size
+// only.
+func GetAtMost(ctx context.Context, st Store, key string, max int64) ([]byte, Info, error) {
+	if b, ok := st.(Bounded); ok {
+		return b.GetAtMost(ctx, key, max)
+	}
+	v, err := st.Get(ctx, key)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	if int64(len(v)) > max {
+		return nil, Info{}, fmt.Errorf("%s: %w", key, overLimit(int64(len(v)), max))
+	}
+	return v, Info{Size: int64(len(v))}, nil
+}
+
+// overLimit is the error for a whole value of n bytes over a limit of max.
+func overLimit(n, max int64) error {
+	return &cause{fmt.Sprintf("value of %d bytes is over the %d-byte limit", n, max), ErrTooLarge}
 }
 
 // Open returns an HTTP store (default options) for http:// and https://

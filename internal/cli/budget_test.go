@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"vastview/internal/testtool"
+)
+
+// TestPyramidKeepsToItsBudget exports a 1 MB file of eight 8192² pages
+// (128 MiB each once decompressed, one zlib strip a page) with a budget of
+// 256 MiB: the program's peak memory stays within the budget and 300 MB
+// (it was 1.5 GiB). The program is built without the race detector, whose
+// shadow memory would be measured too.
+func TestPyramidKeepsToItsBudget(t *testing.T) {
+	testtool.RequirePython(t, "tifffile", "numpy")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "vastview")
+	testtool.Run(t, "go", "build", "-o", bin, "vastview")
+	src := filepath.Join(dir, "pages.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+a = np.zeros((8, 8192, 8192), np.uint16)
+a[:, ::64, ::64] = 1000
+tifffile.imwrite(sys.argv[1], a, compression='zlib', rowsperstrip=8192)
+`, src)
+	const budget = 256 << 20
+	cmd := exec.Command(bin, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "256MiB")
+	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pyramid: %v\n%s", err, out)
+	}
+	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("peak RSS %d MiB with a budget of %d MiB", peak>>20, budget>>20)
+	if peak > budget+300<<20 {
+		t.Errorf("peak RSS %d MiB, more than the budget of %d MiB and 300 MB", peak>>20, budget>>20)
+	}
+	// A chunk larger than the whole budget is refused, in one line.
+	cmd = exec.Command(bin, "pyramid", src, filepath.Join(dir, "small.ome.zarr"), "--budget", "64MiB")
+	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	out, err = cmd.CombinedOutput()
+	msg := strings.TrimSpace(string(out))
+	if err == nil || strings.Count(msg, "\n") > 0 || !strings.Contains(msg, "larger than the memory budget of 64 MiB") {
+		t.Errorf("a budget smaller than a chunk: %v: %q", err, msg)
+	}
+}
