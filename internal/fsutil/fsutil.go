@@ -46,16 +46,22 @@ func WriteAtomic(path string, parts ...[]byte) error {
 
 // StaleTemp reports whether name, the base name of a file last modified at
 // mod, is a temporary file of WriteAtomic that nobody will rename: its
-// writer has ended, or it is older than maxAge (a name from which no writer
-// can be read, say of an older version, is judged by its age alone). Other
-// names are never stale.
+// writer has ended; or, where the name cannot tell a running writer from
+// an ended one whose PID was taken by another process (no writer in the
+// name, as from older versions, or no start time in its tag, as on systems
+// other than Linux), it is older than maxAge. A file of a writer that runs
+// and is known by its start time is never stale, however old. Other names
+// are never stale.
 func StaleTemp(name string, mod time.Time, maxAge time.Duration) bool {
 	if !strings.HasPrefix(name, TempPrefix) {
 		return false
 	}
-	if time.Since(mod) > maxAge {
+	tag, ok := OwnerOf(name, TempPrefix)
+	if ok && !Alive(tag) {
 		return true
 	}
-	tag, ok := OwnerOf(name, TempPrefix)
-	return ok && !Alive(tag)
+	if ok && !strings.HasSuffix(tag, "-0") {
+		return false
+	}
+	return time.Since(mod) > maxAge
 }
