@@ -154,3 +154,66 @@ func TestLockedPartialIsKept(t *testing.T) {
 		t.Errorf("unlocked folder of an ended process kept: %v", p)
 	}
 }
+
+// TestRemoveStaleSaysWhatItDid leaves beside an output what killed and
+// running writes leave: RemoveStale removes the unfinished outputs and
+// the replaced ones of ended writers and names them, keeps those of
+// running ones, and, where out is missing, moves a replaced output of an
+// ended writer back to out.
+func TestRemoveStaleSaysWhatItDid(t *testing.T) {
+	ended := exec.Command(os.Args[0], "-test.run=^$")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf("%d-0", ended.Process.Pid)
+	self := fsutil.ProcessTag()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "c.ome.zarr")
+	if err := Write(context.Background(), out, small(1), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name, marker string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, name, "0"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, marker), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{
+		"c.ome.zarr.partial-" + dead + "-a", "c.ome.zarr.partial-" + self + "-b",
+		"c.ome.zarr.old-" + dead + "-c", "c.ome.zarr.old-" + self + "-d",
+		"c.ome.zarr.old-x", // no owner in the name
+	}
+	for _, n := range names {
+		mk(n, "marker")
+	}
+	removed, restored := RemoveStale(out)
+	slices.Sort(removed)
+	if want := []string{names[2], names[0]}; !reflect.DeepEqual(removed, want) || restored != "" {
+		t.Errorf("RemoveStale: removed %v, restored %q; want %v, \"\"", removed, restored, want)
+	}
+	want := []string{"c.ome.zarr", names[1], names[3], names[4]}
+	got := listDir(t, dir)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("left %v, want %v", got, want)
+	}
+
+	// Killed between moving the old output aside and putting the new one
+	// in place: the old one comes back.
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	back := "c.ome.zarr.old-" + dead + "-e"
+	mk(back, "earlier")
+	removed, restored = RemoveStale(out)
+	if len(removed) != 0 || restored != back {
+		t.Errorf("RemoveStale: removed %v, restored %q; want none, %q", removed, restored, back)
+	}
+	if _, err := os.Stat(filepath.Join(out, "earlier")); err != nil {
+		t.Errorf("the earlier output is not back: %v", err)
+	}
+}

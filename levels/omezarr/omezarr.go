@@ -70,8 +70,9 @@ type Options struct {
 // and then only replaces a Zarr folder or an empty one. If ctx ends or an
 // error occurs, nothing is left behind and out is unchanged. Errors do not
 // repeat out or the source's path. A write whose process is killed leaves
-// its temporary folder (out.partial-...) behind: Write first removes those
-// of ended processes, never those of writes still running. Write is safe to call concurrently for
+// its temporary folder (out.partial-...) behind: Write first tidies up
+// what killed writes of out left, as RemoveStale does, never touching
+// what writes still running own. Write is safe to call concurrently for
 // different outputs; src must allow concurrent ReadChunk calls.
 func Write(ctx context.Context, out string, src loader.Source, opts Options) error {
 	opts, err := opts.normalise(out)
@@ -90,7 +91,7 @@ func Write(ctx context.Context, out string, src loader.Source, opts Options) err
 		return err
 	}
 	out = filepath.Clean(out)
-	removeStale(out)
+	RemoveStale(out)
 	if err := checkTarget(out, opts.Overwrite); err != nil {
 		return err
 	}

@@ -51,10 +51,15 @@ func checkTarget(out string, overwrite bool) error {
 // process's fsutil.ProcessTag.
 const partialInfix = ".partial-"
 
+// oldInfix follows the output's name in the name an output being replaced
+// has until the new one is in place: out.old-<owner>-<random>, owner and
+// random those of the new one's temporary folder.
+const oldInfix = ".old-"
+
 // mkdirTemp creates the empty folder out.partial-<owner>-<random> beside
 // out, with the permissions of a folder made by os.Mkdir (os.MkdirTemp's
 // are private), and locks it: the lock ends with the process, however it
-// ends, and tells removeStale that the folder is still being written.
+// ends, and tells RemoveStale that the folder is still being written.
 func mkdirTemp(out string) (string, *fsutil.Lock, error) {
 	for {
 		tmp := out + partialInfix + fsutil.ProcessTag() + "-" + strconv.FormatUint(rand.Uint64()>>16, 36)
@@ -74,18 +79,25 @@ func mkdirTemp(out string) (string, *fsutil.Lock, error) {
 	}
 }
 
-// removeStale removes the folders that writes of out left behind when
-// their process was killed: those whose owner has ended and whose lock is
-// free. The folder of a write still running is left alone, and so is one
-// whose owner cannot be told.
-func removeStale(out string) {
+// RemoveStale tidies up what writes of out left behind when their process
+// was killed, as Write does before it begins, and says what it did:
+// removed lists the base names of the folders it removed, restored names
+// the one it moved back to out, or is "". Those folders are the temporary
+// folders of unfinished writes (out.partial-...) whose owner has ended and
+// whose lock is free, and the outputs that a replacing write had moved
+// aside (out.old-...) and whose owner has ended: removed if out is in
+// place, else moved back to out, since the replacement never came. What
+// belongs to a write still running, or to an owner that cannot be told, is
+// left alone.
+func RemoveStale(out string) (removed []string, restored string) {
+	out = filepath.Clean(out)
 	parent, base := filepath.Split(out)
 	if parent == "" {
 		parent = "."
 	}
 	ents, err := os.ReadDir(parent)
 	if err != nil {
-		return
+		return nil, ""
 	}
 	for _, e := range ents {
 		tag, ok := fsutil.OwnerOf(e.Name(), base+partialInfix)
@@ -97,9 +109,29 @@ func removeStale(out string) {
 		if err != nil {
 			continue
 		}
-		os.RemoveAll(dir)
+		err = os.RemoveAll(dir)
 		lock.Unlock()
+		if err == nil {
+			removed = append(removed, e.Name())
+		}
 	}
+	for _, e := range ents {
+		tag, ok := fsutil.OwnerOf(e.Name(), base+oldInfix)
+		if !ok || !e.IsDir() || fsutil.Alive(tag) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
+			if os.Rename(dir, out) == nil {
+				restored = e.Name()
+			}
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed, restored
 }
 
 // install renames the finished folder tmp onto out. An existing out (when
@@ -119,7 +151,7 @@ func install(tmp, out string, overwrite bool) error {
 	if err := checkTarget(out, overwrite); err != nil {
 		return err
 	}
-	old := out + ".old-" + tmp[strings.LastIndex(tmp, partialInfix)+len(partialInfix):]
+	old := out + oldInfix + tmp[strings.LastIndex(tmp, partialInfix)+len(partialInfix):]
 	if err := os.Rename(out, old); err != nil {
 		return fmt.Errorf("cannot move the old output aside: %v", loader.StripPath(err))
 	}
