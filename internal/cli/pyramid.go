@@ -87,6 +87,11 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	warnDisk()
 	defer warnDisk()
+	// What an earlier export to out that was killed left behind goes now,
+	// its space freed before the levels are built.
+	if note := staleNote(omezarr.RemoveStale(out)); note != "" {
+		bar.note("vastview: " + note)
+	}
 	// Ctrl+C, a kill (SIGTERM) or a closed terminal (SIGHUP) stop the
 	// work, and the output's temporary folder is removed.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -131,6 +136,26 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", out, err)
 	}
 	return nil
+}
+
+// staleNote says in one line what omezarr.RemoveStale tidied up, or is ""
+// if it found nothing.
+func staleNote(removed []string, restored string) string {
+	var parts []string
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(removed, ", "))
+	}
+	if restored != "" {
+		parts = append(parts, "put back the earlier output from "+restored)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	by := "an earlier export that was killed"
+	if len(removed) > 1 {
+		by = "earlier exports that were killed"
+	}
+	return strings.Join(parts, "; ") + ", left by " + by
 }
 
 // maxChunkBytes is the size of the largest chunk of any level m lists.
