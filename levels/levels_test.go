@@ -360,7 +360,9 @@ func TestDiskCacheReopensEveryLevel(t *testing.T) {
 	if e.get(1, []int{0, 0, 0}, buf) {
 		t.Error("a damaged chunk file was accepted")
 	}
-	// Another identity gets its own entry; a small limit evicts the old.
+	// Another identity gets its own entry; a small limit evicts the old
+	// once it is no longer in use.
+	p.Close()
 	d, _ := OpenDisk(root, 1)
 	p2, _ := Open(newHash("ZYX", shape, []int{1, 300, 280}), Options{Disk: d, Identity: loader.Identity{Path: "/data/y.tif", Size: 1, MTime: 1}})
 	defer p2.Close()

@@ -52,6 +52,7 @@ type Pyramid struct {
 	cache     cache
 	flight    singleflight.Group
 	disk      atomic.Pointer[diskEntry] // nil without a disk cache, or after it failed
+	diskHeld  *diskEntry                // the entry opened, released by Close
 	diskMu    sync.Mutex
 	diskErr   error
 	sched     *scheduler
@@ -107,6 +108,7 @@ func Open(src loader.Source, opt Options) (*Pyramid, error) {
 			p.diskErr = fmt.Errorf("disk cache not used: %w", err)
 		} else {
 			p.disk.Store(e)
+			p.diskHeld = e
 		}
 	}
 	p.initProgress()
@@ -334,7 +336,8 @@ func (p *Pyramid) countRead(ctx context.Context, level int) {
 	}
 }
 
-// Close stops the workers and closes the source.
+// Close stops the workers, lets go of the disk cache's entry (which other
+// processes may then evict) and closes the source.
 func (p *Pyramid) Close() error {
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
@@ -348,6 +351,9 @@ func (p *Pyramid) Close() error {
 	p.flights.Wait()
 	p.sched.stop()
 	p.subs.closeAll()
+	if p.diskHeld != nil {
+		p.diskHeld.close()
+	}
 	return p.src.Close()
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"vastview/levels"
@@ -73,10 +74,27 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
 	defer pyr.Close()
-	if err := pyr.DiskError(); err != nil {
-		fmt.Fprintf(stderr, "vastview: %v\n", err)
+	bar := newProgressBar(stderr)
+	defer bar.finish()
+	// The disk cache may fail at any time (a full disk): the export goes
+	// on without it, and says so once.
+	warned := false
+	warnDisk := func() {
+		if err := pyr.DiskError(); err != nil && !warned {
+			warned = true
+			bar.note(fmt.Sprintf("vastview: %v", err))
+		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	warnDisk()
+	defer warnDisk()
+	// What an earlier export to out that was killed left behind goes now,
+	// its space freed before the levels are built.
+	if note := staleNote(omezarr.RemoveStale(out)); note != "" {
+		bar.note("vastview: " + note)
+	}
+	// Ctrl+C, a kill (SIGTERM) or a closed terminal (SIGHUP) stop the
+	// work, and the output's temporary folder is removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// Keep the heap near the budget: cached chunks plus the buffers in
 	// flight, or what streaming the planes takes at least when that is more.
@@ -90,8 +108,6 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	workers := inFlight(pyr.Meta(), cacheBytes/2)
 	// Compute the levels first, streaming level 0 once; the export then
 	// reads level 0 again and the computed levels from memory or disk.
-	bar := newProgressBar(stderr)
-	defer bar.finish()
 	building := make(chan struct{})
 	go func() {
 		for {
@@ -109,6 +125,10 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}()
 	err = pyr.Build(ctx, workers)
 	close(building)
+	warnDisk()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
@@ -116,10 +136,33 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite, Workers: workers,
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
 	})
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
 	return nil
+}
+
+// staleNote says in one line what omezarr.RemoveStale tidied up, or is ""
+// if it found nothing.
+func staleNote(removed []string, restored string) string {
+	var parts []string
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(removed, ", "))
+	}
+	if restored != "" {
+		parts = append(parts, "put back the earlier output from "+restored)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	by := "an earlier export that was killed"
+	if len(removed) > 1 {
+		by = "earlier exports that were killed"
+	}
+	return strings.Join(parts, "; ") + ", left by " + by
 }
 
 // maxChunkBytes is the size of the largest chunk of any level m lists.
@@ -222,6 +265,17 @@ func (b *progressBar) phase(name string, done, total int) {
 	fmt.Fprintf(b.w, "\r%-8s [%s%s] %3d%%  %d/%d chunks  %.0fs ", name, strings.Repeat("#", n), strings.Repeat(" ", width-n),
 		done*100/total, done, total, time.Since(b.start).Seconds())
 	b.drawn = true
+}
+
+// note prints a line of its own, below the bar if one is drawn.
+func (b *progressBar) note(line string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprintln(b.w)
+		b.drawn = false
+	}
+	fmt.Fprintln(b.w, line)
 }
 
 func (b *progressBar) finish() {

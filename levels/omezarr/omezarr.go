@@ -4,7 +4,8 @@
 //
 // The output appears all at once: it is written into a temporary sibling
 // folder and renamed onto its name when complete, so an interrupted or
-// failed write never leaves a half-written image under that name.
+// failed write never leaves a half-written image under that name; the
+// next write of that name removes the temporary folder of a killed one.
 package omezarr
 
 import (
@@ -68,7 +69,10 @@ type Options struct {
 // It refuses an existing out with ErrExists unless opts.Overwrite is set,
 // and then only replaces a Zarr folder or an empty one. If ctx ends or an
 // error occurs, nothing is left behind and out is unchanged. Errors do not
-// repeat out or the source's path. Write is safe to call concurrently for
+// repeat out or the source's path. A write whose process is killed leaves
+// its temporary folder (out.partial-...) behind: Write first tidies up
+// what killed writes of out left, as RemoveStale does, never touching
+// what writes still running own. Write is safe to call concurrently for
 // different outputs; src must allow concurrent ReadChunk calls.
 func Write(ctx context.Context, out string, src loader.Source, opts Options) error {
 	opts, err := opts.normalise(out)
@@ -87,13 +91,15 @@ func Write(ctx context.Context, out string, src loader.Source, opts Options) err
 		return err
 	}
 	out = filepath.Clean(out)
+	RemoveStale(out)
 	if err := checkTarget(out, opts.Overwrite); err != nil {
 		return err
 	}
-	tmp, err := mkdirTemp(out)
+	tmp, lock, err := mkdirTemp(out)
 	if err != nil {
 		return err
 	}
+	defer lock.Unlock()
 	if err := fill(ctx, tmp, src, lay, opts); err != nil {
 		os.RemoveAll(tmp)
 		return err

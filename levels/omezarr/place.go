@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"vastview/internal/fsutil"
 	"vastview/loader"
 )
 
@@ -44,20 +46,92 @@ func checkTarget(out string, overwrite bool) error {
 	return nil
 }
 
-// mkdirTemp creates the empty folder out.partial-<random> beside out, with
-// the permissions of a folder made by os.Mkdir (os.MkdirTemp's are private).
-func mkdirTemp(out string) (string, error) {
+// partialInfix follows the output's name in the name of the folder it is
+// written into: out.partial-<owner>-<random>, where owner is the writing
+// process's fsutil.ProcessTag.
+const partialInfix = ".partial-"
+
+// oldInfix follows the output's name in the name an output being replaced
+// has until the new one is in place: out.old-<owner>-<random>, owner and
+// random those of the new one's temporary folder.
+const oldInfix = ".old-"
+
+// mkdirTemp creates the empty folder out.partial-<owner>-<random> beside
+// out, with the permissions of a folder made by os.Mkdir (os.MkdirTemp's
+// are private), and locks it: the lock ends with the process, however it
+// ends, and tells RemoveStale that the folder is still being written.
+func mkdirTemp(out string) (string, *fsutil.Lock, error) {
 	for {
-		tmp := out + ".partial-" + strconv.FormatUint(rand.Uint64()>>16, 36)
+		tmp := out + partialInfix + fsutil.ProcessTag() + "-" + strconv.FormatUint(rand.Uint64()>>16, 36)
 		err := os.Mkdir(tmp, 0o755)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
+			return "", nil, fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
 		}
-		return tmp, nil
+		lock, err := fsutil.TryLockDir(tmp, fsutil.Exclusive)
+		if err != nil {
+			os.Remove(tmp)
+			return "", nil, fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
+		}
+		return tmp, lock, nil
 	}
+}
+
+// RemoveStale tidies up what writes of out left behind when their process
+// was killed, as Write does before it begins, and says what it did:
+// removed lists the base names of the folders it removed, restored names
+// the one it moved back to out, or is "". Those folders are the temporary
+// folders of unfinished writes (out.partial-...) whose owner has ended and
+// whose lock is free, and the outputs that a replacing write had moved
+// aside (out.old-...) and whose owner has ended: removed if out is in
+// place, else moved back to out, since the replacement never came. What
+// belongs to a write still running, or to an owner that cannot be told, is
+// left alone.
+func RemoveStale(out string) (removed []string, restored string) {
+	out = filepath.Clean(out)
+	parent, base := filepath.Split(out)
+	if parent == "" {
+		parent = "."
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, ""
+	}
+	for _, e := range ents {
+		tag, ok := fsutil.OwnerOf(e.Name(), base+partialInfix)
+		if !ok || !e.IsDir() || fsutil.Alive(tag) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		lock, err := fsutil.TryLockDir(dir, fsutil.Exclusive)
+		if err != nil {
+			continue
+		}
+		err = os.RemoveAll(dir)
+		lock.Unlock()
+		if err == nil {
+			removed = append(removed, e.Name())
+		}
+	}
+	for _, e := range ents {
+		tag, ok := fsutil.OwnerOf(e.Name(), base+oldInfix)
+		if !ok || !e.IsDir() || fsutil.Alive(tag) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
+			if os.Rename(dir, out) == nil {
+				restored = e.Name()
+			}
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed, restored
 }
 
 // install renames the finished folder tmp onto out. An existing out (when
@@ -77,7 +151,7 @@ func install(tmp, out string, overwrite bool) error {
 	if err := checkTarget(out, overwrite); err != nil {
 		return err
 	}
-	old := out + ".old-" + tmp[strings.LastIndex(tmp, "-")+1:]
+	old := out + oldInfix + tmp[strings.LastIndex(tmp, partialInfix)+len(partialInfix):]
 	if err := os.Rename(out, old); err != nil {
 		return fmt.Errorf("cannot move the old output aside: %v", loader.StripPath(err))
 	}
