@@ -51,6 +51,12 @@ func testHTTPGetAtMost(t *testing.T) {
 	if got, _, err := h.GetAtMost(ctx, "zarr.json", 1000); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("GetAtMost within the bound, no Content-Length = %d bytes, %v", len(got), err)
 	}
+	// A body of unknown length that breaks off right at the bound is a
+	// broken read, not a value of the bound's size.
+	s.plan("zarr.json", chunkedCut, chunkedCut, chunkedCut, chunkedCut)
+	if got, _, err := h.GetAtMost(ctx, "zarr.json", 500); err == nil || errors.Is(err, ErrTooLarge) {
+		t.Errorf("a body cut at the bound = %d bytes, %v; want a truncated read", len(got), err)
+	}
 }
 
 func TestFolderGetAtMost(t *testing.T) {

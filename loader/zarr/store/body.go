@@ -61,8 +61,15 @@ func (h *HTTP) readUnsized(body io.Reader, r byteRange) ([]byte, error) {
 	}
 	b := buf.Bytes()
 	short := r.all || r.suffix || int64(len(b)) < r.n // needs what lies beyond
-	if lim.N == 0 && short && more(body) {
-		return nil, h.tooLarge(r, -1)
+	if lim.N == 0 && short {
+		// The limit is reached: the value is too large if the body goes
+		// on, complete only if it ends cleanly here.
+		switch more, err := more(body); {
+		case more:
+			return nil, h.tooLarge(r, -1)
+		case err != io.EOF:
+			return nil, &readError{err, got, -1}
+		}
 	}
 	if r.all {
 		return b, nil
@@ -77,11 +84,12 @@ func (h *HTTP) readUnsized(body io.Reader, r byteRange) ([]byte, error) {
 	return bytes.Clone(b[sp.skip : sp.skip+sp.take]), nil
 }
 
-// more reports whether r has another byte.
-func more(r io.Reader) bool {
+// more reports whether r has another byte; if not, the error that ended
+// it (io.EOF for a clean end).
+func more(r io.Reader) (bool, error) {
 	var b [1]byte
-	n, _ := io.ReadFull(r, b[:])
-	return n > 0
+	n, err := io.ReadFull(r, b[:])
+	return n > 0, err
 }
 
 // limit is the most bytes of body read for r.

@@ -28,6 +28,7 @@ const (
 	reset        fault = "reset"         // close the connection without an answer
 	ignoreRange  fault = "ignore-range"  // answer 200 with the whole value
 	chunked      fault = "chunked"       // ignore the range, no Content-Length
+	chunkedCut   fault = "chunked-cut"   // no Content-Length, half the value, close
 	slow         fault = "slow"          // send the body in 10 pieces, a pause between
 	drip         fault = "drip"          // send the body piece bytes at a time, a pause between
 	dripUnsized  fault = "drip-unsized"  // the same without a Content-Length
@@ -177,6 +178,11 @@ func (s *faultServer) misbehave(w http.ResponseWriter, r *http.Request, f fault,
 			s.wait(r, time.Hour)
 			conn.Close()
 		}
+	case chunkedCut:
+		w.WriteHeader(http.StatusOK)
+		w.Write(value[:len(value)/2])
+		w.(http.Flusher).Flush()
+		hangUp(w)
 	case chunked:
 		w.WriteHeader(http.StatusOK)
 		w.Write(value[:len(value)/2])
