@@ -119,7 +119,15 @@ func TestChannelKeys(t *testing.T) {
 	if px := f.Img.RGBAAt(200, 150); px.R != px.G || px.G != px.B {
 		t.Errorf("gray mode shows %v", px)
 	}
-	h.s.Rune('m')
+	// A colormap chosen in gray mode shows: the channel in colour.
+	h.s.SetColormap("fire")
+	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Colormap == "fire" })
+	if mode, _ := h.s.Channels(); mode != OneColor || f.View.C != 1 {
+		t.Errorf("a colormap chosen in gray mode: mode %v, channel %d", mode, f.View.C)
+	}
+	h.s.SetChannelMode(OneGray)
+	h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Colormap == "gray" })
+	h.s.SetChannelMode(Composite)
 	h.waitFrame(func(f *Frame) bool { return f.Info.Complete && len(f.View.Channels) == 2 })
 }
 

@@ -128,14 +128,20 @@ func (s *Session) SetWindow(lo, hi float64) {
 // render.ColormapNamed; render.RGB for colour pixels).
 func (s *Session) SetColormap(name string) {
 	s.update(func(m *loader.Meta) bool {
-		if name == s.view.Colormap {
-			return false
-		}
 		if name == render.RGB && !m.RGB {
 			return false
 		}
 		if _, err := render.ColormapNamed(name); err != nil && name != render.RGB {
 			return false
+		}
+		// A colormap chosen while one channel is shown in gray is seen:
+		// that channel in its new colours.
+		gray := s.mode == OneGray && s.multiChannelLocked()
+		if name == s.view.Colormap && !gray {
+			return false
+		}
+		if gray {
+			s.mode = OneColor
 		}
 		s.view.Colormap = name
 		return true

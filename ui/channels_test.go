@@ -191,6 +191,10 @@ func TestChannelKeysShowInThePanel(t *testing.T) {
 			t.Error("the View menu does not check Channels: Color")
 		}
 	})
+	// Grayscale: the toolbar shows the gray the picture is drawn in.
+	onUI(func() { v.pv.TypedRune('m') })
+	waitPanel(t, v, "Grayscale mode", func() bool { return v.chans.modes[2].Importance == widget.HighImportance })
+	waitPanel(t, v, "the toolbar's colormap gray", func() bool { return v.tools.cmap.Selected == "gray" })
 }
 
 // TestChannelRowMakesItCurrent clicks a channel's name: it becomes the

@@ -232,6 +232,10 @@ func (t *toolbar) dataChanged() {
 // planes changes neither: nothing is redrawn then).
 func (t *toolbar) viewChanged() {
 	view := t.v.s.View()
+	// One channel in gray is drawn in gray whatever its own colours.
+	if mode, chans := t.v.s.Channels(); len(chans) > 1 && mode == session.OneGray {
+		view.Colormap = "gray"
+	}
 	if t.shown && view.Orientation == t.orientation && view.Colormap == t.colormap {
 		return
 	}
