@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"vastview/internal/nd"
+	"vastview/internal/testtool"
 	"vastview/loader"
 )
 
@@ -386,32 +386,15 @@ func TestKilledBuildResumes(t *testing.T) {
 		return
 	}
 	root := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBuildResumes$")
-	cmd.Env = append(os.Environ(), "VASTVIEW_LEVELS_CHILD="+root)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe() // the child ends when this closes
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// A child that reports nothing is killed, which ends its output.
-	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer timer.Stop()
+	child := testtool.StartChild(t, "^TestKilledBuildResumes$", "VASTVIEW_LEVELS_CHILD="+root)
 	reported := 0
-	for sc := bufio.NewScanner(out); reported < 5 && sc.Scan(); {
+	for sc := bufio.NewScanner(child.Out); reported < 5 && sc.Scan(); {
 		if strings.HasPrefix(sc.Text(), childBuilt) {
 			reported++
 		}
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	child.Cmd.Process.Kill()
+	child.Wait()
 	if reported < 5 {
 		t.Fatalf("the child reported %d chunks before it ended", reported)
 	}

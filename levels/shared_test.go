@@ -14,6 +14,7 @@ import (
 
 	"vastview/internal/fsutil"
 	"vastview/internal/nd"
+	"vastview/internal/testtool"
 	"vastview/loader"
 )
 
@@ -119,28 +120,15 @@ type sharedChild struct {
 func startShared(t *testing.T, root string, layout, reopens int) *sharedChild {
 	t.Helper()
 	c := &sharedChild{lines: make(chan string, 1024), done: make(chan error, 1)}
-	c.cmd = exec.Command(os.Args[0], "-test.run=^TestTwoProcessesShareADiskCache$")
-	c.cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d", sharedEnv, root, layout, reopens))
-	c.cmd.Stderr = os.Stderr
-	var err error
-	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := c.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.stdin.Close(); c.cmd.Process.Kill() })
+	ch := testtool.StartChild(t, "^TestTwoProcessesShareADiskCache$", fmt.Sprintf("%s=%s %d %d", sharedEnv, root, layout, reopens))
+	c.cmd, c.stdin = ch.Cmd, ch.Stdin
 	go func() {
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(ch.Out)
 		for sc.Scan() {
 			c.lines <- sc.Text()
 		}
 		close(c.lines)
-		c.done <- c.cmd.Wait()
+		c.done <- ch.Wait()
 	}()
 	return c
 }

@@ -1,7 +1,6 @@
 package fsutil
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vastview/internal/testtool"
 )
 
 // childEnv makes the test binary a child process that prints its
@@ -39,28 +39,13 @@ func TestMain(m *testing.M) {
 // printed its tag, with the tag and the pipe that ends it when closed.
 func child(t *testing.T, lockDir string) (*exec.Cmd, string, io.WriteCloser) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), childEnv+"="+lockDir)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	t.Cleanup(func() { timer.Stop(); stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
+	c := testtool.StartChild(t, "", childEnv+"="+lockDir)
+	line, err := c.Out.ReadString('\n')
 	tag := strings.TrimSpace(line)
 	if err != nil || strings.HasPrefix(tag, "error") {
 		t.Fatalf("child: %q %v", line, err)
 	}
-	return cmd, tag, stdin
+	return c.Cmd, tag, c.Stdin
 }
 
 func TestProcessTagTellsRunningFromEnded(t *testing.T) {

@@ -1,7 +1,6 @@
 package omezarr
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -13,9 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"vastview/internal/fsutil"
+	"vastview/internal/testtool"
 )
 
 // writerEnv makes the test binary a writer that never finishes: it writes
@@ -45,27 +44,12 @@ func writeForever(out string) {
 // writes.
 func startWriter(t *testing.T, test, out string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
-	cmd.Env = append(os.Environ(), writerEnv+"="+out)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	t.Cleanup(func() { timer.Stop(); stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	c := testtool.StartChild(t, "^"+test+"$", writerEnv+"="+out)
+	line, err := c.Out.ReadString('\n')
 	if strings.TrimSpace(line) != "writing" {
 		t.Fatalf("writer said %q (%v)", line, err)
 	}
-	return cmd
+	return c.Cmd
 }
 
 // partials returns the temporary folders of writes of out.
