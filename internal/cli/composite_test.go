@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"vastview/internal/testtool"
+	"vastview/loader"
 )
 
 // compositeReference is a NumPy reference of additive blending: each
@@ -178,5 +179,20 @@ for name, c in [('blue', (0, 0, 255)), ('green', (0, 255, 0)), ('pink', (255, 0,
 		if !strings.Contains(info, want) {
 			t.Errorf("info --json does not give %s:\n%s", want, info)
 		}
+	}
+}
+
+// TestPlaneOfNoChannelShown: a file that shows none of its channels (all
+// omero "active": false) has no default composite to draw; plane says so.
+func TestPlaneOfNoChannelShown(t *testing.T) {
+	m := loader.NewMeta("t", "CYX", []int{2, 4, 4}, loader.Uint16, []int{1, 4, 4}, nil, nil)
+	m.Channels = []loader.Channel{{Hidden: true}, {Hidden: true}}
+	o := planeOpts{given: map[string]bool{}}
+	if _, err := o.composite(m, ".png"); err == nil || !strings.Contains(err.Error(), "none of its 2 channels") {
+		t.Errorf("all channels hidden: %v", err)
+	}
+	o = planeOpts{channels: "1", given: map[string]bool{"channels": true}}
+	if chans, err := o.composite(m, ".png"); err != nil || len(chans) != 1 || chans[0].C != 1 {
+		t.Errorf("--channels 1 of hidden channels: %+v, %v", chans, err)
 	}
 }

@@ -154,6 +154,9 @@ func (o *planeOpts) composite(m *loader.Meta, ext string) ([]render.Channel, err
 			pick = append(pick, c)
 		}
 	}
+	if len(pick) == 0 {
+		return nil, fmt.Errorf("the file shows none of its %d channels: pick some with --channels", len(def))
+	}
 	chans := make([]render.Channel, len(pick))
 	for i, c := range pick {
 		chans[i] = def[c]
