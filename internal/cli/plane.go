@@ -164,40 +164,51 @@ func (o *planeOpts) composite(m *loader.Meta, ext string) ([]render.Channel, err
 	if ext == ".raw" {
 		return chans, nil
 	}
-	if o.colors != "" {
-		list := strings.Split(o.colors, ",")
-		if len(list) > len(chans) {
-			return nil, fmt.Errorf("--colors gives %d colours for %d channels", len(list), len(chans))
+	err := perChannel(o.colors, "--colors", "colours", len(chans), func(i int, name string) error {
+		if _, err := render.ColormapNamed(name); err != nil {
+			return fmt.Errorf("--colors: %v", err)
 		}
-		for i, name := range list {
-			if name = strings.TrimSpace(name); name == "" {
-				continue
-			}
-			if _, err := render.ColormapNamed(name); err != nil {
-				return nil, fmt.Errorf("--colors: %v", err)
-			}
-			chans[i].Colormap = name
-		}
+		chans[i].Colormap = name
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if o.windows != "" {
-		list := strings.Split(o.windows, ",")
-		if len(list) > len(chans) {
-			return nil, fmt.Errorf("--windows gives %d windows for %d channels", len(list), len(chans))
+	err = perChannel(o.windows, "--windows", "windows", len(chans), func(i int, w string) error {
+		a, b, ok := strings.Cut(w, ":")
+		lo, err1 := strconv.ParseFloat(a, 64)
+		hi, err2 := strconv.ParseFloat(b, 64)
+		if !ok || err1 != nil || err2 != nil || hi <= lo {
+			return fmt.Errorf("--windows wants LO:HI with LO < HI for each channel, not %q", w)
 		}
-		for i, w := range list {
-			if w = strings.TrimSpace(w); w == "" {
-				continue
-			}
-			a, b, ok := strings.Cut(w, ":")
-			lo, err1 := strconv.ParseFloat(a, 64)
-			hi, err2 := strconv.ParseFloat(b, 64)
-			if !ok || err1 != nil || err2 != nil || hi <= lo {
-				return nil, fmt.Errorf("--windows wants LO:HI with LO < HI for each channel, not %q", w)
-			}
-			chans[i].Lo, chans[i].Hi = lo, hi
-		}
+		chans[i].Lo, chans[i].Hi = lo, hi
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return chans, nil
+}
+
+// perChannel hands set each entry of list, a comma-separated option given
+// for n channels in turn (empty entries skipped), with its index; more
+// entries than channels are an error.
+func perChannel(list, flag, what string, n int, set func(i int, v string) error) error {
+	if list == "" {
+		return nil
+	}
+	vals := strings.Split(list, ",")
+	if len(vals) > n {
+		return fmt.Errorf("%s gives %d %s for %d channels", flag, len(vals), what, n)
+	}
+	for i, v := range vals {
+		if v = strings.TrimSpace(v); v != "" {
+			if err := set(i, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // writeComposite reads the plane of each of chans and writes them: drawn
