@@ -53,6 +53,7 @@ func (r *Renderer) renderComposite(v View, chans []Channel, p Source, gen uint64
 	}
 	subs := r.subs[:len(chans)]
 	for i, ch := range chans {
+		subs[i].clear = r.clear
 		subs[i].start(img, ChannelView(v, ch), p, i > 0)
 	}
 	r.fillComposite(subs, v.Width, v.Height)

@@ -88,8 +88,12 @@ func (r *Renderer) blank(x0, x1, y0, y1 int) {
 		return
 	}
 	pix, stride := r.img.Pix, r.img.Stride
+	bg := r.bg
+	if r.ids || r.clear {
+		bg = r.none
+	}
 	for y := y0; y < y1; y++ {
-		copy(pix[y*stride+4*x0:y*stride+4*x1], r.bg)
+		copy(pix[y*stride+4*x0:y*stride+4*x1], bg)
 	}
 }
 
@@ -114,6 +118,10 @@ func (r *Renderer) blit(ls *levelState, data []byte, xa, xb, ya, yb int) {
 
 // drawRow colours the samples of row at the byte offsets cols into dst.
 func (r *Renderer) drawRow(dst, row []byte, cols []int) {
+	if r.ids {
+		r.idRow(dst, row, cols)
+		return
+	}
 	le := binary.LittleEndian
 	dst = dst[:4*len(cols)]
 	dt := r.f.m.DType

@@ -72,6 +72,7 @@ type Renderer struct {
 	failErr  error
 	next     int
 	bg       []byte // a row of background pixels
+	none     []byte // a row of transparent pixels (0 as ids)
 
 	// The colour tables of the current frame.
 	lut    *[65536]uint8 // raw 8/16-bit value -> colormap entry
@@ -101,6 +102,9 @@ type Renderer struct {
 	add  bool       // draw by adding to the picture (a composite's later channels)
 	row  []byte     // a row drawn before it is added
 	data [][]byte   // the chunk of each channel of a composite (see compositeChunk)
+
+	ids   bool // draw label ids instead of colours (RenderLabels)
+	clear bool // transparent where no data (RenderLayer)
 
 	collect bool      // gather values instead of drawing (ViewRange)
 	step    int       // collect every step-th pixel along each axis
@@ -193,6 +197,7 @@ func (r *Renderer) background(w int) {
 			r.bg[4*i], r.bg[4*i+1], r.bg[4*i+2], r.bg[4*i+3] = background[0], background[1], background[2], 255
 		}
 		r.row = make([]byte, 4*w)
+		r.none = make([]byte, 4*w)
 	}
 }
 

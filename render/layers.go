@@ -1,0 +1,217 @@
+package render
+
+import (
+	"encoding/binary"
+	"image"
+	"math"
+
+	"vastview/loader"
+)
+
+// Blending is how a layer's colours combine with the picture under it.
+type Blending uint8
+
+// The blendings, as napari's "translucent" and "additive".
+const (
+	Over     Blending = iota // the layer's colour at its opacity over the picture
+	Additive                 // the layer's colour times its opacity, added, clamped
+)
+
+// String is the blending's name, "over" or "additive".
+func (b Blending) String() string {
+	if b == Additive {
+		return "additive"
+	}
+	return "over"
+}
+
+// ParseBlending reads "over" or "additive" ("" is over).
+func ParseBlending(s string) (Blending, bool) {
+	switch s {
+	case "", "over":
+		return Over, true
+	case "additive", "add":
+		return Additive, true
+	}
+	return Over, false
+}
+
+// LabelStyle is how a label layer is drawn over the picture.
+type LabelStyle struct {
+	// Opacity of the labels' colours, 0..1.
+	Opacity float64
+	// Outline draws only the pixels of each label next to another label
+	// (or none), in screen pixels.
+	Outline bool
+	// Selected, when not 0, is the only label drawn.
+	Selected uint32
+	// Palette, when the file gives its labels colours (OME-Zarr
+	// image-label colors), is the colour of each label value below its
+	// length; others get LabelColour's.
+	Palette [][3]uint16
+}
+
+// LabelColour is the colour label id is drawn in when its file gives
+// none: the glasbey colormap's entry 1+(id-1) mod 255, stable from run to
+// run and far from its neighbours' (id 0 has none: it is transparent).
+func LabelColour(id uint32) [3]uint8 {
+	return colormaps["glasbey"].LUT[labelIndex(float64(id))]
+}
+
+// RenderLayer is Render for a picture laid over another: where the layer
+// has no data (outside it, or nothing in memory yet) its pixels are
+// transparent (alpha 0); elsewhere they are opaque.
+func (r *Renderer) RenderLayer(v View, p Source, gen uint64) (*image.RGBA, Info) {
+	r.clear = true
+	defer func() { r.clear = false }()
+	return r.Render(v, p, gen)
+}
+
+// RenderLabels draws the label ids of view v of p instead of colours:
+// each pixel's four bytes hold the id under it as a little-endian
+// uint32 (the low 32 bits of wider values, fractions dropped), 0 where
+// there is no data. Missing chunks are drawn from coarser levels and
+// requested as Render does.
+func (r *Renderer) RenderLabels(v View, p Source, gen uint64) (*image.RGBA, Info) {
+	r.ids = true
+	defer func() { r.ids = false }()
+	v.Channels, v.Colormap = nil, "glasbey"
+	return r.Render(v, p, gen)
+}
+
+// idRow writes the ids of the samples of row at the byte offsets cols.
+func (r *Renderer) idRow(dst, row []byte, cols []int) {
+	le := binary.LittleEndian
+	dst = dst[:4*len(cols)]
+	switch dt := r.f.m.DType; dt {
+	case loader.Uint8:
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], uint32(row[o]))
+		}
+	case loader.Int8:
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], uint32(int32(int8(row[o]))))
+		}
+	case loader.Uint16:
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], uint32(le.Uint16(row[o:])))
+		}
+	case loader.Int16:
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], uint32(int32(int16(le.Uint16(row[o:])))))
+		}
+	case loader.Uint32, loader.Int32:
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], le.Uint32(row[o:]))
+		}
+	default:
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], labelID(Sample(row[o:], dt, 0)))
+		}
+	}
+}
+
+// labelID is the id of a label stored as a floating-point value.
+func labelID(v float64) uint32 {
+	if !(v > -9e18 && v < 9e18) {
+		return 0
+	}
+	return uint32(int64(math.Floor(v)))
+}
+
+// alphaTables returns, for opacity a (0..255), x -> round(x*a/255) and
+// x -> round(x*(255-a)/255).
+func alphaTables(a int) (on, under [256]uint8) {
+	for x := range 256 {
+		on[x] = uint8((x*a + 127) / 255)
+		under[x] = uint8((x*(255-a) + 127) / 255)
+	}
+	return on, under
+}
+
+// opacity8 is an opacity 0..1 as 0..255.
+func opacity8(o float64) int {
+	if !(o > 0) {
+		return 0
+	}
+	return int(min(1, o)*255 + 0.5)
+}
+
+// Overlay lays src, a layer as RenderLayer drew it, over dst (the same
+// size) at opacity 0..1: where src is opaque, each primary becomes
+// round(src*a/255) + round(dst*(255-a)/255) with blending Over, or
+// min(255, dst + round(src*a/255)) with Additive, a being the opacity
+// times 255, rounded.
+func Overlay(dst, src *image.RGBA, opacity float64, b Blending) {
+	a := opacity8(opacity)
+	if a == 0 {
+		return
+	}
+	on, under := alphaTables(a)
+	d, s := dst.Pix, src.Pix[:len(dst.Pix)]
+	for i := 0; i+3 < len(d); i += 4 {
+		if s[i+3] == 0 {
+			continue
+		}
+		for k := i; k < i+3; k++ {
+			if b == Additive {
+				d[k] = uint8(min(255, int(d[k])+int(on[s[k]])))
+			} else {
+				d[k] = on[s[k]] + under[d[k]]
+			}
+		}
+	}
+}
+
+// OverlayLabels colours the ids RenderLabels drew and lays them over dst
+// (the same size) as Overlay does with blending Over: label 0 is
+// transparent, every other label its colour (LabelStyle.Palette, else
+// LabelColour); with Outline only its pixels with a 4-neighbour of
+// another id; with Selected only that label.
+func OverlayLabels(dst, ids *image.RGBA, st LabelStyle) {
+	a := opacity8(st.Opacity)
+	if a == 0 {
+		return
+	}
+	on, under := alphaTables(a)
+	var cycle [256][3]uint8 // glasbey's colours at the opacity
+	lut := &colormaps["glasbey"].LUT
+	for e := range cycle {
+		for k := range 3 {
+			cycle[e][k] = on[lut[e][k]]
+		}
+	}
+	var own [][3]uint8 // the file's colours at the opacity
+	if len(st.Palette) > 0 {
+		own = make([][3]uint8, len(st.Palette))
+		for v, c := range st.Palette {
+			for k := range 3 {
+				own[v][k] = on[c[k]>>8]
+			}
+		}
+	}
+	le := binary.LittleEndian
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	id := func(x, y int) uint32 { return le.Uint32(ids.Pix[y*ids.Stride+4*x:]) }
+	for y := range h {
+		row := dst.Pix[y*dst.Stride:]
+		for x := range w {
+			v := id(x, y)
+			if v == 0 || st.Selected != 0 && v != st.Selected {
+				continue
+			}
+			if st.Outline && !(x > 0 && id(x-1, y) != v || x+1 < w && id(x+1, y) != v ||
+				y > 0 && id(x, y-1) != v || y+1 < h && id(x, y+1) != v) {
+				continue
+			}
+			var c *[3]uint8
+			if int64(v) < int64(len(own)) {
+				c = &own[v]
+			} else {
+				c = &cycle[labelIndex(float64(v))]
+			}
+			p := row[4*x:]
+			p[0], p[1], p[2] = c[0]+under[p[0]], c[1]+under[p[1]], c[2]+under[p[2]]
+		}
+	}
+}
