@@ -38,7 +38,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	case "info":
 		err = cmdInfo(args[1:], stdout)
 	case "plane":
-		err = cmdPlane(args[1:])
+		err = cmdPlane(args[1:], stderr)
 	case "pyramid":
 		err = cmdPyramid(args[1:], stderr)
 	case "bench":
@@ -69,10 +69,13 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--index N] [--level L] [--window W,C | --level-range LO,HI]
                  [--colormap gray|gray-inverted|fire|viridis|magma|glasbey|#rrggbb|rgb]
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
+                 [--overlay LABELS [--opacity A]]
                                    one plane: F.raw holds the samples
                                    (native type, little-endian, row-major),
                                    F.png the plane as the viewer shows it
-                                   (several channels: their composite)
+                                   (several channels: their composite;
+                                   LABELS, a label image, laid over it
+                                   where its physical coordinates say)
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr

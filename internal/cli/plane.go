@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,13 +22,16 @@ import (
 type planeOpts struct {
 	out, orient, window, levelRange, colormap string
 	channels, colors, windows                 string
+	overlay                                   string
+	opacity                                   float64
 	t, c, z, index, level                     int
 	given                                     map[string]bool // the flags given
+	stderr                                    io.Writer
 }
 
-func cmdPlane(args []string) error {
+func cmdPlane(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plane", flag.ContinueOnError)
-	var o planeOpts
+	o := planeOpts{stderr: stderr}
 	fs.StringVar(&o.out, "out", "", "output file (.raw or .png)")
 	fs.IntVar(&o.t, "t", 0, "time point")
 	fs.IntVar(&o.c, "c", 0, "channel")
@@ -41,6 +45,8 @@ func cmdPlane(args []string) error {
 	fs.StringVar(&o.channels, "channels", "", "all or I,J,... channels of a composite")
 	fs.StringVar(&o.colors, "colors", "", "C1,C2,... colours of the composite's channels")
 	fs.StringVar(&o.windows, "windows", "", "LO:HI,LO:HI,... windows of the composite's channels")
+	fs.StringVar(&o.overlay, "overlay", "", "label image laid over the picture")
+	fs.Float64Var(&o.opacity, "opacity", 0.5, "opacity of the --overlay labels, 0 to 1")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
@@ -53,6 +59,12 @@ func cmdPlane(args []string) error {
 	ext := strings.ToLower(filepath.Ext(o.out))
 	if ext != ".raw" && ext != ".png" {
 		return usageError{"plane: --out must end in .raw or .png"}
+	}
+	if o.overlay != "" && ext != ".png" {
+		return usageError{"plane: --overlay draws labels over a picture: --out must end in .png"}
+	}
+	if o.given["opacity"] && (o.overlay == "" || !(o.opacity >= 0 && o.opacity <= 1)) {
+		return usageError{"plane: --opacity wants a number from 0 to 1, with --overlay"}
 	}
 	if o.given["colormap"] && o.colormap != render.RGB {
 		if _, err := render.ColormapNamed(o.colormap); err != nil {
@@ -107,7 +119,64 @@ func cmdPlane(args []string) error {
 			return usageError{"plane: " + err.Error()}
 		}
 	}
-	return writePNG(o.out, render.Plane(buf, m.DType, w, h, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap)))
+	return o.writePicture(pos[0], render.Plane(buf, m.DType, w, h, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap)), m, sel)
+}
+
+// writePicture writes the PNG of img, plane sel of the source name (whose
+// metadata is m), with the labels of --overlay laid over it.
+func (o *planeOpts) writePicture(name string, img *image.RGBA, m *loader.Meta, sel loader.Plane) error {
+	if o.overlay != "" {
+		if err := o.layLabels(name, img, m, sel); err != nil {
+			return err
+		}
+	}
+	return writePNG(o.out, img)
+}
+
+// layLabels lays the labels of --overlay over img, plane sel of the
+// source name, aligned by their physical coordinates: each pixel gets the
+// label nearest its centre. A label image that does not reach the plane
+// leaves it as it is, and says so on stderr.
+func (o *planeOpts) layLabels(name string, img *image.RGBA, m *loader.Meta, sel loader.Plane) error {
+	lab, err := openSource(o.overlay)
+	if err != nil {
+		return err
+	}
+	defer lab.Close()
+	lm := lab.Meta()
+	base := *m // the plane's own level, as level 0
+	base.Levels = []loader.Level{m.Levels[o.level]}
+	base.Shape = base.Levels[0].Shape
+	al, err := render.Align(&base, lm)
+	if err != nil {
+		return fmt.Errorf("%s: cannot be laid over %s: %v", o.overlay, name, err)
+	}
+	row, col, _ := loader.PlaneAxes(sel.Orientation)
+	lsel := loader.Plane{Orientation: sel.Orientation, At: map[byte]int{}}
+	for i := 0; i < len(lm.Axes); i++ {
+		a := lm.Axes[i]
+		if a == row || a == col || a == 'C' {
+			continue
+		}
+		j, ok := al.Index(a, sel.At[a])
+		if !ok {
+			fmt.Fprintf(o.stderr, "vastview: %s does not reach %c %d of %s: drawn without it\n", o.overlay, a, sel.At[a], name)
+			return nil
+		}
+		lsel.At[a] = j
+	}
+	if lm.AxisIndex(row) < 0 || lm.AxisIndex(col) < 0 {
+		fmt.Fprintf(o.stderr, "vastview: %s has no %s plane: drawn without it\n", o.overlay, sel.Orientation)
+		return nil
+	}
+	buf, pw, ph, err := loader.ReadPlane(context.Background(), lab, 0, lsel)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.overlay, err)
+	}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	ids := render.PlaneLabels(buf, lm.DType, pw, ph, al, row, col, w, h)
+	render.OverlayLabels(img, ids, render.LabelStyle{Opacity: o.opacity, Palette: lm.Palette})
+	return nil
 }
 
 // composite returns the channels of the composite the options and the
@@ -234,7 +303,7 @@ func (o *planeOpts) writeComposite(name string, src loader.Source, sel loader.Pl
 			chans[i].Lo, chans[i].Hi = render.AutoRange(planes[i], dt)
 		}
 	}
-	return writePNG(o.out, render.PlaneComposite(planes, dt, w, h, chans))
+	return o.writePicture(name, render.PlaneComposite(planes, dt, w, h, chans), src.Meta(), sel)
 }
 
 // writePNG encodes img and writes it to path.
@@ -272,7 +341,7 @@ func (o *planeOpts) writeRGB(name string, src loader.Source, sel loader.Plane) e
 	if wlo, whi, ok := render.RGBWindow(dt); ok && o.window == "" && o.levelRange == "" {
 		lo, hi = wlo, whi
 	}
-	return writePNG(o.out, render.PlaneRGB(samples, dt, w, h, lo, hi))
+	return o.writePicture(name, render.PlaneRGB(samples, dt, w, h, lo, hi), m, sel)
 }
 
 // selection turns the options into a plane: --index is the position along
