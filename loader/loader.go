@@ -67,6 +67,10 @@ type Meta struct {
 	// ChannelsComposite, ChannelsColor, ChannelsGray, or "" when it does
 	// not say.
 	ChannelMode string
+	// Labels lists the label images the file offers to lay over it
+	// (OME-Zarr's labels group), each as a path relative to the one
+	// opened, "/"-separated.
+	Labels []string
 	// Synthetic is true when the samples are computed on read rather than
 	// stored (the built-in demo): cheap to read again, so computed levels
 	// are neither built in the background nor kept in the disk cache.

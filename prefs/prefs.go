@@ -49,6 +49,22 @@ type View struct {
 	// Mode is how several channels were shown: "composite", "color" or
 	// "grayscale" ("" for composite).
 	Mode string `json:"mode,omitempty"`
+	// Layers are the layers laid over the image, bottom first; nil when
+	// the view had none (then a file's own labels are offered again).
+	Layers []LayerView `json:"layers,omitempty"`
+	// LayersSet is true when Layers says what was shown, even none.
+	LayersSet bool `json:"layers_set,omitempty"`
+}
+
+// LayerView is how one layer was shown over the image.
+type LayerView struct {
+	Path     string  `json:"path"`
+	Labels   bool    `json:"labels,omitempty"`
+	Hidden   bool    `json:"hidden,omitempty"`
+	Opacity  float64 `json:"opacity"`
+	Blending string  `json:"blending,omitempty"`
+	Outline  bool    `json:"outline,omitempty"`
+	Selected uint32  `json:"selected,omitempty"`
 }
 
 // ChannelView is how one channel was shown.

@@ -58,6 +58,9 @@ type DataOptions struct {
 	// Hold keeps the build from starting until StartBuild (data opened
 	// ahead of being shown).
 	Hold bool
+	// Labels makes the levels by the most frequent value, not the mean
+	// (a label image, whether or not its file says so).
+	Labels bool
 }
 
 // OpenData builds the pyramid over src (named name, see Data.Name) and
@@ -68,7 +71,7 @@ func OpenData(name string, src loader.Source, opt DataOptions) (*Data, error) {
 	m := src.Meta()
 	d := &Data{Name: name, done: make(chan struct{}), start: make(chan struct{})}
 	d.refs.Store(1)
-	lopt := levels.Options{CacheBytes: opt.CacheBytes}
+	lopt := levels.Options{CacheBytes: opt.CacheBytes, Mode: opt.Labels && !m.DType.Float()}
 	// The background build keeps to a quarter of the disk cache (of the
 	// memory cache for data with no disk identity, such as a URL): a long
 	// movie gets thumbnail levels, not every level.

@@ -21,6 +21,8 @@ type request struct {
 	// ahead is how many chunk layers playback reads ahead, in the
 	// background (requests no new view drops), besides the usual few.
 	ahead int
+	// layers are drawn over the data, bottom first.
+	layers []layerDraw
 }
 
 // Frame is one finished picture and what it shows. Img stays unchanged
@@ -29,6 +31,9 @@ type Frame struct {
 	Img  *image.RGBA
 	View render.View // as drawn: zoom and window chosen when the view left them open
 	Info render.Info
+	// Layers is how many layers were drawn over the data (those visible
+	// that reach its plane).
+	Layers int
 
 	data      *Data
 	gen       uint64
@@ -67,7 +72,11 @@ type drawer struct {
 	mu        sync.Mutex
 	unsub     func()
 	following *Data
-	refreshes uint64 // the pyramid's Refreshes at the last frame
+	layerSubs []func() // the subscriptions to the layers' pyramids
+	refreshes uint64   // the pyramid's Refreshes at the last frame
+
+	lr      []render.Renderer         // one per layer drawn
+	windows map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 }
 
 func newDrawer(s *Session) *drawer {
@@ -100,17 +109,37 @@ func (d *drawer) follow(data *Data) {
 	}
 	d.unsub, d.following = unsub, data
 	d.mu.Unlock()
-	go func() {
-		for e := range events {
-			if e.Err != nil {
-				data.failed(e.Err, d.s.clock.Now())
-			}
-			select {
-			case d.poke <- struct{}{}:
-			default:
-			}
+	go d.forward(data, events)
+}
+
+// forward redraws on the events of data's pyramid until they end, noting
+// its failed loads.
+func (d *drawer) forward(data *Data, events <-chan levels.Event) {
+	for e := range events {
+		if e.Err != nil {
+			data.failed(e.Err, d.s.clock.Now())
 		}
-	}()
+		select {
+		case d.poke <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// followLayers redraws on the arrivals of the layers' pyramids too (those
+// of ds, replacing the layers followed before).
+func (d *drawer) followLayers(ds []*Data) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, unsub := range d.layerSubs {
+		unsub()
+	}
+	d.layerSubs = nil
+	for _, data := range ds {
+		events, unsub := data.Pyr.Subscribe()
+		d.layerSubs = append(d.layerSubs, unsub)
+		go d.forward(data, events)
+	}
 }
 
 // stop ends the drawing goroutine and waits for it.
@@ -122,6 +151,10 @@ func (d *drawer) stop() {
 		d.unsub()
 		d.unsub = nil
 	}
+	for _, unsub := range d.layerSubs {
+		unsub()
+	}
+	d.layerSubs = nil
 	d.mu.Unlock()
 }
 
@@ -295,7 +328,11 @@ func (d *drawer) draw(r request) *Frame {
 			d.r.Prefetch(drawn, pyr, r.gen, r.dir, r.ahead, levels.Background)
 		}
 	}
-	f := &Frame{Img: img, View: v, Info: info, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
+	layers := 0
+	if len(r.layers) > 0 {
+		layers = d.drawLayers(img, &info, r, drawn)
+	}
+	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
 	f.readTotal, _ = pyr.BytesRead()
 	return f
 }
@@ -306,12 +343,18 @@ func (d *drawer) draw(r request) *Frame {
 // then from the values on screen, as ImageJ does; 0, 0 when nothing of it
 // is in memory yet.
 func (d *drawer) autoWindow(data *Data, v render.View) (lo, hi float64) {
+	return autoWindow(&d.r, data, v)
+}
+
+// autoWindow is drawer.autoWindow with renderer r looking at the values
+// in view.
+func autoWindow(r *render.Renderer, data *Data, v render.View) (lo, hi float64) {
 	if data.Built() {
 		if cr, ok := render.ChannelRange(data.Pyr, contrastChannel(v)); ok {
 			return cr.Lo, cr.Hi
 		}
 	}
-	if lo, hi, ok := d.r.ViewRange(v, data.Pyr); ok {
+	if lo, hi, ok := r.ViewRange(v, data.Pyr); ok {
 		return lo, hi
 	}
 	return 0, 0
@@ -324,4 +367,76 @@ func contrastChannel(v render.View) int {
 		return -1
 	}
 	return v.C
+}
+
+// drawLayers draws the layers of r over img, the frame of view v of the
+// data, each aligned with it, and counts their missing and failed chunks
+// in info: the frame is complete when every layer is too. It returns how
+// many it drew.
+func (d *drawer) drawLayers(img *image.RGBA, info *render.Info, r request, v render.View) (drawn int) {
+	if len(d.lr) < len(r.layers) {
+		lr := make([]render.Renderer, len(r.layers))
+		copy(lr, d.lr)
+		d.lr = lr
+	}
+	base := r.d.Pyr.Meta()
+	for i, l := range r.layers {
+		c := 0
+		if !l.labels {
+			c = l.chans[0].C
+		}
+		lv, ok := l.al.View(v, base, c)
+		if !ok {
+			continue // the layer does not reach this plane
+		}
+		rr, pyr := &d.lr[i], l.d.Pyr
+		var in render.Info
+		if l.labels {
+			var ids *image.RGBA
+			ids, in = rr.RenderLabels(lv, pyr, r.gen)
+			render.OverlayLabels(img, ids, l.style)
+		} else {
+			lv.Channels = d.layerWindows(rr, l, lv)
+			var pic *image.RGBA
+			pic, in = rr.RenderLayer(lv, pyr, r.gen)
+			render.Overlay(img, pic, l.style.Opacity, l.blend)
+		}
+		if r.dir != 0 {
+			rr.Prefetch(lv, pyr, r.gen, r.dir, 0, levels.Prefetch)
+		}
+		info.Missing += in.Missing
+		info.Failed += in.Failed
+		info.Complete = info.Complete && in.Complete
+		if in.Err != nil && info.Err == nil {
+			info.Err = in.Err
+		}
+		drawn++
+	}
+	return drawn
+}
+
+// layerWindows are the channels of an image layer with their windows:
+// those the file gives, else auto-contrast's, chosen from the coarsest
+// level once the layer's levels are built (and kept), from the values in
+// view until then.
+func (d *drawer) layerWindows(rr *render.Renderer, l layerDraw, v render.View) []render.Channel {
+	if w, ok := d.windows[l.d]; ok {
+		return w
+	}
+	chans := slices.Clone(l.chans)
+	for i := range chans {
+		if ch := &chans[i]; ch.Lo == ch.Hi {
+			ch.Lo, ch.Hi = autoWindow(rr, l.d, render.ChannelView(v, *ch))
+			if ch.Lo == ch.Hi {
+				ch.Lo, ch.Hi = 0, 1
+			}
+		}
+	}
+	if l.d.Built() {
+		if d.windows == nil || len(d.windows) > 16 { // forget layers long gone
+			d.windows = map[*Data][]render.Channel{}
+		}
+		d.windows[l.d] = chans
+	}
+	return chans
 }

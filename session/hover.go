@@ -26,13 +26,23 @@ func (s *Session) Hover(x, y float64, in bool) {
 // (in samples, and physical units for the plane's two), and the value there
 // (R, G and B for colour pixels, every visible channel's of a composite;
 // the physical value too when the file scales values), from the finest
-// level in memory. It is "" off the data.
+// level in memory, then what each visible layer holds there (a label
+// layer's label id), topmost first. It is "" off the data.
 func (s *Session) HoverText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.hover.in || s.data == nil || s.shown == nil {
 		return ""
 	}
+	t := s.hoverTextLocked()
+	if t != "" && len(s.layers.list) > 0 {
+		t += s.layerHoverLocked(s.shown.View, s.hover.x, s.hover.y)
+	}
+	return t
+}
+
+// hoverTextLocked is HoverText for the data, without its layers.
+func (s *Session) hoverTextLocked() string {
 	pyr := s.data.Pyr
 	m := pyr.Meta()
 	shown := s.shown.View

@@ -64,6 +64,7 @@ const (
 	OpeningChanged                       // a file is being opened, or no longer
 	ListChanged                          // the browsing list, or the place in it
 	ThumbnailsChanged                    // a thumbnail of the list is made
+	LayersChanged                        // the layers over the image, or how they are shown
 )
 
 // Problem is an error to show the user: what failed (a file's name, an
@@ -105,6 +106,7 @@ type Session struct {
 	exports map[*Export]struct{}
 	browse  browseState
 	thumbs  thumbState
+	layers  layerState
 	traced  struct {
 		data *Data
 		read int64 // bytes read for views of it up to the last frame traced
@@ -170,12 +172,16 @@ func (s *Session) Close() {
 	}
 	d := s.data
 	s.data = nil
+	layers := s.dropLayersLocked()
 	ahead := s.browse.ahead
 	s.browse.ahead = nil
 	s.mu.Unlock()
 	s.wg.Wait()
 	for _, a := range ahead {
 		a.Release()
+	}
+	for _, l := range layers {
+		l.Release()
 	}
 	s.draw.stop()
 	s.hw.stop()
@@ -303,6 +309,7 @@ func (s *Session) show(d *Data, keep bool) error {
 	old := s.data
 	s.saveViewLocked()
 	s.stopPlayLocked()
+	oldLayers := s.dropLayersLocked()
 	s.data = d
 	d.readWhenShown, _ = d.Pyr.BytesRead()
 	s.shown = nil
@@ -334,7 +341,11 @@ func (s *Session) show(d *Data, keep bool) error {
 	if old != nil && !keepOld {
 		go old.Release()
 	}
-	c := DataChanged | ViewChanged | HistogramChanged | StatusChanged | HoverChanged | PlayChanged | ListChanged
+	for _, l := range oldLayers {
+		go l.Release()
+	}
+	s.restoreLayers(d)
+	c := DataChanged | ViewChanged | HistogramChanged | StatusChanged | HoverChanged | PlayChanged | ListChanged | LayersChanged
 	if recent {
 		c |= RecentChanged
 	}

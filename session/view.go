@@ -17,7 +17,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 		return // nothing to draw before the window is laid out
 	}
 	s.gen++
-	s.draw.ask(request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on})
+	s.draw.ask(request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on, layers: s.layerDrawsLocked()})
 }
 
 // update changes the view with f and has it drawn.
@@ -226,6 +226,7 @@ func (s *Session) saveViewLocked() {
 	if s.multiChannelLocked() {
 		v.Mode = s.mode.String()
 	}
+	s.saveLayersLocked(&v)
 	s.prefs.SetView(s.data.Name, v)
 }
 

@@ -26,25 +26,28 @@ func TestGroups(t *testing.T) {
 		shape       []int
 		label       bool
 		paletteSize int
+		labels      []string // the label images offered
 	}{
 		{"bioformats2raw", map[string]string{
 			".zattrs": `{"bioformats2raw.layout": 3}`, ".zgroup": `{"zarr_format": 2}`,
 			"0/.zattrs": `{"multiscales": ` + ms + `}`, "0/0/.zarray": v2array("[6, 8]", "[4, 4]"),
-		}, "YX", []int{6, 8}, false, 0},
+			"0/labels/.zattrs": `{"labels": ["cells", "../bad", "nuclei"]}`,
+		}, "YX", []int{6, 8}, false, 0, []string{"0/labels/cells", "0/labels/nuclei"}},
 		{"v0.5 labels group", map[string]string{
 			"zarr.json":          `{"zarr_format": 3, "node_type": "group", "attributes": {"ome": {"version": "0.5", "labels": ["nuclei", "other"]}}}`,
 			"nuclei/zarr.json":   `{"zarr_format": 3, "node_type": "group", "attributes": {"ome": {"version": "0.5", "multiscales": ` + ms + `, "image-label": {"colors": [{"label-value": 2, "rgba": [1, 2, 3, 4]}]}}}}`,
 			"nuclei/0/zarr.json": v3array,
-		}, "YX", []int{6, 8}, true, 3},
+		}, "YX", []int{6, 8}, true, 3, nil},
 		{"v0.1 without axes", map[string]string{
 			".zattrs":   `{"multiscales": [{"version": "0.1", "datasets": [{"path": "0"}, {"path": "1"}]}]}`,
 			"0/.zarray": v2array("[1, 2, 3, 16, 16]", "[1, 1, 1, 16, 16]"),
 			"1/.zarray": v2array("[1, 2, 3, 8, 8]", "[1, 1, 1, 8, 8]"),
-		}, "TCZYX", []int{1, 2, 3, 16, 16}, false, 0},
+		}, "TCZYX", []int{1, 2, 3, 16, 16}, false, 0, nil},
 		{"v3 multiscales without ome", map[string]string{
-			"zarr.json":   `{"zarr_format": 3, "node_type": "group", "attributes": {"multiscales": ` + ms + `}}`,
-			"0/zarr.json": v3array,
-		}, "YX", []int{6, 8}, false, 0},
+			"zarr.json":        `{"zarr_format": 3, "node_type": "group", "attributes": {"multiscales": ` + ms + `}}`,
+			"0/zarr.json":      v3array,
+			"labels/zarr.json": `{"zarr_format": 3, "node_type": "group", "attributes": {"ome": {"version": "0.5", "labels": ["a"]}}}`,
+		}, "YX", []int{6, 8}, false, 0, []string{"labels/a"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			files := map[string][]byte{}
@@ -59,6 +62,9 @@ func TestGroups(t *testing.T) {
 			m := src.Meta()
 			if m.Format != "ome-zarr" || m.Axes != c.axes || !reflect.DeepEqual(m.Shape, c.shape) || m.Label != c.label || len(m.Palette) != c.paletteSize {
 				t.Errorf("format %q axes %q shape %v label %v palette %v", m.Format, m.Axes, m.Shape, m.Label, m.Palette)
+			}
+			if !reflect.DeepEqual(m.Labels, c.labels) {
+				t.Errorf("labels offered: %q, want %q", m.Labels, c.labels)
 			}
 			if err := m.Validate(); err != nil {
 				t.Error(err)

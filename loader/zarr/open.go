@@ -152,6 +152,9 @@ func openMultiscale(ctx context.Context, st store.Store, dir string, ver int, a 
 	}
 	m.Label = a.ImageLabel != nil
 	m.Palette = a.ImageLabel.palette()
+	if !m.Label {
+		m.Labels = labelsOf(ctx, st, dir, ver)
+	}
 	n := 1
 	if c := m.AxisIndex('C'); c >= 0 {
 		n = m.Shape[c]
@@ -163,6 +166,39 @@ func openMultiscale(ctx context.Context, st store.Store, dir string, ver int, a 
 		m.ChannelMode = a.Omero.mode()
 	}
 	return newSource(st, m, arrays)
+}
+
+// labelsOf lists the label images of the labels group beside the image
+// under dir (its "labels" attribute), as paths from the store's root; none
+// when there is no such group or it cannot be read (the image opens all
+// the same).
+func labelsOf(ctx context.Context, st store.Store, dir string, ver int) []string {
+	key := dir + "labels/.zattrs"
+	if ver == 3 {
+		key = dir + "labels/zarr.json"
+	}
+	doc, ok, err := getMeta(ctx, st, key, nil)
+	if err != nil || !ok {
+		return nil
+	}
+	if ver == 3 {
+		z, err := parseNodeV3(doc)
+		if err != nil {
+			return nil
+		}
+		doc = z.Attributes
+	}
+	a, err := parseAttrs(doc)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range a.Labels {
+		if p, err := relPath(l); err == nil && len(out) < maxChannels {
+			out = append(out, dir+"labels/"+p)
+		}
+	}
+	return out
 }
 
 // readDatasets reads the array metadata of every dataset, a few at once.

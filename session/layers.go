@@ -1,0 +1,419 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"vastview/loader"
+	"vastview/prefs"
+	"vastview/render"
+)
+
+// LayerKind says how a layer being added is drawn.
+type LayerKind uint8
+
+// The kinds of layer.
+const (
+	// LayerAuto is a label layer when the file says it holds labels (an
+	// OME-Zarr image-label) or its integer samples and its name do
+	// ("labels", "mask", "seg"...), else an image layer.
+	LayerAuto LayerKind = iota
+	LayerImage
+	LayerLabels
+)
+
+// Layer is one layer over the image, as the layer list shows and sets it.
+type Layer struct {
+	Name     string // the file's name, for the list
+	Path     string // what was opened
+	Labels   bool   // a label layer (else an image, drawn as a composite of its channels)
+	Visible  bool
+	Opacity  float64 // 0..1
+	Blending render.Blending
+	Outline  bool   // label layers: only the edges of each label
+	Selected uint32 // label layers: when not 0, the only label shown
+}
+
+// defaultLabelOpacity and defaultImageOpacity are a new layer's opacity,
+// as napari's.
+const (
+	defaultLabelOpacity = 0.7
+	defaultImageOpacity = 1
+)
+
+// layer is one layer over the data shown: its own data, with its own
+// pyramid, and where it lies.
+type layer struct {
+	Layer
+	d       *Data
+	al      render.Alignment
+	palette [][3]uint16
+	chans   []render.Channel // image layers: the channels drawn
+}
+
+// layerState is the layers over the data shown.
+type layerState struct {
+	list    []*layer
+	touched bool // the user changed them: the view remembers them
+	ctx     context.Context
+	cancel  context.CancelFunc // stops the opens of layers for the data shown
+}
+
+// labelName is the kind of file name label images have.
+var labelName = regexp.MustCompile(`(?i)(label|mask|seg|annot|roi|instance|nuclei|cells?)`)
+
+// looksLikeLabels reports whether a file of integer samples named name
+// holds labels, as LayerAuto takes it.
+func looksLikeLabels(name string, m *loader.Meta) bool {
+	if m.Label {
+		return true
+	}
+	return !m.DType.Float() && !m.RGB && m.Size('C') == 1 && labelName.MatchString(displayName(name))
+}
+
+// AddLayer opens path in the background and lays it over the data shown,
+// aligned by physical coordinates (see render.Align), on top of the
+// layers there are. A file that cannot be opened or aligned is reported
+// as a problem and not added.
+func (s *Session) AddLayer(path string, kind LayerKind) {
+	s.mu.Lock()
+	d, ctx := s.data, s.layers.ctx
+	if d != nil {
+		s.layers.touched = true
+	}
+	s.mu.Unlock()
+	if d == nil {
+		s.problem(displayName(path), errors.New("open an image first: a layer lies over one"))
+		return
+	}
+	s.openLayers(d, ctx, []prefs.LayerView{{Path: path, Labels: kind == LayerLabels}}, kind == LayerAuto)
+}
+
+// openLayers opens the layers specs describes, in order, in the
+// background, and lays each over d if d is still shown.
+func (s *Session) openLayers(d *Data, ctx context.Context, specs []prefs.LayerView, auto bool) {
+	s.mu.Lock()
+	if s.closed || ctx == nil {
+		s.mu.Unlock()
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		for _, sp := range specs {
+			l, err := s.openLayer(ctx, d, sp, auto)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.problem(displayName(sp.Path), err)
+				}
+				continue
+			}
+			s.mu.Lock()
+			if s.data != d || ctx.Err() != nil || s.closed {
+				s.mu.Unlock()
+				l.d.Release()
+				return
+			}
+			s.layers.list = append(s.layers.list, l)
+			s.layersChangedLocked()
+			s.unlockNotify(LayersChanged | ViewChanged | HoverChanged)
+		}
+	}()
+}
+
+// openLayer opens one layer over d.
+func (s *Session) openLayer(ctx context.Context, d *Data, sp prefs.LayerView, auto bool) (*layer, error) {
+	src, err := s.opts.Open(ctx, sp.Path)
+	if err != nil {
+		return nil, err
+	}
+	m := src.Meta()
+	al, err := render.Align(d.Pyr.Meta(), m)
+	if err != nil {
+		src.Close()
+		base := displayName(d.Name)
+		if base == "" {
+			base = "the image"
+		}
+		return nil, fmt.Errorf("cannot be laid over %s: %v", base, err)
+	}
+	labels := sp.Labels || auto && looksLikeLabels(sp.Path, m)
+	if labels && m.DType.Float() {
+		labels = false // labels are integers: drawn as an image
+	}
+	opt := DataOptions{CacheBytes: s.prefs.CacheBytes() / 2, DiskBytes: s.prefs.DiskCacheBytes(), DiskRoot: s.opts.DiskRoot, Labels: labels}
+	ld, err := OpenData(Canonical(sp.Path), src, opt)
+	if err != nil {
+		return nil, err
+	}
+	ld.StartBuild()
+	l := &layer{d: ld, al: al, palette: m.Palette, Layer: Layer{
+		Name: displayName(sp.Path), Path: sp.Path, Labels: labels, Visible: !sp.Hidden,
+		Opacity: sp.Opacity, Outline: sp.Outline, Selected: sp.Selected,
+	}}
+	if b, ok := render.ParseBlending(sp.Blending); ok {
+		l.Blending = b
+	}
+	if !(l.Opacity > 0 && l.Opacity <= 1) {
+		l.Opacity = defaultImageOpacity
+		if labels {
+			l.Opacity = defaultLabelOpacity
+		}
+	}
+	if !labels {
+		chans, visible, _ := DefaultChannels(m)
+		for c, ch := range chans {
+			if visible[c] {
+				l.chans = append(l.chans, ch)
+			}
+		}
+		if len(l.chans) == 0 {
+			l.chans = chans[:1]
+		}
+		if l.Blending == render.Over && sp.Blending == "" && m.Size('C') > 1 && !m.RGB {
+			l.Blending = render.Additive // fluorescence over fluorescence
+		}
+	}
+	return l, nil
+}
+
+// layersChangedLocked has the drawer follow the layers' data and draws
+// the view again.
+func (s *Session) layersChangedLocked() {
+	ds := make([]*Data, len(s.layers.list))
+	for i, l := range s.layers.list {
+		ds[i] = l.d
+	}
+	s.draw.followLayers(ds)
+	s.askLocked(s.clock.Now(), 0)
+}
+
+// Layers lists the layers over the image, bottom first.
+func (s *Session) Layers() []Layer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Layer, len(s.layers.list))
+	for i, l := range s.layers.list {
+		out[i] = l.Layer
+	}
+	return out
+}
+
+// SetLayer changes how layer i is shown: visibility, opacity, blending,
+// outline and selected label (its name, path and kind stay).
+func (s *Session) SetLayer(i int, set Layer) {
+	s.mu.Lock()
+	if i < 0 || i >= len(s.layers.list) {
+		s.mu.Unlock()
+		return
+	}
+	l := s.layers.list[i]
+	set.Name, set.Path, set.Labels = l.Name, l.Path, l.Labels
+	set.Opacity = max(0, min(1, set.Opacity))
+	if set == l.Layer {
+		s.mu.Unlock()
+		return
+	}
+	l.Layer = set
+	s.layers.touched = true
+	s.askLocked(s.clock.Now(), 0)
+	s.unlockNotify(LayersChanged | HoverChanged)
+}
+
+// MoveLayer moves layer i to position to (0 is the bottom, just over the
+// image).
+func (s *Session) MoveLayer(i, to int) {
+	s.mu.Lock()
+	n := len(s.layers.list)
+	if i < 0 || i >= n || to < 0 || to >= n || i == to {
+		s.mu.Unlock()
+		return
+	}
+	l := s.layers.list[i]
+	s.layers.list = slices.Insert(slices.Delete(s.layers.list, i, i+1), to, l)
+	s.layers.touched = true
+	s.layersChangedLocked()
+	s.unlockNotify(LayersChanged | HoverChanged)
+}
+
+// RemoveLayer takes layer i away.
+func (s *Session) RemoveLayer(i int) {
+	s.mu.Lock()
+	if i < 0 || i >= len(s.layers.list) {
+		s.mu.Unlock()
+		return
+	}
+	l := s.layers.list[i]
+	s.layers.list = slices.Delete(s.layers.list, i, i+1)
+	s.layers.touched = true
+	s.layersChangedLocked()
+	s.unlockNotify(LayersChanged | HoverChanged)
+	go l.d.Release()
+}
+
+// PickLabel shows only the label under viewport position (x, y) of the
+// topmost visible label layer that has one there, or every label again
+// when that one is shown alone already or there is none.
+func (s *Session) PickLabel(x, y float64) {
+	s.mu.Lock()
+	if s.data == nil || s.shown == nil {
+		s.mu.Unlock()
+		return
+	}
+	for i := len(s.layers.list) - 1; i >= 0; i-- {
+		l := s.layers.list[i]
+		if !l.Labels || !l.Visible {
+			continue
+		}
+		id, ok := l.labelAt(s.data.Pyr.Meta(), s.shown.View, x, y)
+		if !ok {
+			continue
+		}
+		if id == l.Selected {
+			id = 0
+		}
+		l.Selected = id
+		s.layers.touched = true
+		s.askLocked(s.clock.Now(), 0)
+		s.unlockNotify(LayersChanged)
+		return
+	}
+	s.mu.Unlock()
+}
+
+// labelAt is the label under viewport position (x, y) of view v of the
+// base (whose metadata is base); ok is false where the layer has nothing
+// in memory there, or label 0.
+func (l *layer) labelAt(base *loader.Meta, v render.View, x, y float64) (uint32, bool) {
+	lv, ok := l.al.View(v, base, 0)
+	if !ok {
+		return 0, false
+	}
+	val, _, ok := render.ValueAt(l.d.Pyr, lv, x, y)
+	if !ok || val == 0 {
+		return 0, false
+	}
+	return uint32(int64(val)), true
+}
+
+// dropLayersLocked takes every layer away (other data is shown) and
+// readies the opens of the next data's; the layers' data are returned to
+// release.
+func (s *Session) dropLayersLocked() []*Data {
+	if s.layers.cancel != nil {
+		s.layers.cancel()
+	}
+	var old []*Data
+	for _, l := range s.layers.list {
+		old = append(old, l.d)
+	}
+	s.layers = layerState{}
+	s.layers.ctx, s.layers.cancel = context.WithCancel(context.Background())
+	s.draw.followLayers(nil)
+	return old
+}
+
+// restoreLayers opens the layers d's remembered view had, or, when it
+// remembers none, the label images d's file offers.
+func (s *Session) restoreLayers(d *Data) {
+	s.mu.Lock()
+	ctx := s.layers.ctx
+	var specs []prefs.LayerView
+	if saved, ok := s.prefs.View(d.Name); ok && saved.LayersSet && d.Persist() {
+		specs = saved.Layers
+		s.layers.touched = true
+	} else {
+		for _, rel := range d.Pyr.Meta().Labels {
+			if p := joinAddress(d.Name, rel); p != "" {
+				specs = append(specs, prefs.LayerView{Path: p, Labels: true})
+			}
+		}
+	}
+	s.mu.Unlock()
+	if len(specs) > 0 {
+		s.openLayers(d, ctx, specs, false)
+	}
+}
+
+// joinAddress is the address of rel, a "/"-separated path relative to
+// the file or URL name, or "" for none.
+func joinAddress(name, rel string) string {
+	switch {
+	case name == "":
+		return ""
+	case loader.IsURL(name):
+		return name + "/" + path.Clean(rel)
+	}
+	return filepath.Join(name, filepath.FromSlash(rel))
+}
+
+// saveLayersLocked puts the layers in the remembered view v.
+func (s *Session) saveLayersLocked(v *prefs.View) {
+	if !s.layers.touched && len(s.layers.list) == 0 {
+		return
+	}
+	v.LayersSet = true
+	for _, l := range s.layers.list {
+		v.Layers = append(v.Layers, prefs.LayerView{
+			Path: l.Path, Labels: l.Labels, Hidden: !l.Visible, Opacity: l.Opacity,
+			Blending: l.Blending.String(), Outline: l.Outline, Selected: l.Selected,
+		})
+	}
+}
+
+// layerDraw is a layer as the drawer draws it.
+type layerDraw struct {
+	d      *Data
+	al     render.Alignment
+	labels bool
+	style  render.LabelStyle
+	blend  render.Blending
+	chans  []render.Channel
+}
+
+// layerDrawsLocked are the visible layers as the drawer draws them,
+// bottom first.
+func (s *Session) layerDrawsLocked() []layerDraw {
+	var out []layerDraw
+	for _, l := range s.layers.list {
+		if !l.Visible || !(l.Opacity > 0) {
+			continue
+		}
+		out = append(out, layerDraw{d: l.d, al: l.al, labels: l.Labels, blend: l.Blending, chans: l.chans,
+			style: render.LabelStyle{Opacity: l.Opacity, Outline: l.Outline, Selected: l.Selected, Palette: l.palette}})
+	}
+	return out
+}
+
+// layerHoverLocked writes what each visible layer holds under the
+// pointer, topmost first, for the read-out.
+func (s *Session) layerHoverLocked(v render.View, x, y float64) string {
+	base := s.data.Pyr.Meta()
+	out := ""
+	for i := len(s.layers.list) - 1; i >= 0; i-- {
+		l := s.layers.list[i]
+		if !l.Visible {
+			continue
+		}
+		if l.Labels {
+			if id, ok := l.labelAt(base, v, x, y); ok {
+				out += fmt.Sprintf("   %s label %d", l.Name, id)
+			}
+			continue
+		}
+		lv, ok := l.al.View(v, base, l.chans[0].C)
+		if !ok {
+			continue
+		}
+		if val, _, ok := render.ValueAt(l.d.Pyr, lv, x, y); ok {
+			out += fmt.Sprintf("   %s %s", l.Name, valueText(l.d.Pyr.Meta(), val))
+		}
+	}
+	return out
+}
