@@ -75,7 +75,7 @@ type drawer struct {
 	layerSubs []func() // the subscriptions to the layers' pyramids
 	refreshes uint64   // the pyramid's Refreshes at the last frame
 
-	lr      []render.Renderer         // one per layer drawn
+	lr      []render.Renderer          // one per layer drawn
 	windows map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 }
 
