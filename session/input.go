@@ -90,6 +90,8 @@ func Shortcuts() []Shortcut {
 		{"Ctrl+1 … Ctrl+9", "show / hide channel 1 … 9 in the composite (else show it alone)"},
 		{"M", "channels: composite, one in colour, one in gray"},
 		{"C", "auto-contrast"},
+		{"V", "show / hide the layers over the image"},
+		{"L", "show only the label under the pointer (again: every label)"},
 		{"R", "reload chunks a store did not hold yet"},
 		{"H", "show / hide the panels under and beside the picture"},
 		{"F", "show / hide the strip of files"},
@@ -244,6 +246,10 @@ func (s *Session) Rune(r rune) Command {
 		s.AutoContrast()
 	case 'r', 'R':
 		s.Reload()
+	case 'l', 'L':
+		s.pickLabelAtPointer()
+	case 'v', 'V':
+		s.ToggleLayers()
 	case '+', '=':
 		s.Zoom(zoomStep)
 	case '-':

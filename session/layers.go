@@ -120,11 +120,27 @@ func (s *Session) openLayers(d *Data, ctx context.Context, specs []prefs.LayerVi
 				l.d.Release()
 				return
 			}
+			if s.hasLayerLocked(l) { // asked for twice (remembered, and on the command line)
+				s.mu.Unlock()
+				go l.d.Release()
+				continue
+			}
 			s.layers.list = append(s.layers.list, l)
 			s.layersChangedLocked()
 			s.unlockNotify(LayersChanged | ViewChanged | HoverChanged)
 		}
 	}()
+}
+
+// hasLayerLocked reports whether a layer of the same file and kind as l
+// is there already.
+func (s *Session) hasLayerLocked(l *layer) bool {
+	for _, o := range s.layers.list {
+		if o.d.Name == l.d.Name && o.Labels == l.Labels {
+			return true
+		}
+	}
+	return false
 }
 
 // openLayer opens one layer over d.
@@ -287,6 +303,35 @@ func (s *Session) PickLabel(x, y float64) {
 	s.mu.Unlock()
 }
 
+// pickLabelAtPointer is PickLabel where the pointer is over the picture.
+func (s *Session) pickLabelAtPointer() {
+	s.mu.Lock()
+	h := s.hover
+	s.mu.Unlock()
+	if h.in {
+		s.PickLabel(h.x, h.y)
+	}
+}
+
+// ToggleLayers hides every layer when any shows, else shows them all.
+func (s *Session) ToggleLayers() {
+	s.mu.Lock()
+	shown := false
+	for _, l := range s.layers.list {
+		shown = shown || l.Visible
+	}
+	if len(s.layers.list) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	for _, l := range s.layers.list {
+		l.Visible = !shown
+	}
+	s.layers.touched = true
+	s.askLocked(s.clock.Now(), 0)
+	s.unlockNotify(LayersChanged | HoverChanged)
+}
+
 // labelAt is the label under viewport position (x, y) of view v of the
 // base (whose metadata is base); ok is false where the layer has nothing
 // in memory there, or label 0.
@@ -391,6 +436,17 @@ func (s *Session) layerDrawsLocked() []layerDraw {
 	return out
 }
 
+// labelLayersLocked counts the visible label layers.
+func (s *Session) labelLayersLocked() int {
+	n := 0
+	for _, l := range s.layers.list {
+		if l.Labels && l.Visible {
+			n++
+		}
+	}
+	return n
+}
+
 // layerHoverLocked writes what each visible layer holds under the
 // pointer, topmost first, for the read-out.
 func (s *Session) layerHoverLocked(v render.View, x, y float64) string {
@@ -403,7 +459,10 @@ func (s *Session) layerHoverLocked(v render.View, x, y float64) string {
 		}
 		if l.Labels {
 			if id, ok := l.labelAt(base, v, x, y); ok {
-				out += fmt.Sprintf("   %s label %d", l.Name, id)
+				out += fmt.Sprintf("   label %d", id)
+				if s.labelLayersLocked() > 1 {
+					out += " (" + l.Name + ")"
+				}
 			}
 			continue
 		}

@@ -275,5 +275,6 @@ func (v *Viewer) togglePanels() {
 		v.panels.Show()
 	}
 	v.chans.sync()
+	v.layers.sync()
 	v.win.Content().Refresh() // the picture takes the room, or gives it back
 }

@@ -27,6 +27,15 @@ type Options struct {
 	// Session options: how files open, the trace, the disk cache. The
 	// callbacks and Prefs are the viewer's own.
 	Session session.Options
+	// Layers are laid over the first file shown (the command line's
+	// --overlay and --layer).
+	Layers []Layer
+}
+
+// Layer is a file to lay over the image, and how.
+type Layer struct {
+	Path string
+	Kind session.LayerKind
 }
 
 // Viewer is the main window. Its fields are touched only on the UI
@@ -48,6 +57,7 @@ type Viewer struct {
 	tools      *toolbar
 	contrast   *contrastControls
 	chans      *channelPanel    // beside the picture, for several channels
+	layers     *layerPanel      // beside the picture, under the channels, while there are layers
 	chanMenu   channelMenuItems // the View menu's channel items
 	panels     *fyne.Container  // the contrast panel and the sliders
 	strip      *fileStrip
@@ -71,6 +81,9 @@ func Run(ctx context.Context, src loader.Source, name string, list []string, opt
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	v := newViewer(a, opts)
 	v.open(src, name)
+	for _, l := range opts.Layers {
+		v.s.AddLayer(l.Path, l.Kind)
+	}
 	if len(list) > 1 {
 		v.s.Browse(list)
 	}
@@ -102,6 +115,7 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.contrast = newContrastControls(v)
 	v.panels = container.NewVBox(v.contrast.box, v.axesBox)
 	v.chans = newChannelPanel(v)
+	v.layers = newLayerPanel(v)
 	v.strip = newFileStrip(v)
 	build := container.NewBorder(nil, nil, v.buildLbl, nil, v.buildBar)
 	statusRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.opening, container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)),
@@ -112,8 +126,9 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	// real one and the first view is drawn at its real size.
 	v.win.Resize(fyne.NewSize(1024, 800))
 	v.win.SetMainMenu(v.menu())
-	v.win.SetContent(container.NewBorder(v.tools.box, bottom, nil, v.chans.box, v.pv))
-	v.win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) { v.dropped(uris) })
+	side := container.NewBorder(nil, v.layers.box, nil, nil, v.chans.box)
+	v.win.SetContent(container.NewBorder(v.tools.box, bottom, nil, side, v.pv))
+	v.win.SetOnDropped(v.dropped)
 	// The view is kept while the preferences can still be written: when
 	// the window closes or the app is told to quit.
 	v.win.SetOnClosed(v.s.SaveView)
@@ -210,6 +225,9 @@ func (v *Viewer) takeUpdate() {
 	if c&(session.DataChanged|session.ViewChanged) != 0 {
 		v.chans.sync()
 	}
+	if c&(session.DataChanged|session.LayersChanged) != 0 {
+		v.layers.sync()
+	}
 	if c&session.HistogramChanged != 0 {
 		v.contrast.setHistogram()
 	}
@@ -289,11 +307,19 @@ func (l *statusLabel) Tapped(*fyne.PointEvent) {
 	l.v.showDialog(dialog.NewCustom("Status", "Close", container.NewGridWrap(fyne.NewSize(520, 120), full), l.v.win))
 }
 
-// dropped opens the dropped files and folders as the browsing list.
-func (v *Viewer) dropped(uris []fyne.URI) {
+// dropped opens the dropped files and folders as the browsing list, or,
+// dropped with Shift held or onto the layer list, lays them over the
+// image as layers.
+func (v *Viewer) dropped(pos fyne.Position, uris []fyne.URI) {
 	var paths []string
 	for _, u := range uris {
 		paths = append(paths, uriPath(u))
+	}
+	if v.s.Data() != nil && (v.s.Modifiers().Shift || v.layers.contains(pos)) {
+		for _, p := range paths {
+			v.s.AddLayer(p, session.LayerAuto)
+		}
+		return
 	}
 	v.s.OpenList(paths)
 }

@@ -310,7 +310,7 @@ func TestUnsupportedDropShowsTheErrorAndKeepsTheData(t *testing.T) {
 	os.WriteFile(junk, []byte("not an image"), 0o644)
 	v := newTestViewer(t, loader.Open)
 	before := v.s.Data()
-	onUI(func() { v.dropped([]fyne.URI{storage.NewFileURI(junk)}) })
+	onUI(func() { v.dropped(fyne.Position{}, []fyne.URI{storage.NewFileURI(junk)}) })
 	text := waitFor(t, "an error dialog", func() (s string, ok bool) {
 		onUI(func() {
 			if d, isCustom := v.dlg.(*dialog.CustomDialog); isCustom && d != nil && v.modal() {
@@ -359,11 +359,11 @@ func TestDroppedAddressesOpenAsURLsAndFilesAsPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onUI(func() { v.dropped([]fyne.URI{web}) })
+	onUI(func() { v.dropped(fyne.Position{}, []fyne.URI{web}) })
 	if got := <-opened; got != "https://example.org/data/cells.ome.zarr" {
 		t.Errorf("a dropped URL opened as %q", got)
 	}
-	onUI(func() { v.dropped([]fyne.URI{storage.NewFileURI("/data/a b.tif")}) })
+	onUI(func() { v.dropped(fyne.Position{}, []fyne.URI{storage.NewFileURI("/data/a b.tif")}) })
 	if got := <-opened; got != "/data/a b.tif" {
 		t.Errorf("a dropped file opened as %q", got)
 	}
@@ -524,7 +524,7 @@ func TestADropOfSeveralFilesIsTheBrowsingList(t *testing.T) {
 		return stored{demo.NewSized(1, 3, 16, 24)}, nil
 	})
 	uris := []fyne.URI{storage.NewFileURI("/data/one.tif"), storage.NewFileURI("/data/bad.tif"), storage.NewFileURI("/data/three.tif")}
-	onUI(func() { v.dropped(uris) })
+	onUI(func() { v.dropped(fyne.Position{}, uris) })
 	waitShown(t, v, func(f *session.Frame) bool { return v.s.Data().Name == "/data/one.tif" })
 	list, pos := v.s.List()
 	if len(list) != 3 || pos != 0 || list[2].Path != "/data/three.tif" {

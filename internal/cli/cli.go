@@ -64,6 +64,9 @@ const usage = `vastview views image volumes and movies too big to load.
 
   vastview [--trace FILE] [SRC...] the viewer (the built-in demo without SRC;
                                    several SRC are a browsing list)
+           [--overlay LABELS] [--layer IMAGE]
+                                   files laid over the first SRC: label
+                                   images, images (each repeatable)
   vastview info [--json] SRC       metadata of a file, folder, glob or URL
   vastview plane SRC --out F [--t N] [--c N] [--z N] [--plane xy|xz|yz]
                  [--index N] [--level L] [--window W,C | --level-range LO,HI]

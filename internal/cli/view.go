@@ -22,9 +22,21 @@ var processStart = time.Now()
 func cmdView(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("vastview", flag.ContinueOnError)
 	tracePath := fs.String("trace", os.Getenv("VASTVIEW_TRACE"), "write interaction events to FILE")
+	var layers []ui.Layer
+	fs.Func("overlay", "lay the label image `LABELS` over the image (repeatable)", func(p string) error {
+		layers = append(layers, ui.Layer{Path: p, Kind: session.LayerLabels})
+		return nil
+	})
+	fs.Func("layer", "lay the image `IMAGE` over the image (repeatable)", func(p string) error {
+		layers = append(layers, ui.Layer{Path: p, Kind: session.LayerImage})
+		return nil
+	})
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if len(layers) > 0 && len(pos) == 0 {
+		return usageError{"--overlay and --layer lie over an image: give SRC"}
 	}
 
 	var tr *session.Tracer
@@ -55,6 +67,6 @@ func cmdView(args []string, stderr io.Writer) error {
 	// A signal quits as closing the window does: the view is kept.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	ui.Run(ctx, src, name, pos, ui.Options{Session: session.Options{Trace: tr}})
+	ui.Run(ctx, src, name, pos, ui.Options{Session: session.Options{Trace: tr}, Layers: layers})
 	return nil
 }
