@@ -101,3 +101,52 @@ func BenchmarkComposite1024(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLabels1024 draws a 1024×1024 viewport of a uint16 plane as one
+// channel, and the same with a label image at half its resolution laid
+// over it (ids drawn, then coloured, filled or outlined, and blended):
+// the cost of a label layer against the picture's own.
+func BenchmarkLabels1024(b *testing.B) {
+	shape := []int{2048, 2048}
+	m := loader.NewMeta("mem", "YX", shape, loader.Uint16, []int{256, 256}, nil, nil)
+	p := openPyramid(b, &memSource{meta: m, arrays: [][]byte{makeArray(shape, loader.Uint16, hashByte)}}, levels.Options{})
+	lshape := []int{1024, 1024}
+	lm := loader.NewMeta("mem", "YX", lshape, loader.Uint16, []int{256, 256}, []float64{2, 2}, nil)
+	lm.Label = true
+	blobs := func(pos []int) float64 { return float64((pos[0]/40)*30 + pos[1]/40) }
+	lp := openPyramid(b, &memSource{meta: lm, arrays: [][]byte{makeArray(lshape, loader.Uint16, blobs)}}, levels.Options{})
+	al, err := Align(m, lm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := View{Zoom: 1, Center: Point{1024, 1024}, Lo: 10, Hi: 200, Colormap: "#00ff00", Width: 1024, Height: 1024}
+	lv, _ := al.View(v, m, 0)
+	for _, c := range []struct {
+		name    string
+		labels  bool
+		outline bool
+	}{{"picture", false, false}, {"filled", true, false}, {"outlined", true, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			var r, lr Renderer
+			renderComplete(b, &r, v, p, 1)
+			if c.labels {
+				renderLabelsComplete(b, &lr, lv, lp, 1)
+			}
+			b.SetBytes(1024 * 1024 * 4)
+			b.ReportAllocs()
+			for b.Loop() {
+				img, info := r.Render(v, p, 1)
+				if !info.Complete {
+					b.Fatal("incomplete")
+				}
+				if c.labels {
+					ids, info := lr.RenderLabels(lv, lp, 1)
+					if !info.Complete {
+						b.Fatal("labels incomplete")
+					}
+					OverlayLabels(img, ids, LabelStyle{Opacity: 0.7, Outline: c.outline})
+				}
+			}
+		})
+	}
+}

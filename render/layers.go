@@ -192,25 +192,36 @@ func OverlayLabels(dst, ids *image.RGBA, st LabelStyle) {
 	}
 	le := binary.LittleEndian
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
-	id := func(x, y int) uint32 { return le.Uint32(ids.Pix[y*ids.Stride+4*x:]) }
+	var last uint32 // the label of the pixel before, whose colour is c
+	c := cycle[0]
 	for y := range h {
-		row := dst.Pix[y*dst.Stride:]
-		for x := range w {
-			v := id(x, y)
+		row := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
+		cur := ids.Pix[y*ids.Stride : y*ids.Stride+4*w]
+		var up, down []byte
+		if y > 0 {
+			up = ids.Pix[(y-1)*ids.Stride:]
+		}
+		if y+1 < h {
+			down = ids.Pix[(y+1)*ids.Stride:]
+		}
+		for x := 0; x < w; x++ {
+			v := le.Uint32(cur[4*x:])
 			if v == 0 || st.Selected != 0 && v != st.Selected {
 				continue
 			}
-			if st.Outline && !(x > 0 && id(x-1, y) != v || x+1 < w && id(x+1, y) != v ||
-				y > 0 && id(x, y-1) != v || y+1 < h && id(x, y+1) != v) {
+			if st.Outline && !(x > 0 && le.Uint32(cur[4*x-4:]) != v || x+1 < w && le.Uint32(cur[4*x+4:]) != v ||
+				up != nil && le.Uint32(up[4*x:]) != v || down != nil && le.Uint32(down[4*x:]) != v) {
 				continue
 			}
-			var c *[3]uint8
-			if int64(v) < int64(len(own)) {
-				c = &own[v]
-			} else {
-				c = &cycle[labelIndex(float64(v))]
+			if v != last {
+				last = v
+				if int64(v) < int64(len(own)) {
+					c = own[v]
+				} else {
+					c = cycle[1+(v-1)%255]
+				}
 			}
-			p := row[4*x:]
+			p := row[4*x : 4*x+3]
 			p[0], p[1], p[2] = c[0]+under[p[0]], c[1]+under[p[1]], c[2]+under[p[2]]
 		}
 	}

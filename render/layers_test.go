@@ -13,7 +13,7 @@ import (
 )
 
 // renderLabelsComplete draws the ids of v until the frame is complete.
-func renderLabelsComplete(t *testing.T, r *Renderer, v View, p *levels.Pyramid, gen uint64) (*image.RGBA, Info) {
+func renderLabelsComplete(t testing.TB, r *Renderer, v View, p *levels.Pyramid, gen uint64) (*image.RGBA, Info) {
 	t.Helper()
 	events, stop := p.Subscribe()
 	defer stop()

@@ -89,6 +89,9 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 		}
 		fields["channels"] = chans
 	}
+	if f.Layers > 0 {
+		fields["layers"] = f.Layers // layers drawn over the data
+	}
 	s.trace.Event(ev, fields)
 }
 
