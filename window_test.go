@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -400,46 +401,103 @@ tifffile.imwrite(sys.argv[1], a, imagej=True, metadata={'axes': 'ZCYX', 'mode': 
     'Ranges': (500.0, 3500.0, 200.0, 3500.0), 'LUTs': [green, fire], 'Labels': ['GFP', 'Fire']})
 `, hyper)
 	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), hyper)
-	// check waits until the screen shows the latest complete frame that
-	// draws n channels (the window lays out its panels after the first
-	// frames, which are drawn again at the new size) and compares it with
-	// plane's PNG drawn with args.
+	// The window lays out its panels after the first frames, which are
+	// drawn again at the new size: the latest complete frame is compared.
+	channels := func(n int) func(e map[string]any) bool {
+		return func(e map[string]any) bool {
+			cs, ok := e["channels"].([]any)
+			return ok && len(cs) == n && e["z"] == 1.0
+		}
+	}
 	check := func(n int, args ...string) {
 		t.Helper()
-		latest := func() map[string]any {
-			var f map[string]any
-			for _, e := range traceEvents(t, v.trace) {
-				if e["event"] != "frame_shown" && e["event"] != "refined" {
-					continue
-				}
-				if cs, ok := e["channels"].([]any); ok && len(cs) == n && e["complete"] == true && e["z"] == 1.0 {
-					f = e
-				} else {
-					f = nil
-				}
-			}
-			return f
-		}
-		ref := filepath.Join(dir, "ref.png")
-		testtool.Run(t, bin, append([]string{"plane", hyper, "--z", "1", "--out", ref}, args...)...)
-		want := testtool.ReadPNG(t, ref)
-		shot := filepath.Join(dir, "shot.png")
-		var err error
-		waitFor(t, fmt.Sprintf("the screen to show the composite of %d channels", n), 20*time.Second, func() bool {
-			f := latest()
-			if f == nil {
-				err = fmt.Errorf("the last frame is not a complete composite of %d channels", n)
-				return false
-			}
-			testtool.Run(t, "import", "-window", v.win, shot)
-			err = matchView(testtool.ReadPNG(t, shot), want, f)
-			return err == nil
-		})
-		if err != nil {
-			t.Error(err)
-		}
+		v.showsPlane(bin, dir, fmt.Sprintf("the composite of %d channels", n), channels(n),
+			append([]string{"plane", hyper, "--z", "1"}, args...)...)
 	}
 	check(2)
 	v.key("ctrl+1")
 	check(1, "--channels", "1")
+}
+
+// showsPlane waits until the screen shows the latest complete frame for
+// which frame holds, and compares it with the PNG that the command line
+// planeArgs (plane SRC ..., without --out) draws.
+func (v *viewer) showsPlane(bin, dir, what string, frame func(e map[string]any) bool, planeArgs ...string) {
+	t := v.t
+	t.Helper()
+	latest := func() map[string]any {
+		var f map[string]any
+		for _, e := range traceEvents(t, v.trace) {
+			if e["event"] != "frame_shown" && e["event"] != "refined" {
+				continue
+			}
+			if e["complete"] == true && frame(e) {
+				f = e
+			} else {
+				f = nil
+			}
+		}
+		return f
+	}
+	ref := filepath.Join(dir, "ref.png")
+	testtool.Run(t, bin, append(planeArgs, "--out", ref)...)
+	want := testtool.ReadPNG(t, ref)
+	shot := filepath.Join(dir, "shot.png")
+	err := errors.New("not looked at")
+	for deadline := time.Now().Add(20 * time.Second); err != nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		f := latest()
+		if f == nil {
+			err = fmt.Errorf("the last frame is not a complete one of %s", what)
+			continue
+		}
+		testtool.Run(t, "import", "-window", v.win, shot)
+		err = matchView(testtool.ReadPNG(t, shot), want, f)
+	}
+	if err != nil {
+		t.Errorf("the screen does not show %s: %v", what, err)
+	}
+}
+
+// TestWindowShowsLabels opens an OME-Zarr written by zarr-python with
+// omero channels and a labels group (scikit-image labels of one channel
+// at half the resolution, placed by a scale and a translation as
+// ome-zarr-py writes them): the window shows the composite with the labels
+// laid over it, equal to plane --overlay of the same plane.
+func TestWindowShowsLabels(t *testing.T) {
+	dir, bin := windowTest(t)
+	testtool.RequirePython(t, "zarr", "skimage")
+	img := filepath.Join(dir, "cells.ome.zarr")
+	testtool.RunPython(t, `
+import sys, numpy as np, zarr
+from skimage import measure, filters
+z, y, x = np.mgrid[0:4, 0:160, 0:240]
+a = np.zeros((2, 4, 160, 240), np.uint16)
+a[0] = 300 + x * 11 + z * 100
+blobs = np.zeros((4, 160, 240))
+for cy, cx, r in [(40, 60, 22), (110, 170, 30), (120, 50, 15)]:
+    blobs += np.exp(-((y - cy) ** 2 + (x - cx) ** 2) / (2 * r * r))
+a[1] = (200 + 3000 * blobs).astype(np.uint16)
+g = zarr.open_group(sys.argv[1], mode='w')
+g.create_dataset('0', data=a, chunks=(1, 1, 80, 80))
+axes = [{'name': 'c', 'type': 'channel'}] + [{'name': n, 'type': 'space', 'unit': 'micrometer'} for n in 'zyx']
+g.attrs['multiscales'] = [{'version': '0.4', 'axes': axes,
+    'datasets': [{'path': '0', 'coordinateTransformations': [{'type': 'scale', 'scale': [1, 1.0, 0.4, 0.4]}]}]}]
+g.attrs['omero'] = {'channels': [
+    {'label': 'DAPI', 'color': 'FF0000', 'active': True, 'window': {'start': 200, 'end': 3200, 'min': 0, 'max': 65535}},
+    {'label': 'GFP', 'color': '00FF00', 'active': True, 'window': {'start': 200, 'end': 3200, 'min': 0, 'max': 65535}}]}
+lab = measure.label(filters.gaussian(a[1, :, ::2, ::2].astype(float), 1, preserve_range=True) > 1200).astype(np.uint32)
+lg = g.require_group('labels')
+lg.attrs['labels'] = ['cells']
+cg = lg.require_group('cells')
+cg.create_dataset('0', data=lab, chunks=(1, 40, 40))
+cg.attrs['multiscales'] = [{'version': '0.4', 'axes': axes[1:],
+    'datasets': [{'path': '0', 'coordinateTransformations': [{'type': 'scale', 'scale': [1.0, 0.8, 0.8]},
+                                                            {'type': 'translation', 'translation': [0, 0.2, 0.2]}]}]}]
+cg.attrs['image-label'] = {'version': '0.4'}
+assert lab.max() >= 3
+`, img)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), img)
+	labelled := func(e map[string]any) bool { return e["layers"] == 1.0 && e["z"] == 2.0 }
+	v.showsPlane(bin, dir, "the labels over the composite", labelled,
+		"plane", img, "--z", "2", "--overlay", filepath.Join(img, "labels", "cells"), "--opacity", "0.7")
 }
