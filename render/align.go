@@ -167,3 +167,14 @@ func (al Alignment) View(v View, base *loader.Meta, c int) (lv View, ok bool) {
 	lv.Zoom = v.Zoom / al.a[axisSlot(col)]
 	return lv, true
 }
+
+// Extent is the part of the base's axis a the layer covers, in base
+// coordinates (sample i covers [i, i+1)); ok is false for an axis the
+// layer lacks, or its C axis.
+func (al Alignment) Extent(a byte) (lo, hi float64, ok bool) {
+	k := axisSlot(a)
+	if k < 0 || !al.has[k] || a == 'C' || !(al.a[k] > 0) {
+		return 0, 0, false
+	}
+	return -al.b[k] / al.a[k], (float64(al.size[k]) - al.b[k]) / al.a[k], true
+}

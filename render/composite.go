@@ -83,7 +83,7 @@ func (r *Renderer) renderComposite(v View, chans []Channel, p Source, gen uint64
 // alone (from coarser levels where its chunk is missing).
 func (r *Renderer) fillComposite(subs []Renderer, w, h int) {
 	k := subs[0].f.level
-	if k >= subs[0].f.nlevels {
+	if k >= subs[0].f.nlevels || subs[0].f.outside {
 		for i := range subs {
 			subs[i].fill(k, 0, w, 0, h)
 		}

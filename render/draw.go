@@ -11,7 +11,13 @@ import (
 // part that lies in a chunk in memory from that chunk, each other part
 // from the next coarser level, and parts outside the data in the
 // background colour. Missing chunks of the frame's level are noted.
-func (r *Renderer) fill(k, x0, x1, y0, y1 int) { r.fillFrom(k, 1, x0, x1, y0, y1) }
+func (r *Renderer) fill(k, x0, x1, y0, y1 int) {
+	if r.f.outside {
+		r.blank(x0, x1, y0, y1)
+		return
+	}
+	r.fillFrom(k, 1, x0, x1, y0, y1)
+}
 
 // fillFrom is fill going from level k in direction dir: +1 towards the
 // coarser levels; when none has a part, -1 from the level finer than the

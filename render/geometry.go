@@ -57,6 +57,10 @@ type frame struct {
 	es      int     // bytes per sample
 	fixed   [maxAxes]int
 	nlevels int
+	// outside is true when the view's position on an axis not displayed
+	// is beyond the data (a plane only a layer over it reaches): nothing
+	// of the data is drawn.
+	outside bool
 }
 
 // newFrame works out the geometry of v over m.
@@ -67,7 +71,11 @@ func newFrame(v View, m *loader.Meta) frame {
 	row, col, _ := v.Orientation.Axes()
 	f.ra, f.ca = m.AxisIndex(row), m.AxisIndex(col)
 	for i := 0; i < len(m.Axes) && i < maxAxes; i++ {
-		f.fixed[i] = max(0, min(m.Shape[i]-1, v.At(m.Axes[i])))
+		at := v.At(m.Axes[i])
+		f.fixed[i] = max(0, min(m.Shape[i]-1, at))
+		if i != f.ra && i != f.ca && (at < 0 || at >= m.Shape[i]) {
+			f.outside = true
+		}
 	}
 	f.level = chooseLevel(m, f.ra, f.ca, f.zc, f.zr)
 	return f

@@ -37,6 +37,9 @@ func (r *Renderer) Prefetch(v View, p Source, gen uint64, dir, layers int, prio 
 		return 0
 	}
 	r.setup(v, m)
+	if r.f.outside {
+		return 0
+	}
 	k := r.f.level
 	ls := r.level(k)
 	n0 := m.Shape[axis]
@@ -108,7 +111,7 @@ func (r *Renderer) RequestFinest(v View, p Source, gen uint64, maxBytes int) int
 	}
 	v.Width, v.Height = max(0, min(maxViewport, v.Width)), max(0, min(maxViewport, v.Height))
 	r.setup(v, m)
-	if r.f.level == 0 || r.f.level < p.Stored() {
+	if r.f.outside || r.f.level == 0 || r.f.level < p.Stored() {
 		return 0 // the view's own level is read, not computed
 	}
 	ls := r.level(0)

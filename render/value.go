@@ -15,6 +15,11 @@ func ValueAt(p Source, v View, x, y float64) (value float64, level int, ok bool)
 		return 0, 0, false
 	}
 	n := len(m.Axes)
+	for i := 0; i < n; i++ {
+		if at := v.At(m.Axes[i]); i != ra && i != ca && (at < 0 || at >= m.Shape[i]) {
+			return 0, 0, false // a plane beyond the data
+		}
+	}
 	idx := make([]int, n)
 	for k := range m.Levels {
 		l := &m.Levels[k]
@@ -29,8 +34,7 @@ func ValueAt(p Source, v View, x, y float64) (value float64, level int, ok bool)
 			case ca:
 				j = levelAffine(m, k, i).at(pt.Col)
 			default:
-				p0 := max(0, min(m.Shape[i]-1, v.At(m.Axes[i])))
-				j = max(0, min(l.Shape[i]-1, levelAffine(m, k, i).at(float64(p0)+0.5)))
+				j = max(0, min(l.Shape[i]-1, levelAffine(m, k, i).at(float64(v.At(m.Axes[i]))+0.5)))
 			}
 			if j < 0 || j >= l.Shape[i] {
 				inside = false

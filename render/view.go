@@ -149,11 +149,19 @@ func Aspect(m *loader.Meta, o Orientation) float64 {
 // the w×h viewport allows.
 func Fit(m *loader.Meta, o Orientation, w, h int) (zoom float64, center Point) {
 	cols, rows := PlaneSize(m, o)
-	center = Point{float64(cols) / 2, float64(rows) / 2}
-	if w <= 0 || h <= 0 {
+	return FitBox(m, o, w, h, Point{}, Point{float64(cols), float64(rows)})
+}
+
+// FitBox returns the zoom and centre that show the part [lo, hi) of the
+// plane of m (in level-0 samples, perhaps beyond the data: the layers
+// over it) as large as the w×h viewport allows.
+func FitBox(m *loader.Meta, o Orientation, w, h int, lo, hi Point) (zoom float64, center Point) {
+	cols, rows := hi.Col-lo.Col, hi.Row-lo.Row
+	center = Point{(lo.Col + hi.Col) / 2, (lo.Row + hi.Row) / 2}
+	if w <= 0 || h <= 0 || !(cols > 0 && rows > 0) {
 		return 1, center
 	}
-	zoom = min(float64(w)/float64(cols), float64(h)/(float64(rows)*Aspect(m, o)))
+	zoom = min(float64(w)/cols, float64(h)/(rows*Aspect(m, o)))
 	return zoom, center
 }
 

@@ -23,6 +23,8 @@ type request struct {
 	ahead int
 	// layers are drawn over the data, bottom first.
 	layers []layerDraw
+	// fitLo and fitHi bound the part of the plane a fitted view shows.
+	fitLo, fitHi render.Point
 }
 
 // Frame is one finished picture and what it shows. Img stays unchanged
@@ -276,7 +278,7 @@ func (d *drawer) draw(r request) *Frame {
 	pyr := r.d.Pyr
 	v := r.view
 	if !(v.Zoom > 0) {
-		v.Zoom, v.Center = render.Fit(pyr.Meta(), v.Orientation, v.Width, v.Height)
+		v.Zoom, v.Center = render.FitBox(pyr.Meta(), v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
 	}
 	// Windows still to choose are chosen now, by auto-contrast; until
 	// that can be done they are drawn as 0..1 and stay to choose.

@@ -109,7 +109,7 @@ func (s *Session) KeyDown(name string) {
 	if s.setModifierLocked(name, true) || s.data == nil || s.scrub.key == name {
 		return
 	}
-	if _, _, ok := navigate(s.data.Pyr.Meta(), s.view, name, s.mods); ok {
+	if _, _, ok := s.navigateLocked(name, s.mods); ok {
 		s.startScrubLocked(name)
 	}
 }
@@ -268,7 +268,7 @@ func (s *Session) traceKey(key string) { s.trace.Event("key", map[string]any{"ke
 
 // stepLocked moves through the planes for a navigation key.
 func (s *Session) stepLocked(key string, mods Mods, now time.Time) bool {
-	nv, dir, ok := navigate(s.data.Pyr.Meta(), s.view, key, mods)
+	nv, dir, ok := s.navigateLocked(key, mods)
 	if !ok {
 		return false
 	}
@@ -299,7 +299,7 @@ func (s *Session) Scroll(x, y, dy float64) {
 	if dy > 0 {
 		key = KeyComma
 	}
-	if nv, dir, ok := navigate(s.data.Pyr.Meta(), s.view, key, s.mods); ok {
+	if nv, dir, ok := s.navigateLocked(key, s.mods); ok {
 		s.view = nv
 		s.askLocked(s.clock.Now(), dir)
 	}
@@ -316,15 +316,16 @@ func stepAxis(meta *loader.Meta, o render.Orientation) byte {
 	return normal
 }
 
-// navigate returns the view after key is pressed with mods, the direction
-// of motion (for prefetch), and whether the key is a navigation key.
-// Positions are clamped to the data.
-func navigate(meta *loader.Meta, v render.View, key string, mods Mods) (render.View, int, bool) {
+// navigateLocked returns the view after key is pressed with mods, the
+// direction of motion (for prefetch), and whether the key is a navigation
+// key. Positions are clamped to the data and the layers over it.
+func (s *Session) navigateLocked(key string, mods Mods) (render.View, int, bool) {
+	v := s.view
 	if mods.Alt {
 		return v, 0, false // Alt+arrows belong to the browsing list
 	}
-	a := stepAxis(meta, v.Orientation)
-	n := meta.Size(a)
+	a := stepAxis(s.data.Pyr.Meta(), v.Orientation)
+	first, last := s.spanLocked(a)
 	step := mods.stepSize()
 	pos, dir := v.At(a), 0
 	switch key {
@@ -333,11 +334,12 @@ func navigate(meta *loader.Meta, v render.View, key string, mods Mods) (render.V
 	case KeyRight, KeyPeriod, KeyPageDown:
 		pos, dir = pos+step, 1
 	case KeyHome:
-		pos, dir = 0, 1
+		pos, dir = first, 1
 	case KeyEnd:
-		pos, dir = n-1, -1
+		pos, dir = last, -1
 	case KeyLeftBracket, KeyRightBracket:
-		a, n = 'T', meta.Size('T')
+		a = 'T'
+		first, last = s.spanLocked(a)
 		pos, dir = v.T-step, -1
 		if key == KeyRightBracket {
 			pos, dir = v.T+step, 1
@@ -345,6 +347,6 @@ func navigate(meta *loader.Meta, v render.View, key string, mods Mods) (render.V
 	default:
 		return v, 0, false
 	}
-	v.SetAt(a, clampInt(pos, 0, n-1))
+	v.SetAt(a, clampInt(pos, first, last))
 	return v, dir, true
 }

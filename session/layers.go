@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -207,6 +208,9 @@ func (s *Session) layersChangedLocked() {
 		ds[i] = l.d
 	}
 	s.draw.followLayers(ds)
+	if s.fitted {
+		s.view.Zoom = 0 // fitted again: the layers may reach beyond the data
+	}
 	s.askLocked(s.clock.Now(), 0)
 }
 
@@ -410,6 +414,45 @@ func (s *Session) saveLayersLocked(v *prefs.View) {
 			Blending: l.Blending.String(), Outline: l.Outline, Selected: l.Selected,
 		})
 	}
+}
+
+// spanLocked is the range of positions along axis a that the data shown
+// or a layer over it covers, in the data's samples: first and last.
+func (s *Session) spanLocked(a byte) (first, last int) {
+	lo, hi := s.extentLocked(a)
+	return int(math.Floor(lo + 1e-9)), int(math.Ceil(hi-1e-9)) - 1
+}
+
+// extentLocked is the part of axis a that the data or a layer covers, in
+// the data's coordinates (its sample i covers [i, i+1)).
+func (s *Session) extentLocked(a byte) (lo, hi float64) {
+	lo, hi = 0, float64(s.data.Pyr.Meta().Size(a))
+	for _, l := range s.layers.list {
+		if l0, h0, ok := l.al.Extent(a); ok {
+			lo, hi = min(lo, l0), max(hi, h0)
+		}
+	}
+	return lo, hi
+}
+
+// AxisRange is the range of positions along axis a that the sliders and
+// keys reach: the data's, and beyond it where layers reach further.
+func (s *Session) AxisRange(a byte) (first, last int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return 0, 0
+	}
+	return s.spanLocked(a)
+}
+
+// fitBoxLocked is the part of the plane that fitting the view shows: the
+// data's and its layers'.
+func (s *Session) fitBoxLocked(o render.Orientation) (lo, hi render.Point) {
+	row, col, _ := o.Axes()
+	lo.Col, hi.Col = s.extentLocked(col)
+	lo.Row, hi.Row = s.extentLocked(row)
+	return lo, hi
 }
 
 // layerDraw is a layer as the drawer draws it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"io/fs"
 	"math"
 	"strings"
@@ -125,16 +126,26 @@ func TestALabelLayerLiesOverTheImage(t *testing.T) {
 	files := layerFiles()
 	p := prefs.New(&prefs.MapStore{})
 	h := newHarness(t, Options{Open: openFiles(files), Prefs: p})
-	base := h.open(files["/data/cells.tif"](), "/data/cells.tif")
-	base = h.settled(base)
-	under := copyImage(base.Img)
-
+	h.open(files["/data/cells.tif"](), "/data/cells.tif")
 	h.s.AddLayer("/data/cells_labels.tif", LayerAuto)
 	f := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Layers == 1 })
+	f = h.settled(f)
+	f.Img = copyImage(f.Img)
 	ls := h.s.Layers()
 	if !ls[0].Labels || !ls[0].Visible || ls[0].Name != "cells_labels.tif" || ls[0].Opacity != defaultLabelOpacity {
 		t.Fatalf("layer %+v", ls[0])
 	}
+	// The same view with the layer hidden: the picture under the labels.
+	hidden := ls[0]
+	hidden.Visible = false
+	h.s.SetLayer(0, hidden)
+	gen := h.gen()
+	base := h.waitFrame(func(f *Frame) bool { return f.gen >= gen && f.Info.Complete })
+	if base.Layers != 0 || base.View.Zoom != f.View.Zoom || base.View.Center != f.View.Center {
+		t.Fatalf("hidden: %d layers, zoom %g centre %v; shown: zoom %g centre %v", base.Layers, base.View.Zoom, base.View.Center, f.View.Zoom, f.View.Center)
+	}
+	under := copyImage(base.Img)
+	h.s.SetLayer(0, ls[0])
 	labels := files["/data/cells_labels.tif"]()
 	checked := 0
 	a := int(defaultLabelOpacity*255 + 0.5)
@@ -174,7 +185,7 @@ func TestALabelLayerLiesOverTheImage(t *testing.T) {
 	if got := h.s.Layers()[0].Selected; got != id {
 		t.Fatalf("picked label %d, want %d", got, id)
 	}
-	gen := h.gen()
+	gen = h.gen()
 	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.gen >= gen })
 	for yy := 0; yy < f.Img.Rect.Dy(); yy += 5 {
 		for xx := 0; xx < f.Img.Rect.Dx(); xx += 5 {
@@ -243,3 +254,69 @@ func TestAFilesOwnLabelsAreOffered(t *testing.T) {
 		t.Errorf("offered layer %+v", l)
 	}
 }
+
+// TestLayersReachBeyondTheImage lays an image over the data that reaches
+// two planes before it and 48 µm to the left: the positions the keys and
+// the slider reach, and the fitted view, span both; a plane only the
+// layer has shows the layer alone.
+func TestLayersReachBeyondTheImage(t *testing.T) {
+	files := layerFiles()
+	files["/data/wide.tif"] = func() loader.Source {
+		s := volume([3]int{6, 64, 144}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(1000 + 10*x) })
+		s.meta.Levels[0].Translation = []float64{-2, 0, -48}
+		return s
+	}
+	h := newHarness(t, Options{Open: openFiles(files)})
+	h.open(files["/data/cells.tif"](), "/data/cells.tif")
+	h.s.AddLayer("/data/wide.tif", LayerAuto)
+	h.waitUpdate(func(u Update) bool { return u.Changes&LayersChanged != 0 && len(h.s.Layers()) == 1 })
+	if l := h.s.Layers()[0]; l.Labels || l.Blending != render.Over || l.Opacity != 1 {
+		t.Errorf("image layer %+v", l)
+	}
+	if first, last := h.s.AxisRange('Z'); first != -2 || last != 3 {
+		t.Errorf("Z reaches %d..%d, want -2..3", first, last)
+	}
+	if first, last := h.s.AxisRange('X'); first != -48 || last != 95 {
+		t.Errorf("X reaches %d..%d, want -48..95", first, last)
+	}
+	h.s.Press(KeyHome)
+	if z := h.s.View().Z; z != -2 {
+		t.Fatalf("Home went to plane %d, want -2", z)
+	}
+	gen := h.gen()
+	f := h.waitFrame(func(f *Frame) bool { return f.gen >= gen && f.Info.Complete && !f.autoPending() })
+	if f.Layers != 1 {
+		t.Fatalf("plane -2 drawn with %d layers", f.Layers)
+	}
+	// Fitted, the view shows all 144 µm of the layer's width: the data's
+	// 96 samples on the right two thirds.
+	m := labelsBase()
+	bg := color32()
+	if f.View.Zoom > float64(f.View.Width)/144+1e-9 {
+		t.Errorf("fitted at zoom %g: the layer's 144 samples do not fit %d pixels", f.View.Zoom, f.View.Width)
+	}
+	x0, _ := f.View.ToScreen(m, render.Point{Col: -40, Row: 32})
+	x1, _ := f.View.ToScreen(m, render.Point{Col: 40, Row: 32})
+	_, yOff := f.View.ToScreen(m, render.Point{Col: 0, Row: -5})
+	if got := f.Img.RGBAAt(int(x0), f.Img.Rect.Dy()/2); got == bg {
+		t.Errorf("plane -2, left of the data, where the layer is: background")
+	}
+	if got := f.Img.RGBAAt(int(x1), f.Img.Rect.Dy()/2); got == bg {
+		t.Errorf("plane -2, over the data, where the layer is: background")
+	}
+	if yOff >= 0 {
+		if got := f.Img.RGBAAt(int(x1), int(yOff)); got != bg {
+			t.Errorf("plane -2, above data and layer: %v, want the background", got)
+		}
+	}
+	if !strings.Contains(h.s.AxisLabel('Z'), "beyond the image") {
+		t.Errorf("slider label %q at plane -2", h.s.AxisLabel('Z'))
+	}
+	h.s.Press(KeyEnd)
+	if z := h.s.View().Z; z != 3 {
+		t.Errorf("End went to plane %d, want 3", z)
+	}
+}
+
+// color32 is the background colour of a frame.
+func color32() color.RGBA { return color.RGBA{32, 32, 32, 255} }

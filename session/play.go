@@ -163,7 +163,9 @@ func (s *Session) playTick(serial uint64) {
 		s.view.SetAt(a, pos)
 		s.gen++
 		ahead := max(3, int(math.Ceil(s.play.rate*playAhead)))
-		s.draw.ask(request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: s.clock.Now(), dir: dir, play: true, ahead: ahead})
+		r := s.requestLocked(s.clock.Now(), dir)
+		r.play, r.ahead = true, ahead
+		s.draw.ask(r)
 		s.noteLocked(ViewChanged | HoverChanged)
 	}
 	s.scheduleFrameLocked(serial, frames+1)
@@ -184,6 +186,9 @@ func (s *Session) AxisLabel(a byte) string {
 	n := m.Size(a)
 	i := s.view.At(a)
 	text := fmt.Sprintf("%c %*d/%d", a-'A'+'a', len(fmt.Sprint(n)), i+1, n)
+	if i < 0 || i >= n {
+		text += "  beyond the image, in its layers"
+	}
 	if k := m.AxisIndex(a); a == 'T' && k >= 0 {
 		if unit := secondsPer(1, m.Units[k]); unit > 0 && m.Levels[0].Scale[k] > 0 {
 			l := &m.Levels[0]

@@ -62,7 +62,7 @@ func (s *Session) repeatedLocked(key string) bool {
 // scrubStepLocked steps once for the held key, unless that goes nowhere
 // (the end of the data).
 func (s *Session) scrubStepLocked() {
-	nv, _, _ := navigate(s.data.Pyr.Meta(), s.view, s.scrub.key, s.mods)
+	nv, _, _ := s.navigateLocked(s.scrub.key, s.mods)
 	if nv.T == s.view.T && nv.Z == s.view.Z && nv.Y == s.view.Y && nv.X == s.view.X {
 		return
 	}

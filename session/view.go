@@ -17,7 +17,15 @@ func (s *Session) askLocked(at time.Time, dir int) {
 		return // nothing to draw before the window is laid out
 	}
 	s.gen++
-	s.draw.ask(request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on, layers: s.layerDrawsLocked()})
+	s.draw.ask(s.requestLocked(at, dir))
+}
+
+// requestLocked is the request to draw the view as it is now, for the
+// input at time at (dir as askLocked's), of generation s.gen.
+func (s *Session) requestLocked(at time.Time, dir int) request {
+	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on, layers: s.layerDrawsLocked()}
+	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
+	return r
 }
 
 // update changes the view with f and has it drawn.
@@ -54,7 +62,11 @@ func (s *Session) Resize(w, h int) {
 // SetAt moves the view to index i on axis a (a slider).
 func (s *Session) SetAt(a byte, i int) {
 	s.update(func(m *loader.Meta) bool {
-		i = clampInt(i, 0, m.Size(a)-1)
+		first, last := s.spanLocked(a)
+		if a == 'C' {
+			first, last = 0, m.Size(a)-1
+		}
+		i = clampInt(i, first, last)
 		if s.view.At(a) == i {
 			return false
 		}

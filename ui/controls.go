@@ -120,7 +120,11 @@ func (v *Viewer) rebuildSliders() {
 	for _, a := range v.s.Axes() {
 		as := &axisSlider{axis: a, label: widget.NewLabel("")}
 		as.label.TextStyle.Monospace = true
-		as.slider = newViewSlider(v, 0, float64(m.Size(a)-1))
+		first, last := v.s.AxisRange(a) // the data's, and its layers'
+		if a == 'C' {
+			first, last = 0, m.Size(a)-1
+		}
+		as.slider = newViewSlider(v, float64(first), float64(last))
 		as.slider.OnChanged = func(f float64) {
 			if !as.quiet {
 				v.s.SetAt(a, int(f))

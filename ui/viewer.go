@@ -228,6 +228,9 @@ func (v *Viewer) takeUpdate() {
 	if c&(session.DataChanged|session.LayersChanged) != 0 {
 		v.layers.sync()
 	}
+	if c&session.LayersChanged != 0 && c&session.DataChanged == 0 {
+		v.rebuildSliders() // the layers may reach beyond the data
+	}
 	if c&session.HistogramChanged != 0 {
 		v.contrast.setHistogram()
 	}
