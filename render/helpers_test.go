@@ -122,11 +122,17 @@ func openPyramid(t testing.TB, src loader.Source, opt levels.Options) *levels.Py
 // missed: the channel holds it, or is full and so has others to wake on.
 func renderComplete(t testing.TB, r *Renderer, v View, p *levels.Pyramid, gen uint64) (*image.RGBA, Info) {
 	t.Helper()
+	return untilComplete(t, p, func() (*image.RGBA, Info) { return r.Render(v, p, gen) })
+}
+
+// untilComplete draws with draw, from p, until the frame is complete.
+func untilComplete(t testing.TB, p *levels.Pyramid, draw func() (*image.RGBA, Info)) (*image.RGBA, Info) {
+	t.Helper()
 	events, stop := p.Subscribe()
 	defer stop()
 	deadline := time.After(30 * time.Second)
 	for {
-		img, info := r.Render(v, p, gen)
+		img, info := draw()
 		if info.Complete {
 			return img, info
 		}

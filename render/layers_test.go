@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"vastview/levels"
 	"vastview/loader"
@@ -15,20 +14,7 @@ import (
 // renderLabelsComplete draws the ids of v until the frame is complete.
 func renderLabelsComplete(t testing.TB, r *Renderer, v View, p *levels.Pyramid, gen uint64) (*image.RGBA, Info) {
 	t.Helper()
-	events, stop := p.Subscribe()
-	defer stop()
-	deadline := time.After(30 * time.Second)
-	for {
-		img, info := r.RenderLabels(v, p, gen)
-		if info.Complete {
-			return img, info
-		}
-		select {
-		case <-events:
-		case <-deadline:
-			t.Fatalf("label frame never completed: %+v", info)
-		}
-	}
+	return untilComplete(t, p, func() (*image.RGBA, Info) { return r.RenderLabels(v, p, gen) })
 }
 
 // twoGrids is a base image of 64×96 samples of 0.5 µm whose first sample

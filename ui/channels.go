@@ -68,15 +68,7 @@ func newChannelPanel(v *Viewer) *channelPanel {
 func (p *channelPanel) sync() {
 	mode, infos := p.v.s.Channels()
 	p.v.syncChannelMenu(mode, len(infos) > 0)
-	want := len(infos) > 0 && p.v.panels.Visible()
-	if want != p.box.Visible() {
-		if want {
-			p.box.Show()
-		} else {
-			p.box.Hide()
-		}
-		p.v.win.Content().Refresh() // the picture gives the room, or takes it back
-	}
+	p.v.showPanel(p.box, len(infos) > 0 && p.v.panels.Visible())
 	if len(infos) == 0 {
 		return
 	}
@@ -96,6 +88,19 @@ func (p *channelPanel) sync() {
 		r.show(infos[c], mode)
 	}
 	p.mode, p.shown = mode, infos
+}
+
+// showPanel shows or hides a panel beside the picture.
+func (v *Viewer) showPanel(box *fyne.Container, want bool) {
+	if want == box.Visible() {
+		return
+	}
+	if want {
+		box.Show()
+	} else {
+		box.Hide()
+	}
+	v.win.Content().Refresh() // the picture gives the room, or takes it back
 }
 
 // sameNames reports whether a and b are channels of the same names.

@@ -45,15 +45,7 @@ func newLayerPanel(v *Viewer) *layerPanel {
 // some (unless the panels are hidden).
 func (p *layerPanel) sync() {
 	ls := p.v.s.Layers()
-	want := len(ls) > 0 && p.v.panels.Visible()
-	if want != p.box.Visible() {
-		if want {
-			p.box.Show()
-		} else {
-			p.box.Hide()
-		}
-		p.v.win.Content().Refresh()
-	}
+	p.v.showPanel(p.box, len(ls) > 0 && p.v.panels.Visible())
 	same := len(ls) == len(p.shown) && slices.EqualFunc(ls, p.shown, func(a, b session.Layer) bool {
 		return a.Path == b.Path && a.Labels == b.Labels
 	})
