@@ -22,7 +22,8 @@ type LayerKind uint8
 const (
 	// LayerAuto is a label layer when the file says it holds labels (an
 	// OME-Zarr image-label) or its integer samples and its name do
-	// ("labels", "mask", "seg"...), else an image layer.
+	// ("labels", "mask", "seg", "annotation", "instances"), else an
+	// image layer.
 	LayerAuto LayerKind = iota
 	LayerImage
 	LayerLabels
@@ -66,7 +67,7 @@ type layerState struct {
 }
 
 // labelName is the kind of file name label images have.
-var labelName = regexp.MustCompile(`(?i)(label|mask|seg|annot|roi|instance|nuclei|cells?)`)
+var labelName = regexp.MustCompile(`(?i)(label|mask|seg|annot|instance)`)
 
 // looksLikeLabels reports whether a file of integer samples named name
 // holds labels, as LayerAuto takes it.
@@ -227,13 +228,20 @@ func (s *Session) Layers() []Layer {
 
 // SetLayer changes how layer i is shown: visibility, opacity, blending,
 // outline and selected label (its name, path and kind stay).
-func (s *Session) SetLayer(i int, set Layer) {
+func (s *Session) SetLayer(i int, set Layer) { s.EditLayer(i, func(l *Layer) { *l = set }) }
+
+// EditLayer changes how layer i is shown by edit, which changes what it
+// is given as SetLayer's argument would, with the session locked: a
+// change of one setting leaves the others as they are now.
+func (s *Session) EditLayer(i int, edit func(l *Layer)) {
 	s.mu.Lock()
 	if i < 0 || i >= len(s.layers.list) {
 		s.mu.Unlock()
 		return
 	}
 	l := s.layers.list[i]
+	set := l.Layer
+	edit(&set)
 	set.Name, set.Path, set.Labels = l.Name, l.Path, l.Labels
 	set.Opacity = max(0, min(1, set.Opacity))
 	if set == l.Layer {

@@ -86,19 +86,15 @@ type layerRow struct {
 	blend   *widget.Select // image layers
 	alone   *widget.Button // label layers: the label shown alone, a tap shows every label
 	quiet   bool           // set while the row shows the session's state
-	layer   session.Layer
 }
 
 func newLayerRow(p *layerPanel, i int, l session.Layer) *layerRow {
 	v := p.v
-	r := &layerRow{p: p, i: i, layer: l}
+	r := &layerRow{p: p, i: i}
 	set := func(f func(*session.Layer)) {
-		if r.quiet {
-			return
+		if !r.quiet {
+			v.s.EditLayer(r.i, f)
 		}
-		cur := r.layer
-		f(&cur)
-		v.s.SetLayer(r.i, cur)
 	}
 	r.check = newViewCheck(v, func(on bool) { set(func(l *session.Layer) { l.Visible = on }) })
 	r.name = widget.NewLabel(l.Name)
@@ -115,10 +111,8 @@ func newLayerRow(p *layerPanel, i int, l session.Layer) *layerRow {
 	top := container.NewHBox(r.check, name, up, down, remove)
 	r.opacity = widget.NewSlider(0, 1)
 	r.opacity.Step = 0.05
-	r.opacity.OnChangeEnded = func(a float64) {
-		set(func(l *session.Layer) { l.Opacity = a })
-		v.focusView()
-	}
+	r.opacity.OnChanged = func(a float64) { set(func(l *session.Layer) { l.Opacity = a }) }
+	r.opacity.OnChangeEnded = func(float64) { v.focusView() }
 	var extra fyne.CanvasObject
 	if l.Labels {
 		r.outline = newViewCheck(v, func(on bool) { set(func(l *session.Layer) { l.Outline = on }) })
@@ -149,7 +143,6 @@ func newLayerRow(p *layerPanel, i int, l session.Layer) *layerRow {
 func (r *layerRow) show(l session.Layer) {
 	r.quiet = true
 	defer func() { r.quiet = false }()
-	r.layer = l
 	r.check.show(l.Visible)
 	if r.opacity.Value != l.Opacity {
 		r.opacity.SetValue(l.Opacity)
