@@ -320,3 +320,38 @@ func TestLayersReachBeyondTheImage(t *testing.T) {
 
 // color32 is the background colour of a frame.
 func color32() color.RGBA { return color.RGBA{32, 32, 32, 255} }
+
+// TestALabelLayersLevelsKeepIDs checks that a file taken as labels, though
+// it does not say so, gets levels of its most frequent ids: every id of
+// a coarser level is one of the file's.
+func TestALabelLayersLevelsKeepIDs(t *testing.T) {
+	src := volume([3]int{2, 512, 512}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 {
+		if (y/7+x/9)%3 == 0 {
+			return 0
+		}
+		return uint16(1 + 997*z + (y/7)*61 + x/9)
+	})
+	ids := map[uint16]bool{}
+	for _, v := range src.data {
+		ids[v] = true
+	}
+	d, err := OpenData("/data/cells_labels.tif", src, DataOptions{DiskRoot: "-", Labels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	m := d.Pyr.Meta()
+	if len(m.Levels) < 2 {
+		t.Fatalf("%d levels", len(m.Levels))
+	}
+	l := &m.Levels[1]
+	buf := make([]byte, l.ChunkBytes(m.DType))
+	if err := d.Pyr.ReadChunk(context.Background(), 1, make([]int, len(l.Shape)), buf); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(buf); i += 2 {
+		if v := binary.LittleEndian.Uint16(buf[i:]); !ids[v] {
+			t.Fatalf("level 1 holds id %d, which the labels do not: a mean, not the most frequent", v)
+		}
+	}
+}
