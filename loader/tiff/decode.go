@@ -38,10 +38,17 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 	if err != nil {
 		return blockErr(p, b, "%v", err)
 	}
+	s.finishRows(p, out)
+	return nil
+}
+
+// finishRows turns decoded rows of p (whole rows, from a row's start) into
+// samples: the byte order, and the predictor undone.
+func (s *source) finishRows(p *page, out []byte) {
 	es, rb := p.dtype.Size(), p.rowBytes()
 	if p.predictor == 3 {
 		unshuffleFloat(out, rb, p.blockSamples(), es)
-		return nil
+		return
 	}
 	if s.swapped(p) {
 		loader.SwapBytes(out, es)
@@ -49,7 +56,6 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 	if p.predictor == 2 {
 		accumulate(out, rb, p.blockSamples(), es)
 	}
-	return nil
 }
 
 var errShort = errors.New("compressed data ends early")

@@ -124,7 +124,8 @@ func omeLayout(o omeInfo, spp int) *layout {
 
 // Strip-organised pages are read one page plane per chunk unless the plane
 // is larger than maxPlaneChunk; then a chunk is a band of about bandBytes
-// (whole strips when the strips are compressed). Variables for tests.
+// (whole strips when the strips are compressed, unless a strip is many
+// bands: see stream.go). Variables for tests.
 var (
 	maxPlaneChunk int64 = 64 << 20
 	bandBytes     int64 = 16 << 20
@@ -137,7 +138,7 @@ func chunkRows(p *page) int {
 		return p.height
 	}
 	rows := max(1, bandBytes/rb)
-	if p.compression != cNone {
+	if p.compression != cNone && !p.bandedStrips() {
 		rows = (rows + int64(p.bh) - 1) / int64(p.bh) * int64(p.bh)
 	}
 	return int(min(rows, int64(p.height)))

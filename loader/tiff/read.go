@@ -161,6 +161,15 @@ func (s *source) readStrip(p *page, b, y0, y1 int, dst []byte, ps int) error {
 		swap = s.swapped(p)
 	case ppb == 1 && ry0 == sy0 && ry1 == sy0+srows:
 		return s.decodeBlock(p, b, raw, dst[at:at+srows*drb])
+	case p.bandedStrips() && ppb == 1:
+		return s.decodeRows(p, b, raw, ry0-sy0, dst[at:at+(ry1-ry0)*drb])
+	case p.bandedStrips():
+		buf := getScratch((ry1 - ry0) * rb)
+		defer scratch.Put(buf)
+		if err := s.decodeRows(p, b, raw, ry0-sy0, *buf); err != nil {
+			return err
+		}
+		src = *buf
 	default:
 		buf := getScratch(srows * rb)
 		defer scratch.Put(buf)

@@ -28,6 +28,7 @@ type source struct {
 	pageDims  []int
 	cAxis     int // meta axis of the samples, -1 if none
 	closeOnce sync.Once
+	streams   streams // decoders of strips read in bands, where they stopped
 }
 
 // newSource parses the mapped TIFF lf (opened from path) and indexes its
@@ -187,6 +188,7 @@ func (s *source) Close() error {
 		s.idx.close()
 		s.mu.Lock()
 		s.closed = true
+		s.streams.drop()
 		s.closeFile()
 		err = s.lf.Close()
 		s.mu.Unlock()

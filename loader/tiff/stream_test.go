@@ -1,0 +1,89 @@
+package tiff
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"vastview/internal/testtool"
+)
+
+// TestBandsOfOneStrip reads pages stored as one compressed strip (zlib
+// with the horizontal predictor by tifffile; LZW with the predictor and
+// zstd by ImageMagick) in bands of rows, as a strip many bands long is:
+// each band equals the same rows of the whole strip decoded at once, read
+// in order (each band resuming the decoder where the last stopped), in
+// reverse, and again.
+func TestBandsOfOneStrip(t *testing.T) {
+	testtool.Require(t, "convert")
+	dir := t.TempDir()
+	python(t, dir, `
+rng = np.random.default_rng(5)
+tifffile.imwrite(d + '/zlib.tif', rng.integers(0, 4000, (2, 61, 40), dtype=np.uint16), compression='zlib', predictor=2, rowsperstrip=61, photometric='minisblack')
+`)
+	for _, c := range []struct{ name, compress string }{{"lzw.tif", "lzw"}, {"zstd.tif", "zstd"}} {
+		testtool.Run(t, "convert", "-size", "40x61", "gradient:", "+noise", "Random", "-colorspace", "gray", "-depth", "16",
+			"-define", "tiff:rows-per-strip=61", "-define", "tiff:predictor=2", "-compress", c.compress, filepath.Join(dir, c.name))
+	}
+	for _, name := range []string{"zlib.tif", "lzw.tif", "zstd.tif"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			whole := readAll(t, openTIFF(t, path))
+			if name == "zlib.tif" {
+				if r := tifffileRead(t, path)[path]; !bytes.Equal(whole, r.Data) {
+					t.Fatalf("the whole strip differs from tifffile's at byte %d", firstDiff(whole, r.Data))
+				}
+			}
+			oldPlane, oldBand := maxPlaneChunk, bandBytes
+			maxPlaneChunk, bandBytes = 1000, 320 // 4 rows of 80 bytes a band; the strip is 61 rows
+			defer func() { maxPlaneChunk, bandBytes = oldPlane, oldBand }()
+			src := openTIFF(t, path)
+			m := src.Meta()
+			l := &m.Levels[0]
+			n := len(l.Shape)
+			if l.Chunk[n-2] != 4 {
+				t.Fatalf("chunks of %d rows, want bands of 4", l.Chunk[n-2])
+			}
+			if got := readAll(t, src); !bytes.Equal(got, whole) {
+				t.Fatalf("read in bands, in order: differs from the whole strip at byte %d", firstDiff(got, whole))
+			}
+			// Each band alone, last first, then first to last again.
+			grid := l.Grid()
+			planes := 1
+			for i := 0; i < n-2; i++ {
+				planes *= grid[i]
+			}
+			rowBytes := l.Shape[n-1] * m.DType.Size()
+			buf := make([]byte, l.ChunkBytes(m.DType))
+			check := func(p, band int) {
+				idx := make([]int, n)
+				if n == 3 {
+					idx[0] = p
+				}
+				idx[n-2] = band
+				if err := src.ReadChunk(context.Background(), 0, idx, buf); err != nil {
+					t.Fatal(err)
+				}
+				y0, rows := band*4, min(4, l.Shape[n-2]-band*4)
+				want := whole[(p*l.Shape[n-2]+y0)*rowBytes:][:rows*rowBytes]
+				if !bytes.Equal(buf[:rows*rowBytes], want) {
+					t.Fatalf("plane %d band %d differs from the whole strip's rows", p, band)
+				}
+				for _, b := range buf[rows*rowBytes:] {
+					if b != 0 {
+						t.Fatalf("plane %d band %d: rows beyond the page are not zero", p, band)
+					}
+				}
+			}
+			for p := 0; p < planes; p++ {
+				for band := grid[n-2] - 1; band >= 0; band-- {
+					check(p, band)
+				}
+				for band := 0; band < grid[n-2]; band++ {
+					check(p, band)
+				}
+			}
+		})
+	}
+}
