@@ -27,6 +27,11 @@ func FuzzOpen(f *testing.F) {
 		}
 	}
 	dir := f.TempDir()
+	// Small bands, so that strips of a few kilobytes are read in bands
+	// (see stream.go) as strips of hundreds of megabytes are.
+	oldPlane, oldBand := maxPlaneChunk, bandBytes
+	maxPlaneChunk, bandBytes = 2048, 256
+	f.Cleanup(func() { maxPlaneChunk, bandBytes = oldPlane, oldBand })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<20 {
 			return
