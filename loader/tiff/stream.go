@@ -3,6 +3,7 @@ package tiff
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"io"
 	"sync"
 
@@ -10,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"vastview/internal/lru"
+	"vastview/loader"
 )
 
 // A strip whose decoded rows are many times bandBytes (one zlib strip
@@ -33,14 +34,11 @@ func (p *page) bandedStrips() bool {
 	return p.streamable() && int64(p.bh)*int64(p.rowBytes()) > 2*bandBytes
 }
 
-// streamKey names where a stream stopped: the block (by its page's IFD and
-// its index) and the row reached.
-type streamKey struct {
-	ifd      int64
-	block    int
-	row      int
-	shift    int64
-	compress int
+// stripKey names a strip: its page (by IFD, and offset for pages without
+// one) and its index.
+type stripKey struct {
+	ifd, shift int64
+	block      int
 }
 
 // stream is a strip's decoder part way through.
@@ -49,56 +47,112 @@ type stream struct {
 	close func()
 }
 
-// streams keeps the decoders of the strips read in bands where they
-// stopped, a few per source, so that reading a strip's bands in order
-// decodes it once.
+// kept is a decoder stopped at a row of its strip.
+type kept struct {
+	strip stripKey
+	row   int
+	st    *stream
+	used  uint64 // when it was kept, for eviction
+}
+
+// streams keeps the decoders of strips read in bands where they stopped,
+// a few per source, so that reading a strip's bands in order decodes it
+// once: a read takes the decoder stopped nearest before its first row,
+// or, when a read of the same strip in progress will stop at or before
+// that row, waits for it (several readers of one plane's bands then take
+// turns rather than each decoding the strip from its start).
 type streams struct {
-	mu sync.Mutex
-	c  *lru.Cache[streamKey, *stream]
+	mu       sync.Mutex
+	cond     *sync.Cond
+	kept     []kept
+	inflight map[stripKey][]int // where the reads in progress of each strip stop
+	clock    uint64
 }
 
 // maxStreams is how many stopped decoders a source keeps.
 const maxStreams = 8
 
-// take returns the decoder of block b of p stopped at row, if kept.
-func (ss *streams) take(k streamKey) *stream {
+// take returns the decoder of strip k to read rows [r0, r1) from: one
+// stopped at or before r0 (the caller discards up to r0), or nil to start
+// one. The caller calls keep or done with r1 afterwards.
+func (ss *streams) take(k stripKey, r0, r1 int) (*stream, int) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.c == nil {
-		return nil
+	if ss.cond == nil {
+		ss.cond = sync.NewCond(&ss.mu)
+		ss.inflight = map[stripKey][]int{}
 	}
-	st, ok := ss.c.Get(k)
-	if ok {
-		ss.c.Remove(k)
+	for {
+		best := -1
+		for i, e := range ss.kept {
+			if e.strip == k && e.row <= r0 && (best < 0 || e.row > ss.kept[best].row) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			e := ss.kept[best]
+			ss.kept = append(ss.kept[:best], ss.kept[best+1:]...)
+			ss.inflight[k] = append(ss.inflight[k], r1)
+			return e.st, e.row
+		}
+		wait := false
+		for _, end := range ss.inflight[k] {
+			wait = wait || end <= r0
+		}
+		if !wait {
+			ss.inflight[k] = append(ss.inflight[k], r1)
+			return nil, 0
+		}
+		ss.cond.Wait()
 	}
-	return st
 }
 
-// keep holds st, stopped where k says.
-func (ss *streams) keep(k streamKey, st *stream) {
+// done ends a read of strip k that stopped at r1, keeping its decoder st
+// there unless st is nil (the strip ended, or the read failed).
+func (ss *streams) done(k stripKey, r1 int, st *stream) {
 	ss.mu.Lock()
-	if ss.c == nil {
-		ss.c = lru.New[streamKey, *stream](maxStreams)
+	ends := ss.inflight[k]
+	for i, e := range ends {
+		if e == r1 {
+			ends = append(ends[:i], ends[i+1:]...)
+			break
+		}
 	}
-	evicted := ss.c.Put(k, st, 1)
+	if len(ends) == 0 {
+		delete(ss.inflight, k)
+	} else {
+		ss.inflight[k] = ends
+	}
+	var evict *stream
+	if st != nil {
+		ss.clock++
+		ss.kept = append(ss.kept, kept{strip: k, row: r1, st: st, used: ss.clock})
+		if len(ss.kept) > maxStreams {
+			old := 0
+			for i, e := range ss.kept {
+				if e.used < ss.kept[old].used {
+					old = i
+				}
+			}
+			evict = ss.kept[old].st
+			ss.kept = append(ss.kept[:old], ss.kept[old+1:]...)
+		}
+	}
+	ss.cond.Broadcast()
 	ss.mu.Unlock()
-	for _, e := range evicted {
-		e.Val.close()
+	if evict != nil {
+		evict.close()
 	}
 }
 
 // drop closes every decoder kept (the source closes).
 func (ss *streams) drop() {
 	ss.mu.Lock()
-	c := ss.c
-	ss.c = nil
+	ks := ss.kept
+	ss.kept = nil
 	ss.mu.Unlock()
-	for c != nil {
-		_, st, ok := c.RemoveOldest()
-		if !ok {
-			break
-		}
-		st.close()
+	for _, e := range ks {
+		e.st.close()
 	}
 }
 
@@ -131,28 +185,34 @@ func newStream(p *page, raw []byte) (*stream, error) {
 // them with the rest of the strip.
 func (s *source) decodeRows(p *page, b int, raw []byte, r0 int, out []byte) error {
 	rb := p.rowBytes()
-	n := len(out) / rb
-	k := streamKey{ifd: p.ifd, block: b, row: r0, shift: p.shift, compress: p.compression}
-	st := s.streams.take(k)
-	if st == nil {
-		var err error
-		if st, err = newStream(p, raw); err != nil {
-			return blockErr(p, b, "%v", err)
+	r1 := r0 + len(out)/rb
+	k := stripKey{ifd: p.ifd, shift: p.shift, block: b}
+	st, at := s.streams.take(k, r0, r1)
+	err := func() error {
+		if st == nil {
+			var err error
+			if st, err = newStream(p, raw); err != nil {
+				return err
+			}
 		}
-		if _, err := io.CopyN(io.Discard, st.r, int64(r0)*int64(rb)); err != nil {
+		if _, err := io.CopyN(io.Discard, st.r, int64(r0-at)*int64(rb)); err != nil {
+			return shortened(err)
+		}
+		return readFull(st.r, out)
+	}()
+	if err != nil || r1 >= p.blockRows(b) {
+		if st != nil {
 			st.close()
-			return blockErr(p, b, "%v", shortened(err))
 		}
+		st = nil
 	}
-	if err := readFull(st.r, out); err != nil {
-		st.close()
+	s.streams.done(k, r1, st)
+	if err != nil {
+		var ue *loader.UnsupportedError
+		if errors.As(err, &ue) {
+			return err
+		}
 		return blockErr(p, b, "%v", err)
-	}
-	if r0+n < p.blockRows(b) {
-		k.row = r0 + n
-		s.streams.keep(k, st)
-	} else {
-		st.close()
 	}
 	s.finishRows(p, out)
 	return nil

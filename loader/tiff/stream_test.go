@@ -3,7 +3,9 @@ package tiff
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"vastview/internal/testtool"
@@ -55,25 +57,33 @@ tifffile.imwrite(d + '/zlib.tif', rng.integers(0, 4000, (2, 61, 40), dtype=np.ui
 				planes *= grid[i]
 			}
 			rowBytes := l.Shape[n-1] * m.DType.Size()
-			buf := make([]byte, l.ChunkBytes(m.DType))
-			check := func(p, band int) {
+			// read reads band of plane p and says how it differs from the
+			// whole strip's rows, if it does.
+			read := func(p, band int) error {
+				buf := make([]byte, l.ChunkBytes(m.DType))
 				idx := make([]int, n)
 				if n == 3 {
 					idx[0] = p
 				}
 				idx[n-2] = band
 				if err := src.ReadChunk(context.Background(), 0, idx, buf); err != nil {
-					t.Fatal(err)
+					return err
 				}
 				y0, rows := band*4, min(4, l.Shape[n-2]-band*4)
 				want := whole[(p*l.Shape[n-2]+y0)*rowBytes:][:rows*rowBytes]
 				if !bytes.Equal(buf[:rows*rowBytes], want) {
-					t.Fatalf("plane %d band %d differs from the whole strip's rows", p, band)
+					return fmt.Errorf("plane %d band %d differs from the whole strip's rows", p, band)
 				}
 				for _, b := range buf[rows*rowBytes:] {
 					if b != 0 {
-						t.Fatalf("plane %d band %d: rows beyond the page are not zero", p, band)
+						return fmt.Errorf("plane %d band %d: rows beyond the page are not zero", p, band)
 					}
+				}
+				return nil
+			}
+			check := func(p, band int) {
+				if err := read(p, band); err != nil {
+					t.Fatal(err)
 				}
 			}
 			for p := 0; p < planes; p++ {
@@ -83,6 +93,26 @@ tifffile.imwrite(d + '/zlib.tif', rng.integers(0, 4000, (2, 61, 40), dtype=np.ui
 				for band := 0; band < grid[n-2]; band++ {
 					check(p, band)
 				}
+			}
+			// Four readers at once, as a plane's chunks are read: they take
+			// turns on the strip's decoder and each gets its rows.
+			var wg sync.WaitGroup
+			errs := make(chan error, 4*planes*grid[n-2])
+			for range 4 {
+				wg.Go(func() {
+					for p := 0; p < planes; p++ {
+						for band := 0; band < grid[n-2]; band++ {
+							if err := read(p, band); err != nil {
+								errs <- err
+							}
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
 			}
 		})
 	}
