@@ -114,3 +114,46 @@ func (d DType) Limits() (lo, hi float64) {
 	}
 	return -math.MaxFloat64, math.MaxFloat64
 }
+
+// At reads sample i of type d from buf (little-endian) as a float64,
+// exactly for every type.
+func (d DType) At(buf []byte, i int) float64 {
+	le := binary.LittleEndian
+	switch d {
+	case Uint8:
+		return float64(buf[i])
+	case Int8:
+		return float64(int8(buf[i]))
+	case Uint16:
+		return float64(le.Uint16(buf[2*i:]))
+	case Int16:
+		return float64(int16(le.Uint16(buf[2*i:])))
+	case Uint32:
+		return float64(le.Uint32(buf[4*i:]))
+	case Int32:
+		return float64(int32(le.Uint32(buf[4*i:])))
+	case Float32:
+		return float64(math.Float32frombits(le.Uint32(buf[4*i:])))
+	case Float64:
+		return math.Float64frombits(le.Uint64(buf[8*i:]))
+	}
+	return 0
+}
+
+// Put writes v as sample i of type d into buf (little-endian); v must be
+// a value of the type (as At returns).
+func (d DType) Put(buf []byte, i int, v float64) {
+	le := binary.LittleEndian
+	switch d {
+	case Uint8, Int8:
+		buf[i] = byte(int64(v))
+	case Uint16, Int16:
+		le.PutUint16(buf[2*i:], uint16(int64(v)))
+	case Uint32, Int32:
+		le.PutUint32(buf[4*i:], uint32(int64(v)))
+	case Float32:
+		le.PutUint32(buf[4*i:], math.Float32bits(float32(v)))
+	case Float64:
+		le.PutUint64(buf[8*i:], math.Float64bits(v))
+	}
+}

@@ -17,28 +17,7 @@ import (
 )
 
 // Sample returns sample i of a little-endian buffer of type dt as float64.
-func Sample(buf []byte, dt loader.DType, i int) float64 {
-	le := binary.LittleEndian
-	switch dt {
-	case loader.Uint8:
-		return float64(buf[i])
-	case loader.Int8:
-		return float64(int8(buf[i]))
-	case loader.Uint16:
-		return float64(le.Uint16(buf[2*i:]))
-	case loader.Int16:
-		return float64(int16(le.Uint16(buf[2*i:])))
-	case loader.Uint32:
-		return float64(le.Uint32(buf[4*i:]))
-	case loader.Int32:
-		return float64(int32(le.Uint32(buf[4*i:])))
-	case loader.Float32:
-		return float64(math.Float32frombits(le.Uint32(buf[4*i:])))
-	case loader.Float64:
-		return math.Float64frombits(le.Uint64(buf[8*i:]))
-	}
-	return 0
-}
+func Sample(buf []byte, dt loader.DType, i int) float64 { return dt.At(buf, i) }
 
 // AutoRange returns the 0.1 and 99.9 percentiles of the finite samples in
 // buf, the display range auto-contrast uses. For an empty or constant

@@ -73,12 +73,15 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--colormap gray|gray-inverted|fire|viridis|magma|glasbey|#rrggbb|rgb]
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
+                 [--project max|min|mean [--slab A:B]]
                                    one plane: F.raw holds the samples
                                    (native type, little-endian, row-major),
                                    F.png the plane as the viewer shows it
                                    (several channels: their composite;
                                    LABELS, a label image, laid over it
-                                   where its physical coordinates say)
+                                   where its physical coordinates say;
+                                   --project: the planes A..B along the
+                                   axis normal to the plane reduced to one)
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr

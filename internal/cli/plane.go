@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
 	"vastview/session"
@@ -24,6 +25,7 @@ type planeOpts struct {
 	channels, colors, windows                 string
 	overlay                                   string
 	opacity                                   float64
+	project, slab                             string
 	t, c, z, index, level                     int
 	given                                     map[string]bool // the flags given
 	stderr                                    io.Writer
@@ -45,6 +47,8 @@ func cmdPlane(args []string, stderr io.Writer) error {
 	fs.StringVar(&o.channels, "channels", "", "all or I,J,... channels of a composite")
 	fs.StringVar(&o.colors, "colors", "", "C1,C2,... colours of the composite's channels")
 	fs.StringVar(&o.windows, "windows", "", "LO:HI,LO:HI,... windows of the composite's channels")
+	fs.StringVar(&o.project, "project", "", "max, min or mean: project along the axis normal to the plane")
+	fs.StringVar(&o.slab, "slab", "", "A:B, the planes projected (all without it)")
 	fs.StringVar(&o.overlay, "overlay", "", "label image laid over the picture")
 	fs.Float64Var(&o.opacity, "opacity", 0.5, "opacity of the --overlay labels, 0 to 1")
 	pos, err := parseArgs(fs, args)
@@ -66,6 +70,14 @@ func cmdPlane(args []string, stderr io.Writer) error {
 	if o.given["opacity"] && (o.overlay == "" || !(o.opacity >= 0 && o.opacity <= 1)) {
 		return usageError{"plane: --opacity wants a number from 0 to 1, with --overlay"}
 	}
+	if o.slab != "" && o.project == "" {
+		return usageError{"plane: --slab goes with --project"}
+	}
+	if o.project != "" {
+		if _, err := loader.ParseProjection(o.project); err != nil {
+			return usageError{"plane: --project: " + err.Error()}
+		}
+	}
 	if o.given["colormap"] && o.colormap != render.RGB {
 		if _, err := render.ColormapNamed(o.colormap); err != nil {
 			return usageError{"plane: " + err.Error()}
@@ -86,6 +98,9 @@ func cmdPlane(args []string, stderr io.Writer) error {
 	chans, err := o.composite(src.Meta(), ext)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
+	}
+	if o.project != "" {
+		return o.writeProjection(pos[0], src, sel, chans, ext)
 	}
 	if len(chans) > 0 {
 		return o.writeComposite(pos[0], src, sel, chans, ext)
@@ -120,6 +135,84 @@ func cmdPlane(args []string, stderr io.Writer) error {
 		}
 	}
 	return o.writePicture(pos[0], render.Plane(buf, m.DType, w, h, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap)), m, sel)
+}
+
+// writeProjection writes the projection --project asks for along the
+// axis normal to the plane, over --slab or every plane: the samples
+// (.raw; of every channel --channels picks, one after another), or the
+// picture (.png; a composite of chans when there are some), each channel
+// with auto-contrast over its projection unless its window is given. A
+// --level beyond the levels the file stores is computed.
+func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.Plane, chans []render.Channel, ext string) error {
+	op, _ := loader.ParseProjection(o.project)
+	m := src.Meta()
+	var from loader.Source = src
+	if o.level >= len(m.Levels) {
+		pyr, err := levels.Open(src, levels.Options{CacheBytes: 512 << 20})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer pyr.Close()
+		from = pyr
+	}
+	fm := from.Meta()
+	normal, err := loader.NormalAxis(sel.Orientation)
+	if err != nil {
+		return usageError{"plane: " + err.Error()}
+	}
+	if o.level < 0 || o.level >= len(fm.Levels) {
+		return usageError{fmt.Sprintf("plane: no level %d (%d with the computed ones)", o.level, len(fm.Levels))}
+	}
+	a, b := 0, fm.Levels[o.level].Shape[max(0, fm.AxisIndex(normal))]-1
+	if o.slab != "" {
+		x, y, ok := strings.Cut(o.slab, ":")
+		var e1, e2 error
+		a, e1 = strconv.Atoi(strings.TrimSpace(x))
+		b, e2 = strconv.Atoi(strings.TrimSpace(y))
+		if !ok || e1 != nil || e2 != nil {
+			return usageError{fmt.Sprintf("plane: --slab wants A:B, the first and last planes, not %q", o.slab)}
+		}
+	}
+	project := func(c int) ([]byte, loader.DType, int, int, error) {
+		sel.At['C'] = c
+		buf, dt, w, h, err := loader.ProjectPlane(context.Background(), from, o.level, sel, op, a, b)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+		return buf, dt, w, h, err
+	}
+	if len(chans) == 0 {
+		chans = []render.Channel{{C: o.c, Colormap: o.colormap}}
+		if !o.given["colormap"] {
+			if def, _, _ := session.DefaultChannels(m); len(def) > 0 && !m.RGB {
+				chans[0].Colormap = def[min(max(o.c, 0), len(def)-1)].Colormap
+			}
+		}
+		if o.given["window"] || o.given["level-range"] {
+			lo, hi, err := o.displayRange(nil, loader.Uint8)
+			if err != nil {
+				return usageError{"plane: " + err.Error()}
+			}
+			chans[0].Lo, chans[0].Hi = lo, hi
+		}
+	}
+	planes := make([][]byte, len(chans))
+	var dt loader.DType
+	var w, h int
+	for i, ch := range chans {
+		if planes[i], dt, w, h, err = project(ch.C); err != nil {
+			return err
+		}
+	}
+	if ext == ".raw" {
+		return writeFileAtomic(o.out, bytes.Join(planes, nil))
+	}
+	for i := range chans {
+		if chans[i].Lo >= chans[i].Hi {
+			chans[i].Lo, chans[i].Hi = render.AutoRange(planes[i], dt)
+		}
+	}
+	return writePNG(o.out, render.PlaneComposite(planes, dt, w, h, chans))
 }
 
 // writePicture writes the PNG of img, plane sel of the source name (whose
