@@ -497,6 +497,7 @@ cg.attrs['image-label'] = {'version': '0.4'}
 assert lab.max() >= 3
 `, img)
 	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), img)
+	v.key("b") // no scale bar: the picture is compared with the data's samples
 	labelled := func(e map[string]any) bool { return e["layers"] == 1.0 && e["z"] == 2.0 }
 	v.showsPlane(bin, dir, "the labels over the composite", labelled,
 		"plane", img, "--z", "2", "--overlay", filepath.Join(img, "labels", "cells"), "--opacity", "0.7")

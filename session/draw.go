@@ -25,6 +25,8 @@ type request struct {
 	layers []layerDraw
 	// fitLo and fitHi bound the part of the plane a fitted view shows.
 	fitLo, fitHi render.Point
+	// scaleBar draws the scale bar over the picture (and its layers).
+	scaleBar bool
 }
 
 // Frame is one finished picture and what it shows. Img stays unchanged
@@ -333,6 +335,9 @@ func (d *drawer) draw(r request) *Frame {
 	layers := 0
 	if len(r.layers) > 0 {
 		layers = d.drawLayers(img, &info, r, drawn)
+	}
+	if r.scaleBar {
+		render.DrawScaleBar(img, pyr.Meta(), drawn)
 	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
 	f.readTotal, _ = pyr.BytesRead()

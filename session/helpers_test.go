@@ -92,6 +92,7 @@ func newHarness(t *testing.T, opts Options) *harness {
 		close(stop)
 		wg.Wait()
 	})
+	h.s.SetScaleBar(false) // tests compare pictures with the data's samples
 	h.s.Resize(400, 300)
 	return h
 }

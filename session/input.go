@@ -91,6 +91,7 @@ func Shortcuts() []Shortcut {
 		{"M", "channels: composite, one in colour, one in gray"},
 		{"C", "auto-contrast"},
 		{"V", "show / hide the layers over the image"},
+		{"B", "show / hide the scale bar"},
 		{"L", "show only the label under the pointer (again: every label)"},
 		{"R", "reload chunks a store did not hold yet"},
 		{"H", "show / hide the panels under and beside the picture"},
@@ -250,6 +251,8 @@ func (s *Session) Rune(r rune) Command {
 		s.pickLabelAtPointer()
 	case 'v', 'V':
 		s.ToggleLayers()
+	case 'b', 'B':
+		s.SetScaleBar(!s.ScaleBar())
 	case '+', '=':
 		s.Zoom(zoomStep)
 	case '-':

@@ -355,3 +355,27 @@ func TestALabelLayersLevelsKeepIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestTheScaleBarIsDrawnOverThePicture shows the scale bar (on unless
+// turned off, for data with physical spacing) at the bottom right of the
+// frame, and B takes it away.
+func TestTheScaleBarIsDrawnOverThePicture(t *testing.T) {
+	files := layerFiles()
+	h := newHarness(t, Options{Open: openFiles(files)})
+	h.s.SetScaleBar(true)
+	f := h.settled(h.open(files["/data/cells.tif"](), "/data/cells.tif"))
+	px, label, ok := render.ScaleBar(labelsBase(), f.View)
+	if !ok || label != "10 µm" {
+		t.Fatalf("scale bar %d px %q %v", px, label, ok)
+	}
+	w, hh := f.Img.Rect.Dx(), f.Img.Rect.Dy()
+	if got := f.Img.RGBAAt(w-8-px/2, hh-9); got != (color.RGBA{255, 255, 255, 255}) {
+		t.Errorf("the bar's middle is %v", got)
+	}
+	h.s.Rune('b')
+	gen := h.gen()
+	f = h.waitFrame(func(f *Frame) bool { return f.gen >= gen && f.Info.Complete })
+	if got := f.Img.RGBAAt(w-8-px/2, hh-9); got == (color.RGBA{255, 255, 255, 255}) {
+		t.Error("B left the scale bar")
+	}
+}

@@ -107,6 +107,7 @@ type Session struct {
 	browse  browseState
 	thumbs  thumbState
 	layers  layerState
+	noBar   bool // the scale bar is hidden (View → Scale Bar)
 	traced  struct {
 		data *Data
 		read int64 // bytes read for views of it up to the last frame traced

@@ -23,7 +23,8 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // requestLocked is the request to draw the view as it is now, for the
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
-	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on, layers: s.layerDrawsLocked()}
+	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on,
+		layers: s.layerDrawsLocked(), scaleBar: !s.noBar}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
 	return r
 }
@@ -283,3 +284,22 @@ func validColormap(name string) bool {
 }
 
 func clampInt(v, lo, hi int) int { return max(lo, min(v, hi)) }
+
+// ScaleBar reports whether views show a scale bar (where the data has
+// physical spacing).
+func (s *Session) ScaleBar() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.noBar
+}
+
+// SetScaleBar shows or hides the scale bar.
+func (s *Session) SetScaleBar(on bool) {
+	s.update(func(*loader.Meta) bool {
+		if s.noBar == !on {
+			return false
+		}
+		s.noBar = !on
+		return true
+	})
+}

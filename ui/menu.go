@@ -67,6 +67,14 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
 		fyne.NewMenuItemSeparator(),
 	)
+	bar := fyne.NewMenuItem("Scale Bar", nil)
+	bar.Checked = v.s.ScaleBar()
+	bar.Action = func() {
+		v.s.SetScaleBar(!v.s.ScaleBar())
+		bar.Checked = v.s.ScaleBar()
+		v.win.MainMenu().Refresh()
+	}
+	view.Items = append(view.Items, bar, fyne.NewMenuItemSeparator())
 	view.Items = append(view.Items, v.channelItems()...)
 	keep := fyne.NewMenuItem("Keep View Across Files", nil)
 	keep.Checked = v.s.KeepView()

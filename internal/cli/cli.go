@@ -73,7 +73,7 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--colormap gray|gray-inverted|fire|viridis|magma|glasbey|#rrggbb|rgb]
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
-                 [--project max|min|mean [--slab A:B]]
+                 [--project max|min|mean [--slab A:B]] [--scalebar]
                                    one plane: F.raw holds the samples
                                    (native type, little-endian, row-major),
                                    F.png the plane as the viewer shows it

@@ -149,6 +149,21 @@ func TestPlaneOverlaysLabelsWhereTheyBelong(t *testing.T) {
 	// sample (30, 40).
 	check("crop", filepath.Join(dir, "crop.ome.zarr"), filepath.Join(dir, "crop.npy"), 4, "1", "255", "0.5", "15", "20")
 
+	// --scalebar: 160 pixels of 0.5 µm, a fifth is 16 µm, so a bar of
+	// 10 µm (20 pixels) at the bottom right, and nothing else changed.
+	bar := filepath.Join(dir, "bar.png")
+	mustRun(t, "plane", raw, "--z", "4", "--out", bar, "--scalebar")
+	with, without := rgbaOf(t, bar), rgbaOf(t, mustPlanePNG(t, raw, dir, "4"))
+	for i := 0; i < len(with); i += 4 {
+		x, y := i/4%160, i/4/160
+		if with[i] != without[i] && (x < 100 || y < 90) {
+			t.Fatalf("the scale bar changes (%d,%d)", x, y)
+		}
+		if y == 120-8-2 && x >= 160-8-20 && x < 160-8 && (with[i] != 255 || with[i+1] != 255 || with[i+2] != 255) {
+			t.Fatalf("no white bar at (%d,%d)", x, y)
+		}
+	}
+
 	// Labels a metre away are refused, saying so.
 	code, _, errs := vv("plane", raw, "--z", "4", "--out", filepath.Join(dir, "far.png"), "--overlay", filepath.Join(dir, "far.ome.zarr"))
 	if code != 1 || !strings.Contains(errs, "far.ome.zarr: cannot be laid over") || !strings.Contains(errs, "outside the image along Y") || strings.Count(errs, "\n") != 1 {

@@ -26,6 +26,7 @@ type planeOpts struct {
 	overlay                                   string
 	opacity                                   float64
 	project, slab                             string
+	scalebar                                  bool
 	t, c, z, index, level                     int
 	given                                     map[string]bool // the flags given
 	stderr                                    io.Writer
@@ -50,6 +51,7 @@ func cmdPlane(args []string, stderr io.Writer) error {
 	fs.StringVar(&o.project, "project", "", "max, min or mean: project along the axis normal to the plane")
 	fs.StringVar(&o.slab, "slab", "", "A:B, the planes projected (all without it)")
 	fs.StringVar(&o.overlay, "overlay", "", "label image laid over the picture")
+	fs.BoolVar(&o.scalebar, "scalebar", false, "draw a scale bar on the PNG")
 	fs.Float64Var(&o.opacity, "opacity", 0.5, "opacity of the --overlay labels, 0 to 1")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -212,7 +214,9 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 			chans[i].Lo, chans[i].Hi = render.AutoRange(planes[i], dt)
 		}
 	}
-	return writePNG(o.out, render.PlaneComposite(planes, dt, w, h, chans))
+	img := render.PlaneComposite(planes, dt, w, h, chans)
+	o.drawScaleBar(img, fm, sel)
+	return writePNG(o.out, img)
 }
 
 // writePicture writes the PNG of img, plane sel of the source name (whose
@@ -223,7 +227,24 @@ func (o *planeOpts) writePicture(name string, img *image.RGBA, m *loader.Meta, s
 			return err
 		}
 	}
+	o.drawScaleBar(img, m, sel)
 	return writePNG(o.out, img)
+}
+
+// drawScaleBar draws the scale bar of --scalebar on img, plane sel of a
+// level of data m, one pixel a sample.
+func (o *planeOpts) drawScaleBar(img *image.RGBA, m *loader.Meta, sel loader.Plane) {
+	if !o.scalebar || o.level >= len(m.Levels) {
+		return
+	}
+	base := *m // the plane's own level, as level 0
+	base.Levels = []loader.Level{m.Levels[o.level]}
+	o2, err := render.ParseOrientation(sel.Orientation)
+	if err != nil {
+		return
+	}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	render.DrawScaleBar(img, &base, render.View{Orientation: o2, Zoom: 1, Center: render.Point{Col: float64(w) / 2, Row: float64(h) / 2}, Width: w, Height: h})
 }
 
 // layLabels lays the labels of --overlay over img, plane sel of the

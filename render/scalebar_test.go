@@ -1,0 +1,75 @@
+package render
+
+import (
+	"image"
+	"testing"
+
+	"vastview/loader"
+)
+
+func TestScaleBarIsARoundLength(t *testing.T) {
+	for _, c := range []struct {
+		spacing float64
+		unit    string
+		zoom    float64
+		width   int
+		px      int
+		label   string
+	}{
+		{0.5, "micrometer", 1, 800, 100, "50 µm"},  // 80 µm at most
+		{2, "nanometer", 4, 400, 40, "20 nm"},      // 0.5 nm a pixel, 40 at most
+		{1, "millimeter", 0.01, 1000, 200, "20 m"}, // 100 mm a pixel
+		{0.3, "micrometer", 3, 600, 100, "10 µm"},  // 0.1 µm a pixel, 12 at most
+		{1, "meter", 1, 500, 100, "100 m"},
+	} {
+		m := loader.NewMeta("mem", "YX", []int{100, 100}, loader.Uint8, []int{100, 100}, []float64{c.spacing, c.spacing}, []string{c.unit, c.unit})
+		px, label, ok := ScaleBar(m, View{Zoom: c.zoom, Width: c.width, Height: 300})
+		if !ok || px != c.px || label != c.label {
+			t.Errorf("%g %s at zoom %g, %d wide: %d px %q (%v), want %d px %q", c.spacing, c.unit, c.zoom, c.width, px, label, ok, c.px, c.label)
+		}
+	}
+	m := loader.NewMeta("mem", "YX", []int{100, 100}, loader.Uint8, []int{100, 100}, nil, nil)
+	if _, _, ok := ScaleBar(m, View{Zoom: 1, Width: 400, Height: 300}); ok {
+		t.Error("a scale bar for data without physical units")
+	}
+}
+
+func TestScaleBarIsDrawnBottomRight(t *testing.T) {
+	m := loader.NewMeta("mem", "YX", []int{100, 100}, loader.Uint8, []int{100, 100}, []float64{0.5, 0.5}, []string{"micrometer", "micrometer"})
+	v := View{Zoom: 1, Width: 400, Height: 300}
+	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	for i := range img.Pix {
+		img.Pix[i] = 100
+	}
+	DrawScaleBar(img, m, v) // 40 µm at most: 20 µm, 40 px
+	white, changed := 0, 0
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 400; x++ {
+			p := img.RGBAAt(x, y)
+			if p.R == 100 && p.A == 100 {
+				continue
+			}
+			changed++
+			if x < 300 || y < 250 {
+				t.Fatalf("the scale bar reaches (%d,%d)", x, y)
+			}
+			if p.R == 255 {
+				white++
+			}
+		}
+	}
+	// The bar: 40×3 white pixels ending 8 from the right and the bottom.
+	for x := 400 - 8 - 40; x < 400-8; x++ {
+		for y := 300 - 8 - 3; y < 300-8; y++ {
+			if p := img.RGBAAt(x, y); p.R != 255 || p.G != 255 || p.B != 255 {
+				t.Fatalf("bar pixel (%d,%d) = %v", x, y, p)
+			}
+		}
+	}
+	if white < 40*3+20 {
+		t.Errorf("only %d white pixels: no label over the bar", white)
+	}
+	if got := textMask("20 µm"); got.Rect.Dx() != 5*7 {
+		t.Errorf("label mask %v", got.Rect)
+	}
+}
