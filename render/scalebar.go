@@ -25,18 +25,10 @@ var barUnits = []struct {
 // ("20 µm"). ok is false when the plane's column axis has no length unit
 // (no physical spacing in the file) or the view is too small.
 func ScaleBar(m *loader.Meta, v View) (px int, label string, ok bool) {
-	_, col, _ := v.Orientation.Axes()
-	k := m.AxisIndex(col)
-	if k < 0 || v.Width < 40 {
+	perPixel, ok := metresPerPixel(m, v)
+	if !ok || v.Width < 40 {
 		return 0, "", false
 	}
-	f, kind := unitFactor(m.Units[k])
-	s := m.Levels[0].Scale[k]
-	zc, _ := v.zooms(m)
-	if kind != "length" || !(s > 0) || !(zc > 0) {
-		return 0, "", false
-	}
-	perPixel := s * f / zc // metres a screen pixel
 	most := perPixel * float64(v.Width) / 5
 	// The largest 1, 2 or 5 × 10ⁿ metres not above most.
 	e := math.Floor(math.Log10(most))
@@ -63,6 +55,40 @@ func ScaleBar(m *loader.Meta, v View) (px int, label string, ok bool) {
 		return 0, "", false
 	}
 	return px, fmt.Sprintf("%.0f %s", n, unit.name), true
+}
+
+// metresPerPixel is the physical width of a screen pixel of view v of m,
+// in metres, when the plane's columns have a length unit.
+func metresPerPixel(m *loader.Meta, v View) (float64, bool) {
+	_, col, _ := v.Orientation.Axes()
+	k := m.AxisIndex(col)
+	if k < 0 {
+		return 0, false
+	}
+	f, kind := unitFactor(m.Units[k])
+	s := m.Levels[0].Scale[k]
+	zc, _ := v.zooms(m)
+	if kind != "length" || !(s > 0) || !(zc > 0) {
+		return 0, false
+	}
+	return s * f / zc, true
+}
+
+// PixelSize writes the physical width of a screen pixel of view v of m
+// ("0.392 µm/px"), or "" when the data has no length unit.
+func PixelSize(m *loader.Meta, v View) string {
+	mpp, ok := metresPerPixel(m, v)
+	if !ok {
+		return ""
+	}
+	unit := barUnits[len(barUnits)-1]
+	for _, u := range barUnits { // the largest unit of which it is 0.1 or more
+		if mpp >= 0.1*u.metres*(1-1e-9) {
+			unit = u
+			break
+		}
+	}
+	return fmt.Sprintf("%.3g %s/px", mpp/unit.metres, unit.name)
 }
 
 // DrawScaleBar draws view v's scale bar (see ScaleBar) into img, the

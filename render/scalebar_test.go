@@ -29,8 +29,19 @@ func TestScaleBarIsARoundLength(t *testing.T) {
 		}
 	}
 	m := loader.NewMeta("mem", "YX", []int{100, 100}, loader.Uint8, []int{100, 100}, nil, nil)
-	if _, _, ok := ScaleBar(m, View{Zoom: 1, Width: 400, Height: 300}); ok {
-		t.Error("a scale bar for data without physical units")
+	if _, _, ok := ScaleBar(m, View{Zoom: 1, Width: 400, Height: 300}); ok || PixelSize(m, View{Zoom: 1}) != "" {
+		t.Error("a scale for data without physical units")
+	}
+	for _, c := range []struct {
+		spacing float64
+		unit    string
+		zoom    float64
+		want    string
+	}{{0.4, "micrometer", 1.02, "0.392 µm/px"}, {2, "nanometer", 4, "0.5 nm/px"}, {5, "micrometer", 0.5, "10 µm/px"}, {1, "millimeter", 0.001, "1 m/px"}} {
+		m := loader.NewMeta("mem", "YX", []int{100, 100}, loader.Uint8, []int{100, 100}, []float64{c.spacing, c.spacing}, []string{c.unit, c.unit})
+		if got := PixelSize(m, View{Zoom: c.zoom, Width: 10, Height: 10}); got != c.want {
+			t.Errorf("%g %s at zoom %g: %q, want %q", c.spacing, c.unit, c.zoom, got, c.want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"time"
+	"vastview/render"
 )
 
 // Status is what the status bar shows.
@@ -71,6 +72,13 @@ func (s *Session) Status() Status {
 	}
 	st.Text = fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
 		level, len(pyr.Levels())-1, state, pyr.Pending(), HumanBytes(pyr.CacheUsed()))
+	if shown != nil && shown.View.Zoom > 0 {
+		zoom := fmt.Sprintf("zoom %.3g×", shown.View.Zoom)
+		if ps := render.PixelSize(pyr.Meta(), shown.View); ps != "" {
+			zoom += " (" + ps + ")"
+		}
+		st.Text = zoom + "   " + st.Text
+	}
 	if n := pyr.NotStored(); n > 0 {
 		st.Text += fmt.Sprintf("   %d chunks not stored yet (R reloads)", n)
 	}

@@ -295,11 +295,12 @@ func (s *Session) ScaleBar() bool {
 
 // SetScaleBar shows or hides the scale bar.
 func (s *Session) SetScaleBar(on bool) {
-	s.update(func(*loader.Meta) bool {
-		if s.noBar == !on {
-			return false
-		}
-		s.noBar = !on
-		return true
-	})
+	s.mu.Lock()
+	if s.noBar == !on {
+		s.mu.Unlock()
+		return
+	}
+	s.noBar = !on
+	s.askLocked(s.clock.Now(), 0)
+	s.unlockNotify(ViewChanged)
 }
