@@ -35,10 +35,15 @@ func (s *Session) HoverText() string {
 		return ""
 	}
 	t := s.hoverTextLocked()
-	if t != "" && len(s.layers.list) > 0 {
-		t += s.layerHoverLocked(s.shown.View, s.hover.x, s.hover.y)
+	if len(s.layers.list) == 0 {
+		return t
 	}
-	return t
+	lt := s.layerHoverLocked(s.shown.View, s.hover.x, s.hover.y)
+	if t == "" && lt != "" { // beside the image, over a layer
+		loc := s.shown.View.Locate(s.data.Pyr.Meta(), s.hover.x, s.hover.y)
+		t = fmt.Sprintf("%c %d  %c %d  (beyond the image)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row)
+	}
+	return t + lt
 }
 
 // hoverTextLocked is HoverText for the data, without its layers.

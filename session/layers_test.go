@@ -379,3 +379,23 @@ func TestTheScaleBarIsDrawnOverThePicture(t *testing.T) {
 		t.Error("B left the scale bar")
 	}
 }
+
+// TestHoverBesideTheImageReadsTheLayers hovers where only a layer has
+// data: the read-out names the position and the layer's value.
+func TestHoverBesideTheImageReadsTheLayers(t *testing.T) {
+	files := layerFiles()
+	files["/data/wide_labels.tif"] = func() loader.Source {
+		s := volume([3]int{4, 64, 144}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return 7 })
+		s.meta.Levels[0].Translation = []float64{0, 0, -48}
+		return s
+	}
+	h := newHarness(t, Options{Open: openFiles(files)})
+	h.open(files["/data/cells.tif"](), "/data/cells.tif")
+	h.s.AddLayer("/data/wide_labels.tif", LayerAuto)
+	f := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Layers == 1 })
+	x, y := f.View.ToScreen(labelsBase(), render.Point{Col: -20, Row: 30})
+	h.s.Hover(x, y, true)
+	if got := h.s.HoverText(); !strings.Contains(got, "X -20") || !strings.Contains(got, "beyond the image") || !strings.HasSuffix(got, "label 7") {
+		t.Errorf("hover beside the image over the labels: %q", got)
+	}
+}
