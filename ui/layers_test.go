@@ -126,3 +126,18 @@ func TestADropWithShiftAddsALayerAndThePanelSetsIt(t *testing.T) {
 		t.Errorf("left %+v", ls)
 	}
 }
+
+func TestScaleBarMenuFollowsTheKey(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var before bool
+	onUI(func() { before = v.barItem.Checked })
+	if !before || !v.s.ScaleBar() {
+		t.Fatalf("scale bar item checked %v, session %v: on by default", before, v.s.ScaleBar())
+	}
+	onUI(func() { v.pv.TypedRune('b') })
+	waitFor(t, "the menu item cleared", func() (bool, bool) {
+		var c bool
+		onUI(func() { c = v.barItem.Checked })
+		return c, !c && !v.s.ScaleBar()
+	})
+}

@@ -67,22 +67,10 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
 		fyne.NewMenuItemSeparator(),
 	)
-	bar := fyne.NewMenuItem("Scale Bar", nil)
-	bar.Checked = v.s.ScaleBar()
-	bar.Action = func() {
-		v.s.SetScaleBar(!v.s.ScaleBar())
-		bar.Checked = v.s.ScaleBar()
-		v.win.MainMenu().Refresh()
-	}
-	view.Items = append(view.Items, bar, fyne.NewMenuItemSeparator())
+	v.barItem = v.toggleItem("Scale Bar", v.s.ScaleBar, v.s.SetScaleBar)
+	view.Items = append(view.Items, v.barItem, fyne.NewMenuItemSeparator())
 	view.Items = append(view.Items, v.channelItems()...)
-	keep := fyne.NewMenuItem("Keep View Across Files", nil)
-	keep.Checked = v.s.KeepView()
-	keep.Action = func() {
-		v.s.SetKeepView(!v.s.KeepView())
-		keep.Checked = v.s.KeepView()
-		v.win.MainMenu().Refresh()
-	}
+	keep := v.toggleItem("Keep View Across Files", v.s.KeepView, v.s.SetKeepView)
 	// The keys reach the menu first: its items press them for the view.
 	alt := func(k fyne.KeyName) func() {
 		return func() { v.command(v.s.PressWith(string(k), session.Mods{Alt: true})) }
@@ -102,6 +90,30 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		}),
 	)
 	return fyne.NewMainMenu(file, view, files, help)
+}
+
+// toggleItem is a menu item checked while get reports true; choosing it
+// sets the opposite.
+func (v *Viewer) toggleItem(label string, get func() bool, set func(bool)) *fyne.MenuItem {
+	it := fyne.NewMenuItem(label, nil)
+	it.Checked = get()
+	it.Action = func() {
+		set(!get())
+		it.Checked = get()
+		v.win.MainMenu().Refresh()
+	}
+	return it
+}
+
+// syncToggles checks the menu's toggles as the session has them (a key
+// may have changed one).
+func (v *Viewer) syncToggles() {
+	if v.barItem != nil && v.barItem.Checked != v.s.ScaleBar() {
+		v.barItem.Checked = v.s.ScaleBar()
+		if m := v.win.MainMenu(); m != nil {
+			m.Refresh()
+		}
+	}
 }
 
 func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {

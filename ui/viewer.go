@@ -59,6 +59,7 @@ type Viewer struct {
 	chans      *channelPanel    // beside the picture, for several channels
 	layers     *layerPanel      // beside the picture, under the channels, while there are layers
 	chanMenu   channelMenuItems // the View menu's channel items
+	barItem    *fyne.MenuItem   // View → Scale Bar
 	panels     *fyne.Container  // the contrast panel and the sliders
 	strip      *fileStrip
 	dlg        hider  // the dialog showing, if any
@@ -218,6 +219,7 @@ func (v *Viewer) takeUpdate() {
 		v.tools.dataChanged()
 	}
 	if c&session.ViewChanged != 0 {
+		v.syncToggles()
 		v.syncSliders()
 		v.tools.viewChanged()
 		v.contrast.viewChanged()
