@@ -22,37 +22,6 @@ type Alignment struct {
 // allAxes orders the axis letters of an Alignment.
 const allAxes = "TCZYX"
 
-// lengthUnits and timeUnits are the NGFF units in metres and seconds.
-var lengthUnits = map[string]float64{
-	"angstrom": 1e-10, "attometer": 1e-18, "centimeter": 1e-2, "decimeter": 1e-1, "exameter": 1e18,
-	"femtometer": 1e-15, "foot": 0.3048, "gigameter": 1e9, "hectometer": 1e2, "inch": 0.0254,
-	"kilometer": 1e3, "megameter": 1e6, "meter": 1, "micrometer": 1e-6, "mile": 1609.344,
-	"millimeter": 1e-3, "nanometer": 1e-9, "parsec": 3.0856775814913673e16, "petameter": 1e15,
-	"picometer": 1e-12, "terameter": 1e12, "yard": 0.9144, "yoctometer": 1e-24, "yottameter": 1e24,
-	"zeptometer": 1e-21, "zettameter": 1e21,
-}
-
-var timeUnits = map[string]float64{
-	"attosecond": 1e-18, "centisecond": 1e-2, "day": 86400, "decisecond": 1e-1, "exasecond": 1e18,
-	"femtosecond": 1e-15, "gigasecond": 1e9, "hectosecond": 1e2, "hour": 3600, "kilosecond": 1e3,
-	"megasecond": 1e6, "microsecond": 1e-6, "millisecond": 1e-3, "minute": 60, "nanosecond": 1e-9,
-	"petasecond": 1e15, "picosecond": 1e-12, "second": 1, "terasecond": 1e12, "yoctosecond": 1e-24,
-	"yottasecond": 1e24, "zeptosecond": 1e-21, "zettasecond": 1e21,
-}
-
-// unitFactor returns how many of unit to the axis's base unit (metre or
-// second) and the kind ("length", "time"), or 0 and "" for a unit not
-// known (then spacings are taken as given).
-func unitFactor(unit string) (float64, string) {
-	if f, ok := lengthUnits[unit]; ok {
-		return f, "length"
-	}
-	if f, ok := timeUnits[unit]; ok {
-		return f, "time"
-	}
-	return 0, ""
-}
-
 // geometry returns the spacing and translation of level 0 along axis k of
 // m, 1 and 0 where they are not usable numbers.
 func geometry(m *loader.Meta, k int) (s, t float64) {
@@ -86,8 +55,8 @@ func Align(base, layer *loader.Meta) (Alignment, error) {
 		}
 		sb, tb := geometry(base, kb)
 		sl, tl := geometry(layer, kl)
-		fb, kindB := unitFactor(base.Units[kb])
-		fl, kindL := unitFactor(layer.Units[kl])
+		fb, kindB := loader.UnitScale(base.Units[kb])
+		fl, kindL := loader.UnitScale(layer.Units[kl])
 		switch {
 		case kindB != "" && kindL != "" && kindB != kindL:
 			return al, fmt.Errorf("its %c axis is in %s, the image's in %s", a, layer.Units[kl], base.Units[kb])

@@ -65,10 +65,10 @@ func metresPerPixel(m *loader.Meta, v View) (float64, bool) {
 	if k < 0 {
 		return 0, false
 	}
-	f, kind := unitFactor(m.Units[k])
+	f, kind := loader.UnitScale(m.Units[k])
 	s := m.Levels[0].Scale[k]
 	zc, _ := v.zooms(m)
-	if kind != "length" || !(s > 0) || !(zc > 0) {
+	if kind != loader.Length || !(s > 0) || !(zc > 0) {
 		return 0, false
 	}
 	return s * f / zc, true

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"vastview/loader"
 	"vastview/render"
 )
 
@@ -81,17 +82,14 @@ func (s *Session) FileRate() (float64, bool) {
 
 // secondsPer converts a time step in unit to seconds (0 when unknown).
 func secondsPer(step float64, unit string) float64 {
-	switch unit {
-	case "second", "s":
-		return step
-	case "millisecond", "ms":
-		return step / 1e3
-	case "microsecond":
-		return step / 1e6
-	case "minute":
-		return step * 60
-	case "hour":
-		return step * 3600
+	switch unit { // short names some files write
+	case "s":
+		unit = "second"
+	case "ms":
+		unit = "millisecond"
+	}
+	if f, kind := loader.UnitScale(unit); kind == loader.Time {
+		return step * f
 	}
 	return 0
 }

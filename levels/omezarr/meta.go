@@ -140,14 +140,14 @@ func axisOf(a byte, unit string) axis {
 	switch a {
 	case 'T':
 		ax.Type = "time"
-		if timeUnits[unit] {
+		if _, kind := loader.UnitScale(unit); kind == loader.Time {
 			ax.Unit = unit
 		}
 	case 'C':
 		ax.Type = "channel"
 	default:
 		ax.Type = "space"
-		if spaceUnits[unit] {
+		if _, kind := loader.UnitScale(unit); kind == loader.Length {
 			ax.Unit = unit
 		}
 	}
@@ -218,24 +218,4 @@ func dtypeV2(d loader.DType) string {
 		loader.Uint32: "<u4", loader.Int32: "<i4",
 		loader.Float32: "<f4", loader.Float64: "<f8",
 	}[d]
-}
-
-// spaceUnits and timeUnits are the units OME-NGFF lists for space and time
-// axes (the UDUNITS-2 names).
-var spaceUnits = nameSet("angstrom", "attometer", "centimeter", "decimeter", "exameter",
-	"femtometer", "foot", "gigameter", "hectometer", "inch", "kilometer", "megameter",
-	"meter", "micrometer", "mile", "millimeter", "nanometer", "parsec", "petameter",
-	"picometer", "terameter", "yard", "yoctometer", "yottameter", "zeptometer", "zettameter")
-
-var timeUnits = nameSet("attosecond", "centisecond", "day", "decisecond", "exasecond",
-	"femtosecond", "gigasecond", "hectosecond", "hour", "kilosecond", "megasecond",
-	"microsecond", "millisecond", "minute", "nanosecond", "petasecond", "picosecond",
-	"second", "terasecond", "yoctosecond", "yottasecond", "zeptosecond", "zettasecond")
-
-func nameSet(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
 }
