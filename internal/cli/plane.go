@@ -231,20 +231,28 @@ func (o *planeOpts) writePicture(name string, img *image.RGBA, m *loader.Meta, s
 	return writePNG(o.out, img)
 }
 
+// levelMeta is m with level k as its only level (the level a plane was
+// read from, whose samples are the PNG's pixels).
+func levelMeta(m *loader.Meta, k int) *loader.Meta {
+	base := *m
+	base.Levels = []loader.Level{m.Levels[k]}
+	base.Shape = base.Levels[0].Shape
+	return &base
+}
+
 // drawScaleBar draws the scale bar of --scalebar on img, plane sel of a
 // level of data m, one pixel a sample.
 func (o *planeOpts) drawScaleBar(img *image.RGBA, m *loader.Meta, sel loader.Plane) {
 	if !o.scalebar || o.level >= len(m.Levels) {
 		return
 	}
-	base := *m // the plane's own level, as level 0
-	base.Levels = []loader.Level{m.Levels[o.level]}
+	base := levelMeta(m, o.level)
 	o2, err := render.ParseOrientation(sel.Orientation)
 	if err != nil {
 		return
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	render.DrawScaleBar(img, &base, render.View{Orientation: o2, Zoom: 1, Center: render.Point{Col: float64(w) / 2, Row: float64(h) / 2}, Width: w, Height: h})
+	render.DrawScaleBar(img, base, render.View{Orientation: o2, Zoom: 1, Center: render.Point{Col: float64(w) / 2, Row: float64(h) / 2}, Width: w, Height: h})
 }
 
 // layLabels lays the labels of --overlay over img, plane sel of the
@@ -258,10 +266,7 @@ func (o *planeOpts) layLabels(name string, img *image.RGBA, m *loader.Meta, sel 
 	}
 	defer lab.Close()
 	lm := lab.Meta()
-	base := *m // the plane's own level, as level 0
-	base.Levels = []loader.Level{m.Levels[o.level]}
-	base.Shape = base.Levels[0].Shape
-	al, err := render.Align(&base, lm)
+	al, err := render.Align(levelMeta(m, o.level), lm)
 	if err != nil {
 		return fmt.Errorf("%s: cannot be laid over %s: %v", o.overlay, name, err)
 	}
