@@ -81,9 +81,9 @@ type layerRow struct {
 	box     *fyne.Container
 	check   *viewCheck
 	name    *widget.Label
-	opacity *widget.Slider
+	opacity *viewSlider
 	outline *viewCheck     // label layers
-	blend   *widget.Select // image layers
+	blend   *viewSelect    // image layers
 	alone   *widget.Button // label layers: the label shown alone, a tap shows every label
 	quiet   bool           // set while the row shows the session's state
 }
@@ -109,10 +109,9 @@ func newLayerRow(p *layerPanel, i int, l session.Layer) *layerRow {
 	remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.s.RemoveLayer(r.i); v.focusView() })
 	name := container.NewGridWrap(fyne.NewSize(layerNameW, r.name.MinSize().Height), r.name)
 	top := container.NewHBox(r.check, name, up, down, remove)
-	r.opacity = widget.NewSlider(0, 1)
+	r.opacity = newViewSlider(v, 0, 1)
 	r.opacity.Step = 0.05
 	r.opacity.OnChanged = func(a float64) { set(func(l *session.Layer) { l.Opacity = a }) }
-	r.opacity.OnChangeEnded = func(float64) { v.focusView() }
 	var extra fyne.CanvasObject
 	if l.Labels {
 		r.outline = newViewCheck(v, func(on bool) { set(func(l *session.Layer) { l.Outline = on }) })
@@ -120,15 +119,12 @@ func newLayerRow(p *layerPanel, i int, l session.Layer) *layerRow {
 		r.alone = widget.NewButton("", func() { set(func(l *session.Layer) { l.Selected = 0 }); v.focusView() })
 		extra = r.outline
 	} else {
-		r.blend = widget.NewSelect([]string{render.Over.String(), render.Additive.String()}, func(s string) {
-			if r.quiet {
-				return
-			}
+		r.blend = newViewSelect(v, func(s string) {
 			if b, ok := render.ParseBlending(s); ok {
 				set(func(l *session.Layer) { l.Blending = b })
 			}
-			v.focusView()
 		})
+		r.blend.Options = []string{render.Over.String(), render.Additive.String()}
 		extra = r.blend
 	}
 	opacity := container.NewBorder(nil, nil, widget.NewLabel("opacity"), nil, r.opacity)
@@ -150,8 +146,8 @@ func (r *layerRow) show(l session.Layer) {
 	if r.outline != nil {
 		r.outline.show(l.Outline)
 	}
-	if r.blend != nil && r.blend.Selected != l.Blending.String() {
-		r.blend.SetSelected(l.Blending.String())
+	if r.blend != nil {
+		r.blend.show(l.Blending.String())
 	}
 	if r.alone != nil {
 		if l.Selected == 0 {

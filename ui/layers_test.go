@@ -12,6 +12,7 @@ import (
 
 	"vastview/loader"
 	"vastview/loader/demo"
+	"vastview/render"
 	"vastview/session"
 )
 
@@ -140,4 +141,19 @@ func TestScaleBarMenuFollowsTheKey(t *testing.T) {
 		onUI(func() { c = v.barItem.Checked })
 		return c, !c && !v.s.ScaleBar()
 	})
+}
+
+func TestAnImageLayersBlendingIsChosenInTheList(t *testing.T) {
+	v := newTestViewer(t, func(_ context.Context, path string) (loader.Source, error) {
+		return stored{demo.NewSized(2, 9, 64, 96)}, nil
+	})
+	onUI(func() { v.s.AddLayer("/data/other.tif", session.LayerImage) })
+	waitLayers(t, v, 1)
+	var r *layerRow
+	onUI(func() { r = v.layers.rows[0] })
+	if r.blend == nil || r.outline != nil || r.blend.Selected != "over" {
+		t.Fatalf("image layer row: blend %v outline %v", r.blend, r.outline)
+	}
+	choose(t, v, r.blend, "additive")
+	waitFor(t, "additive blending", func() (session.Layer, bool) { l := v.s.Layers()[0]; return l, l.Blending == render.Additive })
 }
