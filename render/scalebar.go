@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strconv"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -91,6 +92,22 @@ func PixelSize(m *loader.Meta, v View) string {
 	return fmt.Sprintf("%.3g %s/px", mpp/unit.metres, unit.name)
 }
 
+// LengthLabel writes a length of metres in the largest unit of which it
+// is 1 or more, to four significant digits ("12.5 µm", "0 µm" for none).
+func LengthLabel(metres float64) string {
+	if metres == 0 {
+		return "0 µm"
+	}
+	unit := barUnits[len(barUnits)-1]
+	for _, u := range barUnits {
+		if math.Abs(metres) >= u.metres*(1-1e-9) {
+			unit = u
+			break
+		}
+	}
+	return strconv.FormatFloat(metres/unit.metres, 'g', 4, 64) + " " + unit.name
+}
+
 // DrawScaleBar draws view v's scale bar (see ScaleBar) into img, the
 // view's picture: a white bar with a dark edge and its label above it, at
 // the bottom right. It draws nothing when the view has no scale.
@@ -100,10 +117,7 @@ func DrawScaleBar(img *image.RGBA, m *loader.Meta, v View) {
 		return
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	scale := 1
-	if w >= 480 {
-		scale = 2 // the 7×13 font is small on a large view
-	}
+	scale := textScale(w)
 	margin := 8 * scale
 	thick := 3 * scale
 	x1, y1 := w-margin, h-margin
@@ -119,10 +133,25 @@ func DrawScaleBar(img *image.RGBA, m *loader.Meta, v View) {
 	// The label, centred over the bar, white with a dark outline.
 	tx, ty := (x0+x1)/2-tw/2, y0-th-2*scale
 	tx = max(0, min(w-tw, tx))
-	for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
-		stamp(img, text, tx+d[0], ty+d[1], scale, dark)
+	outlined(img, text, tx, ty, scale)
+}
+
+// textScale is how many times the 7×13 font is magnified on a picture w
+// pixels wide: it is small on a large view.
+func textScale(w int) int {
+	if w >= 480 {
+		return 2
 	}
-	stamp(img, text, tx, ty, scale, color.RGBA{255, 255, 255, 255})
+	return 1
+}
+
+// outlined paints mask at (x, y) of img, magnified scale times, white
+// with a dark outline.
+func outlined(img *image.RGBA, mask *image.Alpha, x, y, scale int) {
+	for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+		stamp(img, mask, x+d[0], y+d[1], scale, color.RGBA{0, 0, 0, 255})
+	}
+	stamp(img, mask, x, y, scale, color.RGBA{255, 255, 255, 255})
 }
 
 // fill paints r (clipped to img) in c.
@@ -174,4 +203,20 @@ func textMask(s string) *image.Alpha {
 		d.DrawString(string(r))
 	}
 	return mask
+}
+
+// DrawStamp writes text (a time stamp, a position) at the top left of
+// img, white with a dark outline, in the scale bar's font and size.
+func DrawStamp(img *image.RGBA, text string) {
+	if text == "" {
+		return
+	}
+	w := img.Rect.Dx()
+	scale := textScale(w)
+	mask := textMask(text)
+	x, y := 8*scale, 8*scale
+	if x+mask.Rect.Dx()*scale > w || y+mask.Rect.Dy()*scale > img.Rect.Dy() {
+		return
+	}
+	outlined(img, mask, x, y, scale)
 }

@@ -27,6 +27,12 @@ type request struct {
 	fitLo, fitHi render.Point
 	// scaleBar draws the scale bar over the picture (and its layers).
 	scaleBar bool
+	// stampAxis, when not 0, has the position along it (the time for T)
+	// written on the picture.
+	stampAxis byte
+	// movie draws a movie's frame: its chunks are asked for in the
+	// background (see movieSource).
+	movie bool
 }
 
 // Frame is one finished picture and what it shows. Img stays unchanged
@@ -319,17 +325,21 @@ func (d *drawer) draw(r request) *Frame {
 		d.refreshes = n
 		d.r.Forget()
 	}
-	if !r.d.shown.Load() {
+	var src render.Source = pyr
+	if r.movie {
+		src = movieSource{pyr}
+	}
+	if !r.d.shown.Load() && !r.movie {
 		// Until the first image, the view's own full-resolution plane is
 		// asked for first: it can be drawn long before a level computed
 		// from many planes.
 		d.r.RequestFinest(drawn, pyr, r.gen, firstPlaneBytes)
 	}
-	img, info := d.r.Render(drawn, pyr, r.gen)
+	img, info := d.r.Render(drawn, src, r.gen)
 	if r.dir != 0 {
-		d.r.Prefetch(drawn, pyr, r.gen, r.dir, 0, levels.Prefetch)
+		d.r.Prefetch(drawn, src, r.gen, r.dir, 0, levels.Prefetch)
 		if r.ahead > 0 {
-			d.r.Prefetch(drawn, pyr, r.gen, r.dir, r.ahead, levels.Background)
+			d.r.Prefetch(drawn, src, r.gen, r.dir, r.ahead, levels.Background)
 		}
 	}
 	layers := 0
@@ -338,6 +348,9 @@ func (d *drawer) draw(r request) *Frame {
 	}
 	if r.scaleBar {
 		render.DrawScaleBar(img, pyr.Meta(), drawn)
+	}
+	if r.stampAxis != 0 {
+		render.DrawStamp(img, stampText(pyr.Meta(), drawn, r.stampAxis))
 	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
 	f.readTotal, _ = pyr.BytesRead()
@@ -396,7 +409,11 @@ func (d *drawer) drawLayers(img *image.RGBA, info *render.Info, r request, v ren
 		if !ok {
 			continue // the layer does not reach this plane
 		}
-		rr, pyr := &d.lr[i], l.d.Pyr
+		rr := &d.lr[i]
+		var pyr render.Source = l.d.Pyr
+		if r.movie {
+			pyr = movieSource{l.d.Pyr}
+		}
 		var in render.Info
 		if l.labels {
 			var ids *image.RGBA

@@ -37,7 +37,7 @@ func (e *Export) Cancel() { e.cancel() }
 // Done is closed when the export has ended.
 func (e *Export) Done() <-chan struct{} { return e.done }
 
-// Progress returns the chunks written and in all.
+// Progress returns the chunks (a movie's frames) written and in all.
 func (e *Export) Progress() (done, total int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -104,24 +104,35 @@ func (s *Session) Export(path string, onEnd func(*Export)) (*Export, error) {
 	}
 	s.keepChannelLocked()
 	chans := exportChannels(d.Pyr.Meta(), s.chans)
+	e := s.startExportLocked(path, onEnd, d.Release, func(ctx context.Context, progress func(done, total int)) error {
+		m := d.Pyr.Meta()
+		return omezarr.Write(ctx, path, d.Pyr, omezarr.Options{
+			Type:     map[bool]string{true: "mode", false: "mean"}[m.Label],
+			Channels: chans,
+			Progress: progress,
+		})
+	})
+	s.mu.Unlock()
+	return e, nil
+}
+
+// startExportLocked runs work, writing path, in the background as an
+// Export that Close cancels, then calls release and onEnd (if set, from
+// another goroutine). work reports its progress through the function it
+// is handed.
+func (s *Session) startExportLocked(path string, onEnd func(*Export), release func(), work func(ctx context.Context, progress func(done, total int)) error) *Export {
 	ctx, cancel := context.WithCancel(levels.ForBackground(context.Background()))
 	e := &Export{Path: path, cancel: cancel, done: make(chan struct{})}
 	s.exports[e] = struct{}{}
 	s.wg.Add(1)
-	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		defer d.Release()
-		m := d.Pyr.Meta()
-		err := omezarr.Write(ctx, path, d.Pyr, omezarr.Options{
-			Type:     map[bool]string{true: "mode", false: "mean"}[m.Label],
-			Channels: chans,
-			Progress: func(done, total int) {
-				e.mu.Lock()
-				e.chunks, e.all = done, total
-				e.mu.Unlock()
-			},
+		err := work(ctx, func(done, total int) {
+			e.mu.Lock()
+			e.chunks, e.all = done, total
+			e.mu.Unlock()
 		})
+		release()
 		cancel()
 		e.mu.Lock()
 		e.err = err
@@ -134,7 +145,7 @@ func (s *Session) Export(path string, onEnd func(*Export)) (*Export, error) {
 			onEnd(e)
 		}
 	}()
-	return e, nil
+	return e
 }
 
 // Exports returns the exports in progress.

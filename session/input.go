@@ -92,6 +92,7 @@ func Shortcuts() []Shortcut {
 		{"C", "auto-contrast"},
 		{"V", "show / hide the layers over the image"},
 		{"B", "show / hide the scale bar"},
+		{"T", "show / hide the time stamp (the plane's position without time points)"},
 		{"L", "show only the label under the pointer (again: every label)"},
 		{"R", "reload chunks a store did not hold yet"},
 		{"H", "show / hide the panels under and beside the picture"},
@@ -253,6 +254,8 @@ func (s *Session) Rune(r rune) Command {
 		s.ToggleLayers()
 	case 'b', 'B':
 		s.SetScaleBar(!s.ScaleBar())
+	case 't', 'T':
+		s.SetTimeStamp(!s.TimeStamp())
 	case '+', '=':
 		s.Zoom(zoomStep)
 	case '-':

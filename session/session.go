@@ -108,6 +108,7 @@ type Session struct {
 	thumbs  thumbState
 	layers  layerState
 	noBar   bool // the scale bar is hidden (View → Scale Bar)
+	stamp   bool // the time stamp is drawn (View → Time Stamp)
 	traced  struct {
 		data *Data
 		read int64 // bytes read for views of it up to the last frame traced

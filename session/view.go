@@ -24,7 +24,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on,
-		layers: s.layerDrawsLocked(), scaleBar: !s.noBar}
+		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked()}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
 	return r
 }
@@ -303,4 +303,38 @@ func (s *Session) SetScaleBar(on bool) {
 	s.noBar = !on
 	s.askLocked(s.clock.Now(), 0)
 	s.unlockNotify(ViewChanged)
+}
+
+// TimeStamp reports whether views have their time (the position along
+// the planes, for data with one time point) written on them.
+func (s *Session) TimeStamp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stamp
+}
+
+// SetTimeStamp shows or hides the time stamp.
+func (s *Session) SetTimeStamp(on bool) {
+	s.mu.Lock()
+	if s.stamp == on {
+		s.mu.Unlock()
+		return
+	}
+	s.stamp = on
+	s.askLocked(s.clock.Now(), 0)
+	s.unlockNotify(ViewChanged)
+}
+
+// stampAxisLocked is the axis whose position the time stamp writes: T
+// for data with several time points, else the axis the planes step
+// along; 0 with the stamp off.
+func (s *Session) stampAxisLocked() byte {
+	if !s.stamp || s.data == nil {
+		return 0
+	}
+	m := s.data.Pyr.Meta()
+	if m.Size('T') > 1 {
+		return 'T'
+	}
+	return stepAxis(m, s.view.Orientation)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,6 +134,14 @@ func (v *Viewer) exportDialog() {
 
 // export writes the data shown to path, showing progress.
 func (v *Viewer) export(path string) {
+	v.runExport("Export pyramid", path, func(onEnd func(*session.Export)) (*session.Export, error) {
+		return v.s.Export(path, onEnd)
+	})
+}
+
+// runExport starts an export to path with start, showing its progress in
+// a dialog titled title that can cancel it, and how it ended.
+func (v *Viewer) runExport(title, path string, start func(onEnd func(*session.Export)) (*session.Export, error)) {
 	bar := widget.NewProgressBar()
 	label := widget.NewLabel("Writing " + displayName(path))
 	var e *session.Export
@@ -141,8 +150,8 @@ func (v *Viewer) export(path string) {
 			e.Cancel()
 		}
 	})
-	prog := dialog.NewCustomWithoutButtons("Export pyramid", container.NewVBox(label, bar, cancel), v.win)
-	e, err := v.s.Export(path, func(e *session.Export) {
+	prog := dialog.NewCustomWithoutButtons(title, container.NewVBox(label, bar, cancel), v.win)
+	e, err := start(func(e *session.Export) {
 		uiDo(func() {
 			prog.Hide()
 			switch err := e.Err(); {
@@ -150,7 +159,7 @@ func (v *Viewer) export(path string) {
 			case err != nil:
 				v.showProblem(session.Problem{Subject: displayName(e.Path), Err: err})
 			default:
-				v.showDialog(dialog.NewInformation("Export pyramid", fmt.Sprintf("Wrote %s", e.Path), v.win))
+				v.showDialog(dialog.NewInformation(title, fmt.Sprintf("Wrote %s", e.Path), v.win))
 			}
 		})
 	})
@@ -160,6 +169,92 @@ func (v *Viewer) export(path string) {
 	}
 	v.showDialog(prog)
 	go v.followExport(e, bar)
+}
+
+// movieDialog asks what movie of the view to make: where (an .mp4, or a
+// folder or NAME.png for a series of images), along which axis, which
+// positions, at what rate; then writes it with a progress dialog that can
+// cancel it.
+func (v *Viewer) movieDialog() {
+	m := v.s.Meta()
+	if m == nil {
+		return
+	}
+	view := v.s.View()
+	path := newEscEntry(v)
+	folder := v.lastFolder
+	if folder == "" {
+		folder = v.s.SaveFolder()
+	}
+	path.SetText(filepath.Join(folder, v.s.MovieName()))
+	browse := widget.NewButton("Browse…", func() {
+		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+			if err != nil || w == nil {
+				return
+			}
+			path.SetText(w.URI().Path())
+			w.Close() // an empty file, which the movie replaces
+		}, v.win)
+		fd.SetFileName(filepath.Base(path.Text))
+		fd.Show()
+	})
+	axes := map[string]byte{"time (t)": 'T', "planes (z)": 'Z'}
+	var choices []string
+	for _, name := range []string{"time (t)", "planes (z)"} {
+		if _, _, _, err := session.MovieAxis(m, view, session.MovieOptions{Axis: axes[name], To: -1}); err == nil {
+			choices = append(choices, name)
+		}
+	}
+	from, to := newEscEntry(v), newEscEntry(v)
+	along := widget.NewSelect(choices, func(name string) {
+		_, a, b, _ := session.MovieAxis(m, view, session.MovieOptions{Axis: axes[name], To: -1})
+		from.SetText(strconv.Itoa(a))
+		to.SetText(strconv.Itoa(b))
+	})
+	def, _, _, _ := session.MovieAxis(m, view, session.MovieOptions{To: -1})
+	along.SetSelected(choices[0])
+	if def != 'T' && len(choices) > 1 {
+		along.SetSelected(choices[1])
+	}
+	fps := newEscEntry(v)
+	fps.SetText("25")
+	if r, ok := v.s.FileRate(); ok {
+		fps.SetText(strconv.FormatFloat(r, 'g', 4, 64))
+	}
+	overwrite := widget.NewCheck("Replace an existing movie", nil)
+	d := dialog.NewForm("Export Movie", "Export", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Path", container.NewBorder(nil, nil, nil, browse, path)),
+		widget.NewFormItem("Along", along),
+		widget.NewFormItem("From", from),
+		widget.NewFormItem("To", to),
+		widget.NewFormItem("Frames per second", fps),
+		widget.NewFormItem("", overwrite),
+	}, func(ok bool) {
+		out := strings.TrimSpace(path.Text)
+		if !ok || out == "" {
+			return
+		}
+		v.lastFolder = filepath.Dir(out)
+		o := session.MovieOptions{Axis: axes[along.Selected], Overwrite: overwrite.Checked}
+		var err error
+		if o.From, err = strconv.Atoi(strings.TrimSpace(from.Text)); err == nil {
+			o.To, err = strconv.Atoi(strings.TrimSpace(to.Text))
+		}
+		if err == nil {
+			o.FPS, err = strconv.ParseFloat(strings.TrimSpace(fps.Text), 64)
+		}
+		if err != nil {
+			v.showProblem(session.Problem{Subject: "Export Movie", Err: fmt.Errorf("from, to and the rate are numbers: %v", err)})
+			return
+		}
+		v.runExport("Export movie", out, func(onEnd func(*session.Export)) (*session.Export, error) {
+			return v.s.ExportMovie(out, o, onEnd)
+		})
+	}, v.win)
+	path.OnSubmitted = func(string) { d.Submit() }
+	d.Resize(fyne.NewSize(640, d.MinSize().Height))
+	v.showDialog(d)
+	v.win.Canvas().Focus(path)
 }
 
 // followExport moves the progress bar until the export ends.

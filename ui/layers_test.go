@@ -12,7 +12,6 @@ import (
 
 	"vastview/loader"
 	"vastview/loader/demo"
-	"vastview/render"
 	"vastview/session"
 )
 
@@ -128,32 +127,34 @@ func TestADropWithShiftAddsALayerAndThePanelSetsIt(t *testing.T) {
 	}
 }
 
-func TestScaleBarMenuFollowsTheKey(t *testing.T) {
+func TestViewTogglesFollowTheirKeys(t *testing.T) {
 	v := newTestViewer(t, nil)
-	var before bool
-	onUI(func() { before = v.barItem.Checked })
-	if !before || !v.s.ScaleBar() {
-		t.Fatalf("scale bar item checked %v, session %v: on by default", before, v.s.ScaleBar())
+	for _, c := range []struct {
+		label string
+		key   rune
+		get   func() bool
+	}{{"Scale Bar", 'b', v.s.ScaleBar}, {"Time Stamp", 't', v.s.TimeStamp}} {
+		var it *fyne.MenuItem
+		onUI(func() {
+			for _, tg := range v.toggles {
+				if tg.it.Label == c.label {
+					it = tg.it
+				}
+			}
+		})
+		if it == nil {
+			t.Fatalf("no View → %s", c.label)
+		}
+		var before bool
+		onUI(func() { before = it.Checked })
+		if before != c.get() {
+			t.Fatalf("%s checked %v, session %v", c.label, before, c.get())
+		}
+		onUI(func() { v.pv.TypedRune(c.key) })
+		waitFor(t, c.label+" follows "+string(c.key), func() (bool, bool) {
+			var ch bool
+			onUI(func() { ch = it.Checked })
+			return ch, ch != before && c.get() != before
+		})
 	}
-	onUI(func() { v.pv.TypedRune('b') })
-	waitFor(t, "the menu item cleared", func() (bool, bool) {
-		var c bool
-		onUI(func() { c = v.barItem.Checked })
-		return c, !c && !v.s.ScaleBar()
-	})
-}
-
-func TestAnImageLayersBlendingIsChosenInTheList(t *testing.T) {
-	v := newTestViewer(t, func(_ context.Context, path string) (loader.Source, error) {
-		return stored{demo.NewSized(2, 9, 64, 96)}, nil
-	})
-	onUI(func() { v.s.AddLayer("/data/other.tif", session.LayerImage) })
-	waitLayers(t, v, 1)
-	var r *layerRow
-	onUI(func() { r = v.layers.rows[0] })
-	if r.blend == nil || r.outline != nil || r.blend.Selected != "over" {
-		t.Fatalf("image layer row: blend %v outline %v", r.blend, r.outline)
-	}
-	choose(t, v, r.blend, "additive")
-	waitFor(t, "additive blending", func() (session.Layer, bool) { l := v.s.Layers()[0]; return l, l.Blending == render.Additive })
 }

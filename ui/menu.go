@@ -45,6 +45,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItemSeparator(),
 		item("Save View as PNG…", key(fyne.KeyS, ctrl), v.saveDialog),
 		fyne.NewMenuItem("Export Pyramid…", v.exportDialog),
+		fyne.NewMenuItem("Export Movie…", v.movieDialog),
 		fyne.NewMenuItemSeparator(),
 		fyne.NewMenuItem("Preferences…", v.prefsDialog),
 	)
@@ -67,8 +68,8 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
 		fyne.NewMenuItemSeparator(),
 	)
-	v.barItem = v.toggleItem("Scale Bar", v.s.ScaleBar, v.s.SetScaleBar)
-	view.Items = append(view.Items, v.barItem, fyne.NewMenuItemSeparator())
+	view.Items = append(view.Items, v.toggleItem("Scale Bar", v.s.ScaleBar, v.s.SetScaleBar),
+		v.toggleItem("Time Stamp", v.s.TimeStamp, v.s.SetTimeStamp), fyne.NewMenuItemSeparator())
 	view.Items = append(view.Items, v.channelItems()...)
 	keep := v.toggleItem("Keep View Across Files", v.s.KeepView, v.s.SetKeepView)
 	// The keys reach the menu first: its items press them for the view.
@@ -93,10 +94,11 @@ func (v *Viewer) menu() *fyne.MainMenu {
 }
 
 // toggleItem is a menu item checked while get reports true; choosing it
-// sets the opposite.
+// sets the opposite. Its check follows get (see syncToggles).
 func (v *Viewer) toggleItem(label string, get func() bool, set func(bool)) *fyne.MenuItem {
 	it := fyne.NewMenuItem(label, nil)
 	it.Checked = get()
+	v.toggles = append(v.toggles, toggle{it, get})
 	it.Action = func() {
 		set(!get())
 		it.Checked = get()
@@ -108,12 +110,21 @@ func (v *Viewer) toggleItem(label string, get func() bool, set func(bool)) *fyne
 // syncToggles checks the menu's toggles as the session has them (a key
 // may have changed one).
 func (v *Viewer) syncToggles() {
-	if v.barItem != nil && v.barItem.Checked != v.s.ScaleBar() {
-		v.barItem.Checked = v.s.ScaleBar()
-		if m := v.win.MainMenu(); m != nil {
-			m.Refresh()
+	changed := false
+	for _, t := range v.toggles {
+		if on := t.get(); t.it.Checked != on {
+			t.it.Checked, changed = on, true
 		}
 	}
+	if m := v.win.MainMenu(); changed && m != nil {
+		m.Refresh()
+	}
+}
+
+// toggle is a menu item checked while get reports true.
+type toggle struct {
+	it  *fyne.MenuItem
+	get func() bool
 }
 
 func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {

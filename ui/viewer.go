@@ -59,7 +59,7 @@ type Viewer struct {
 	chans      *channelPanel    // beside the picture, for several channels
 	layers     *layerPanel      // beside the picture, under the channels, while there are layers
 	chanMenu   channelMenuItems // the View menu's channel items
-	barItem    *fyne.MenuItem   // View → Scale Bar
+	toggles    []toggle         // the menu's check items, whose checks follow the session
 	panels     *fyne.Container  // the contrast panel and the sliders
 	strip      *fileStrip
 	dlg        hider  // the dialog showing, if any

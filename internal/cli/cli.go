@@ -41,6 +41,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		err = cmdPlane(args[1:], stderr)
 	case "pyramid":
 		err = cmdPyramid(args[1:], stderr)
+	case "movie":
+		err = cmdMovie(args[1:], stderr)
 	case "bench":
 		err = cmdBench(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -82,12 +84,18 @@ const usage = `vastview views image volumes and movies too big to load.
                                    where its physical coordinates say;
                                    --project: the planes A..B along the
                                    axis normal to the plane reduced to one)
+  vastview movie SRC OUT [--axis t|z] [--range A:B] [--fps N] [--overwrite]
+                 [--timestamp] [view options as for plane]
+                                   the view at every time point (t) or plane
+                                   (z) A..B: OUT.mp4 (H.264 through ffmpeg),
+                                   or a series of images (a folder, or
+                                   NAME.png / NAME.tif: NAME_t0000.png, ...)
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
-                                   (NAME: open, pyramid, downsample, codec, zarr, video)
+                                   (NAME: open, pyramid, downsample, codec, zarr, movie, video)
   vastview help                    this text
 
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,

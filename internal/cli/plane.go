@@ -8,11 +8,11 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"vastview/internal/fsutil"
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
@@ -36,23 +36,7 @@ func cmdPlane(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plane", flag.ContinueOnError)
 	o := planeOpts{stderr: stderr}
 	fs.StringVar(&o.out, "out", "", "output file (.raw or .png)")
-	fs.IntVar(&o.t, "t", 0, "time point")
-	fs.IntVar(&o.c, "c", 0, "channel")
-	fs.IntVar(&o.z, "z", -1, "plane along Z (xy planes)")
-	fs.StringVar(&o.orient, "plane", "xy", "xy, xz or yz")
-	fs.IntVar(&o.index, "index", -1, "position along the axis normal to the plane")
-	fs.IntVar(&o.level, "level", 0, "stored level")
-	fs.StringVar(&o.window, "window", "", "WIDTH,CENTRE display window")
-	fs.StringVar(&o.levelRange, "level-range", "", "LO,HI display range")
-	fs.StringVar(&o.colormap, "colormap", "gray", "colormap")
-	fs.StringVar(&o.channels, "channels", "", "all or I,J,... channels of a composite")
-	fs.StringVar(&o.colors, "colors", "", "C1,C2,... colours of the composite's channels")
-	fs.StringVar(&o.windows, "windows", "", "LO:HI,LO:HI,... windows of the composite's channels")
-	fs.StringVar(&o.project, "project", "", "max, min or mean: project along the axis normal to the plane")
-	fs.StringVar(&o.slab, "slab", "", "A:B, the planes projected (all without it)")
-	fs.StringVar(&o.overlay, "overlay", "", "label image laid over the picture")
-	fs.BoolVar(&o.scalebar, "scalebar", false, "draw a scale bar on the PNG")
-	fs.Float64Var(&o.opacity, "opacity", 0.5, "opacity of the --overlay labels, 0 to 1")
+	o.flags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
@@ -115,7 +99,7 @@ func cmdPlane(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	if ext == ".raw" {
-		return writeFileAtomic(o.out, buf)
+		return writeOut(o.out, buf)
 	}
 	// One channel: as the viewer first shows it (data of one channel, or
 	// of several that the file shows one at a time in colour, in the
@@ -137,6 +121,28 @@ func cmdPlane(args []string, stderr io.Writer) error {
 		}
 	}
 	return o.writePicture(pos[0], render.Plane(buf, m.DType, w, h, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap)), m, sel)
+}
+
+// flags registers the options that say which plane is drawn and how
+// (all but --out).
+func (o *planeOpts) flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.t, "t", 0, "time point")
+	fs.IntVar(&o.c, "c", 0, "channel")
+	fs.IntVar(&o.z, "z", -1, "plane along Z (xy planes)")
+	fs.StringVar(&o.orient, "plane", "xy", "xy, xz or yz")
+	fs.IntVar(&o.index, "index", -1, "position along the axis normal to the plane")
+	fs.IntVar(&o.level, "level", 0, "stored level")
+	fs.StringVar(&o.window, "window", "", "WIDTH,CENTRE display window")
+	fs.StringVar(&o.levelRange, "level-range", "", "LO,HI display range")
+	fs.StringVar(&o.colormap, "colormap", "gray", "colormap")
+	fs.StringVar(&o.channels, "channels", "", "all or I,J,... channels of a composite")
+	fs.StringVar(&o.colors, "colors", "", "C1,C2,... colours of the composite's channels")
+	fs.StringVar(&o.windows, "windows", "", "LO:HI,LO:HI,... windows of the composite's channels")
+	fs.StringVar(&o.project, "project", "", "max, min or mean: project along the axis normal to the plane")
+	fs.StringVar(&o.slab, "slab", "", "A:B, the planes projected (all without it)")
+	fs.StringVar(&o.overlay, "overlay", "", "label image laid over the picture")
+	fs.BoolVar(&o.scalebar, "scalebar", false, "draw a scale bar on the PNG")
+	fs.Float64Var(&o.opacity, "opacity", 0.5, "opacity of the --overlay labels, 0 to 1")
 }
 
 // writeProjection writes the projection --project asks for along the
@@ -207,7 +213,7 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 		}
 	}
 	if ext == ".raw" {
-		return writeFileAtomic(o.out, bytes.Join(planes, nil))
+		return writeOut(o.out, bytes.Join(planes, nil))
 	}
 	for i := range chans {
 		if chans[i].Lo >= chans[i].Hi {
@@ -414,7 +420,7 @@ func (o *planeOpts) writeComposite(name string, src loader.Source, sel loader.Pl
 		planes[i], w, h = buf, pw, ph
 	}
 	if ext == ".raw" {
-		return writeFileAtomic(o.out, bytes.Join(planes, nil))
+		return writeOut(o.out, bytes.Join(planes, nil))
 	}
 	dt := src.Meta().DType
 	for i := range chans {
@@ -431,7 +437,7 @@ func writePNG(path string, img image.Image) error {
 	if err := png.Encode(&b, img); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return writeOut(path, b.Bytes())
 }
 
 // writeRGB draws a plane of colour pixels as the viewer does with the rgb
@@ -522,19 +528,11 @@ func floatPair(s string) (a, b float64, err error) {
 	return a, b, err
 }
 
-// writeFileAtomic writes data to a temporary file beside path and renames it.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".vastview-*")
-	if err != nil {
-		return err
+// writeOut puts data in place at path (see fsutil.WriteAtomic); an error
+// names path once.
+func writeOut(path string, data []byte) error {
+	if err := fsutil.WriteAtomic(path, data); err != nil {
+		return fmt.Errorf("%s: %w", path, loader.StripPath(err))
 	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return nil
 }

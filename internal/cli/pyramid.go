@@ -235,6 +235,7 @@ type progressBar struct {
 	last  time.Time
 	start time.Time
 	drawn bool
+	unit  string // what is counted
 }
 
 func newProgressBar(w io.Writer) *progressBar {
@@ -244,7 +245,7 @@ func newProgressBar(w io.Writer) *progressBar {
 			tty = true
 		}
 	}
-	return &progressBar{w: w, tty: tty, start: time.Now()}
+	return &progressBar{w: w, tty: tty, start: time.Now(), unit: "chunks"}
 }
 
 func (b *progressBar) update(done, total int) { b.phase("writing", done, total) }
@@ -262,8 +263,8 @@ func (b *progressBar) phase(name string, done, total int) {
 	b.last = time.Now()
 	const width = 30
 	n := done * width / total
-	fmt.Fprintf(b.w, "\r%-8s [%s%s] %3d%%  %d/%d chunks  %.0fs ", name, strings.Repeat("#", n), strings.Repeat(" ", width-n),
-		done*100/total, done, total, time.Since(b.start).Seconds())
+	fmt.Fprintf(b.w, "\r%-8s [%s%s] %3d%%  %d/%d %s  %.0fs ", name, strings.Repeat("#", n), strings.Repeat(" ", width-n),
+		done*100/total, done, total, b.unit, time.Since(b.start).Seconds())
 	b.drawn = true
 }
 

@@ -16,6 +16,11 @@ import (
 // ".tmp-", the writer's ProcessTag, "-" and a random suffix.
 const TempPrefix = ".tmp-"
 
+// FileMode is the mode of the files put in place: readable by everyone,
+// as a program's output with the usual umask (a temporary file is
+// created private).
+const FileMode = 0o644
+
 // WriteAtomic writes the parts, in order, to a temporary file beside path
 // (named as TempPrefix says) and renames it to path. On error no file is
 // left behind and any file at path is unchanged. Errors are those of the
@@ -32,6 +37,11 @@ func WriteAtomic(path string, parts ...[]byte) error {
 			os.Remove(f.Name())
 			return err
 		}
+	}
+	if err := f.Chmod(FileMode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())

@@ -1,0 +1,532 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/image/tiff"
+
+	"vastview/internal/fsutil"
+	"vastview/levels"
+	"vastview/loader"
+	"vastview/render"
+)
+
+// MovieOptions say which frames a movie shows and how it is written.
+type MovieOptions struct {
+	// Axis is what the frames step along: 'T', or 'Z' for the planes (the
+	// axis normal to the view's plane: Z for XY, Y for XZ, X for YZ). 0
+	// is the axis the step keys move along (T for a movie, the planes for
+	// a volume).
+	Axis byte
+	// From and To are the first and last positions, inclusive; To < 0 is
+	// the last there is.
+	From, To int
+	// FPS is an MP4's frame rate; 0 is the data's own along T, else 25.
+	FPS float64
+	// Overwrite replaces an existing output; without it one is an error.
+	Overwrite bool
+	// Progress, if set, is called after each frame written, with the
+	// frames written and in all.
+	Progress func(done, total int)
+}
+
+// defaultMovieFPS is an MP4's frame rate when the data has none.
+const defaultMovieFPS = 25
+
+// Movie is a view to render at every position along an axis: the data,
+// the view, and what is drawn over it.
+type Movie struct {
+	req    request
+	stamp  bool
+	layers []*Data // held for the movie, released by Close
+}
+
+// NewMovie is a movie of view v of d, v.Width × v.Height pixels (a Zoom
+// of 0 fits the plane), with the scale bar drawn if scaleBar is set and
+// the time stamp (the position, for a movie along the planes) if stamp is.
+// It holds d until Close.
+func NewMovie(d *Data, v render.View, scaleBar, stamp bool) (*Movie, error) {
+	if !d.acquire() {
+		return nil, errors.New("the data is closed")
+	}
+	if !(v.Zoom > 0) {
+		v.Zoom, v.Center = render.Fit(d.Pyr.Meta(), v.Orientation, v.Width, v.Height)
+	}
+	r := request{d: d, view: v, scaleBar: scaleBar}
+	return &Movie{req: r, stamp: stamp}, nil
+}
+
+// AddLabels lays the labels of ld over the movie, aligned by physical
+// coordinates (see render.Align), at opacity 0..1, in the file's colours.
+// The movie holds ld until Close.
+func (mv *Movie) AddLabels(ld *Data, opacity float64) error {
+	al, err := render.Align(mv.req.d.Pyr.Meta(), ld.Pyr.Meta())
+	if err != nil {
+		return err
+	}
+	if !ld.acquire() {
+		return errors.New("the labels are closed")
+	}
+	mv.layers = append(mv.layers, ld)
+	mv.req.layers = append(mv.req.layers, layerDraw{d: ld, al: al, labels: true,
+		style: render.LabelStyle{Opacity: opacity, Palette: ld.Pyr.Meta().Palette}})
+	return nil
+}
+
+// Close releases the data the movie holds.
+func (mv *Movie) Close() {
+	mv.req.d.Release()
+	for _, l := range mv.layers {
+		l.Release()
+	}
+}
+
+// MovieAxis is the axis o.Axis names for view v of m, and the first and
+// last positions of the movie along it.
+func MovieAxis(m *loader.Meta, v render.View, o MovieOptions) (axis byte, from, to int, err error) {
+	switch o.Axis {
+	case 0:
+		axis = stepAxis(m, v.Orientation)
+	case 'T', 't':
+		axis = 'T'
+	case 'Z', 'z':
+		_, _, axis = v.Orientation.Axes()
+	default:
+		return 0, 0, 0, fmt.Errorf("a movie runs along t or z, not %q", o.Axis)
+	}
+	n := m.Size(axis)
+	if m.AxisIndex(axis) < 0 || n < 1 {
+		n = 1
+	}
+	from, to = o.From, o.To
+	if to < 0 {
+		to = n - 1
+	}
+	if from < 0 || from > to || to >= n {
+		return 0, 0, 0, fmt.Errorf("range %d:%d is outside %s 0..%d", o.From, o.To, axisName(axis, v.Orientation), n-1)
+	}
+	return axis, from, to, nil
+}
+
+// axisName is how a movie's axis is named to the user: t, or z for the
+// planes of an orientation (the axis normal to it).
+func axisName(axis byte, o render.Orientation) string {
+	if _, _, n := o.Axes(); axis == n {
+		return "z (" + string(axis+'a'-'A') + ")"
+	}
+	return string(axis + 'a' - 'A')
+}
+
+// Write renders the movie's view at every position along the axis o
+// asks for and writes the frames to path: an MP4 (H.264 through ffmpeg,
+// yuv420p, the picture cropped to even dimensions) when path ends in
+// .mp4, else a numbered series of PNG or TIFF images (path a folder, or
+// a name ending in .png or .tif whose frames are NAME_t0012.png, ...).
+// Each frame is drawn from the levels its size needs, complete, its
+// neighbours read ahead; the window of each channel left to choose is
+// chosen on the first frame and kept. Nothing is left at path when it
+// fails or ctx ends.
+func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
+	m := mv.req.d.Pyr.Meta()
+	axis, from, to, err := MovieAxis(m, mv.req.view, o)
+	if err != nil {
+		return err
+	}
+	v := mv.req.view
+	if v.Width < 2 || v.Height < 2 {
+		return fmt.Errorf("a movie of %d×%d pixels is too small", v.Width, v.Height)
+	}
+	fps := o.FPS
+	if !(fps > 0) {
+		fps = defaultMovieFPS
+		if i := m.AxisIndex('T'); i >= 0 && axis == 'T' {
+			if dt := secondsPer(m.Spacing[i], m.Units[i]); dt > 0 {
+				fps = 1 / dt
+			}
+		}
+	}
+	sink, err := newFrameSink(path, axis, to, fps, v.Width, v.Height, o.Overwrite)
+	if err != nil {
+		return err
+	}
+	if err := mv.render(ctx, axis, from, to, sink, o.Progress); err != nil {
+		sink.abort()
+		return err
+	}
+	return sink.finish()
+}
+
+// render draws every frame from..to along axis and hands each to sink.
+func (mv *Movie) render(ctx context.Context, axis byte, from, to int, sink frameSink, progress func(done, total int)) error {
+	wake := make(chan struct{}, 1)
+	for _, d := range append([]*Data{mv.req.d}, mv.layers...) {
+		events, unsub := d.Pyr.Subscribe()
+		defer unsub()
+		go func() {
+			for range events {
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
+	dr := newDrawer(nil)
+	req := mv.req
+	req.movie, req.dir, req.ahead = true, 1, movieAhead
+	if mv.stamp {
+		req.stampAxis = axis
+	}
+	for i := from; i <= to; i++ {
+		req.view.SetAt(axis, i)
+		var f *Frame
+		for {
+			f = dr.draw(req)
+			if f.Info.Complete {
+				break
+			}
+			if f.Info.Settled() && f.Info.Failed > 0 {
+				return fmt.Errorf("%s %d: %w", axisName(axis, req.view.Orientation), i, f.Info.Err)
+			}
+			select {
+			case <-wake:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			req.dir = 0 // read ahead once a frame
+		}
+		if i == from {
+			req.view = f.View // the windows chosen, kept for every frame
+		}
+		req.dir = 1
+		if err := sink.write(i, f.Img); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(i-from+1, to-from+1)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// movieAhead is how many chunk layers a movie reads ahead of the frame
+// drawn, in the background.
+const movieAhead = 4
+
+// frameSink takes a movie's frames in order.
+type frameSink interface {
+	write(i int, img *image.RGBA) error
+	finish() error // the output is complete at its path
+	abort()        // nothing is left
+}
+
+// newFrameSink is the writer of frames for path (see Movie.Write), w × h
+// pixels, whose last position along axis is last. An existing output is
+// an error unless overwrite is set.
+func newFrameSink(path string, axis byte, last int, fps float64, w, h int, overwrite bool) (frameSink, error) {
+	lower := strings.ToLower(path)
+	st, statErr := os.Stat(path)
+	switch {
+	case strings.HasSuffix(lower, ".mp4"):
+		if statErr == nil && !overwrite {
+			return nil, errors.New("it exists already (replace it with --overwrite)")
+		}
+		return startFFmpeg(path, fps, w, h)
+	case strings.HasSuffix(lower, ".png") || strings.HasSuffix(lower, ".tif") || strings.HasSuffix(lower, ".tiff"):
+		ext := filepath.Ext(path)
+		return newSeries(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ext), ext, axis, last, overwrite)
+	case statErr == nil && st.IsDir() || strings.HasSuffix(path, string(filepath.Separator)) || filepath.Ext(path) == "":
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, loader.StripPath(err)
+		}
+		return newSeries(path, "frame", ".png", axis, last, overwrite)
+	}
+	return nil, errors.New("a movie is written as .mp4, or as a series of .png or .tif images (a folder, or NAME.png)")
+}
+
+// series writes each frame as an image of its own.
+type series struct {
+	dir, prefix, ext, digits string
+	axis                     byte
+	overwrite                bool
+	written                  []string
+}
+
+func newSeries(dir, prefix, ext string, axis byte, last int, overwrite bool) (*series, error) {
+	s := &series{dir: dir, prefix: prefix, ext: ext, axis: axis, overwrite: overwrite,
+		digits: strconv.Itoa(max(4, len(strconv.Itoa(last))))}
+	if !overwrite {
+		if _, err := os.Stat(s.name(0)); err == nil {
+			return nil, fmt.Errorf("%s exists already (replace the series with --overwrite)", filepath.Base(s.name(0)))
+		}
+	}
+	return s, nil
+}
+
+// name is the path of the frame at position i.
+func (s *series) name(i int) string {
+	return filepath.Join(s.dir, fmt.Sprintf("%s_%c%0"+s.digits+"d%s", s.prefix, s.axis+'a'-'A', i, s.ext))
+}
+
+func (s *series) write(i int, img *image.RGBA) error {
+	var b bytes.Buffer
+	var err error
+	if s.ext == ".png" || s.ext == ".PNG" {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, img)
+	} else {
+		err = tiff.Encode(&b, img, &tiff.Options{Compression: tiff.Deflate})
+	}
+	if err != nil {
+		return err
+	}
+	name := s.name(i)
+	if !s.overwrite {
+		if _, err := os.Stat(name); err == nil {
+			return fmt.Errorf("%s exists already (replace the series with --overwrite)", filepath.Base(name))
+		}
+	}
+	if err := fsutil.WriteAtomic(name, b.Bytes()); err != nil {
+		return loader.StripPath(err)
+	}
+	s.written = append(s.written, name)
+	return nil
+}
+
+func (s *series) finish() error { return nil }
+
+func (s *series) abort() {
+	for _, n := range s.written {
+		os.Remove(n)
+	}
+}
+
+// ffmpegSink streams frames to ffmpeg, which encodes them into a file
+// beside the output, renamed to it when the movie is complete.
+type ffmpegSink struct {
+	path, tmp string
+	w, h      int // even
+	cmd       *exec.Cmd
+	in        io.WriteCloser
+	stderr    bytes.Buffer
+	row       []byte
+}
+
+func startFFmpeg(path string, fps float64, w, h int) (*ffmpegSink, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), fsutil.TempPrefix+fsutil.ProcessTag()+"-*.mp4")
+	if err != nil {
+		return nil, loader.StripPath(err)
+	}
+	f.Close()
+	s := &ffmpegSink{path: path, tmp: f.Name(), w: w &^ 1, h: h &^ 1}
+	if s.cmd, err = EncodeCommand(s.w, s.h, fps, s.tmp); err != nil {
+		os.Remove(s.tmp)
+		return nil, err
+	}
+	s.cmd.Stderr = &s.stderr
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		os.Remove(s.tmp)
+		return nil, err
+	}
+	if err := s.cmd.Start(); err != nil {
+		os.Remove(s.tmp)
+		return nil, fmt.Errorf("ffmpeg: %w", err)
+	}
+	return s, nil
+}
+
+// EncodeCommand is the ffmpeg command that encodes w × h RGBA frames
+// (even sizes), read from its standard input, into the MP4 out at fps:
+// H.264, yuv420p, quality 18 (visually lossless), the index at the front
+// for players that stream. The fastest preset: on noisy frames, as a
+// microscope's are, the others encode three to four times slower for
+// files a fifth smaller (docs/PERFORMANCE.md).
+func EncodeCommand(w, h int, fps float64, out string) (*exec.Cmd, error) {
+	bin, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		return nil, errors.New("writing an MP4 needs ffmpeg (install the ffmpeg package), or write a series of .png images")
+	}
+	return exec.Command(bin, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+		"-f", "rawvideo", "-pix_fmt", "rgba", "-s", fmt.Sprintf("%dx%d", w, h),
+		"-framerate", strconv.FormatFloat(fps, 'g', -1, 64), "-i", "pipe:0",
+		"-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-pix_fmt", "yuv420p",
+		"-movflags", "+faststart", "-f", "mp4", out), nil
+}
+
+func (s *ffmpegSink) write(_ int, img *image.RGBA) error {
+	// The frame without its odd last row and column, row by row.
+	n := 4 * s.w
+	if img.Stride == n && img.Rect.Dy() >= s.h {
+		_, err := s.in.Write(img.Pix[:n*s.h])
+		return s.failed(err)
+	}
+	for y := 0; y < s.h; y++ {
+		if _, err := s.in.Write(img.Pix[y*img.Stride:][:n]); err != nil {
+			return s.failed(err)
+		}
+	}
+	return nil
+}
+
+// failed turns a write to ffmpeg that failed into what ffmpeg said.
+func (s *ffmpegSink) failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	s.in.Close()
+	s.cmd.Wait()
+	return s.error(err)
+}
+
+// error is ffmpeg's last line of complaint, or err.
+func (s *ffmpegSink) error(err error) error {
+	msg := strings.TrimSpace(s.stderr.String())
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = msg[i+1:]
+	}
+	if msg != "" {
+		return fmt.Errorf("ffmpeg: %s", msg)
+	}
+	return fmt.Errorf("ffmpeg: %w", err)
+}
+
+func (s *ffmpegSink) finish() error {
+	s.in.Close()
+	if err := s.cmd.Wait(); err != nil {
+		os.Remove(s.tmp)
+		return s.error(err)
+	}
+	os.Chmod(s.tmp, fsutil.FileMode)
+	if err := os.Rename(s.tmp, s.path); err != nil {
+		os.Remove(s.tmp)
+		return loader.StripPath(err)
+	}
+	return nil
+}
+
+func (s *ffmpegSink) abort() {
+	s.in.Close()
+	if s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+	}
+	s.cmd.Wait()
+	os.Remove(s.tmp)
+}
+
+// stampText is the stamp drawn on view v of m for a movie along axis:
+// the time (from the spacing of T in a unit of time, else the time
+// point) or the position along the planes (physical when the axis has a
+// length unit).
+func stampText(m *loader.Meta, v render.View, axis byte) string {
+	i := m.AxisIndex(axis)
+	pos := v.At(axis)
+	if i < 0 {
+		return ""
+	}
+	step, unit := m.Spacing[i], m.Units[i]
+	if axis == 'T' {
+		if dt := secondsPer(step, unit); dt > 0 {
+			return timeLabel(float64(pos)*dt, dt, float64(m.Shape[i]-1)*dt)
+		}
+		return fmt.Sprintf("t %d", pos)
+	}
+	name := string(axis + 'a' - 'A')
+	if f, kind := loader.UnitScale(unit); kind == loader.Length && step > 0 {
+		return name + " " + render.LengthLabel(float64(pos)*step*f)
+	}
+	return fmt.Sprintf("%s %d", name, pos)
+}
+
+// timeLabel writes sec seconds as a time stamp, with the decimals a step
+// of dt shows (at most milliseconds) and minutes and hours when the last
+// time point, at last seconds, has them: "12.50 s", "1:02.50", "1:00:02".
+func timeLabel(sec, dt, last float64) string {
+	dec := min(3, max(0, int(math.Ceil(-math.Log10(dt)-1e-9))))
+	if last < 60 {
+		return strconv.FormatFloat(sec, 'f', dec, 64) + " s"
+	}
+	ms := int64(math.Round(sec * 1000))
+	h, m, s := ms/3600000, ms/60000%60, float64(ms%60000)/1000
+	secs := strconv.FormatFloat(s, 'f', dec, 64)
+	if s < 10 {
+		secs = "0" + secs
+	}
+	if last < 3600 {
+		return fmt.Sprintf("%d:%s", m, secs)
+	}
+	return fmt.Sprintf("%d:%02d:%s", h, m, secs)
+}
+
+// movieSource draws a movie's frames with the view's chunks asked for in
+// the background, first come first served: a movie's requests are not
+// dropped when the window shows something else, nor hold up its view.
+type movieSource struct{ *levels.Pyramid }
+
+func (s movieSource) Request(_ levels.Priority, _ uint64, level int, idxs ...[]int) {
+	s.Pyramid.Request(levels.Background, 0, level, idxs...)
+}
+
+// MovieName is the name a movie of the data shown is first offered
+// under: the file's name with .mp4.
+func (s *Session) MovieName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil || s.data.Name == "" {
+		return "demo.mp4"
+	}
+	return baseName(s.data.Name) + ".mp4"
+}
+
+// ExportMovie writes a movie of the view shown (its size, zoom, channels,
+// layers, scale bar and time stamp) along the axis o asks for to path
+// (see Movie.Write) in the background; the window stays free meanwhile,
+// its own frames drawn first. onEnd, if set, is called (from another
+// goroutine) when it ends.
+func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) (*Export, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		os.Remove(path) // the empty file a save dialog made
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.data == nil || s.view.Width < 2 || s.view.Height < 2 {
+		return nil, errors.New("nothing to make a movie of")
+	}
+	req := s.requestLocked(s.clock.Now(), 0)
+	if _, _, _, err := MovieAxis(req.d.Pyr.Meta(), req.view, o); err != nil {
+		return nil, err
+	}
+	mv := &Movie{req: req, stamp: s.stamp}
+	held := []*Data{req.d}
+	for _, l := range req.layers {
+		held = append(held, l.d)
+	}
+	for i, d := range held {
+		if !d.acquire() {
+			for _, h := range held[:i] {
+				h.Release()
+			}
+			return nil, errors.New("nothing to make a movie of")
+		}
+	}
+	for _, l := range req.layers {
+		mv.layers = append(mv.layers, l.d)
+	}
+	return s.startExportLocked(path, onEnd, mv.Close, func(ctx context.Context, progress func(done, total int)) error {
+		o.Progress = progress
+		return mv.Write(ctx, path, o)
+	}), nil
+}

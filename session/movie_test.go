@@ -1,0 +1,94 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"vastview/loader"
+	"vastview/render"
+)
+
+// TestExportMovieIsTheViewAtEachPosition writes a movie of the window's
+// view along the planes as PNG images: each is the complete frame the
+// window shows at that plane, pixel for pixel, the time stamp (here the
+// plane's position) and the layers included.
+func TestExportMovieIsTheViewAtEachPosition(t *testing.T) {
+	files := layerFiles()
+	h := newHarness(t, Options{Open: openFiles(files)})
+	h.open(files["/data/cells.tif"](), "/data/cells.tif")
+	h.s.AddLayer("/data/cells_labels.tif", LayerLabels)
+	h.waitUpdate(func(u Update) bool { return len(h.s.Layers()) == 1 })
+	h.s.SetTimeStamp(true)
+	h.s.SetWindow(0, 3000)
+	dir := t.TempDir()
+	ended := make(chan *Export, 1)
+	e, err := h.s.ExportMovie(filepath.Join(dir, "cells.png"), MovieOptions{Axis: 'Z', From: 1, To: -1}, func(e *Export) { ended <- e })
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ended
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if done, total := e.Progress(); done != 3 || total != 3 {
+		t.Errorf("progress %d of %d, want 3 of 3", done, total)
+	}
+	for z := 1; z < 4; z++ {
+		h.s.SetAt('Z', z)
+		f := h.waitFrame(func(f *Frame) bool { return f.View.Z == z && f.Info.Complete && f.Layers == 1 })
+		f.Img = copyImage(f.Img)
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("cells_z%04d.png", z)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := img.(*image.NRGBA)
+		if !ok {
+			rgba, ok2 := img.(*image.RGBA)
+			if !ok2 {
+				t.Fatalf("frame %d decodes as %T", z, img)
+			}
+			got = &image.NRGBA{Pix: rgba.Pix, Stride: rgba.Stride, Rect: rgba.Rect}
+		}
+		if got.Rect != f.Img.Rect || !bytes.Equal(got.Pix, f.Img.Pix) {
+			t.Errorf("frame z=%d differs from the window's", z)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cells_z0000.png")); err == nil {
+		t.Errorf("wrote z=0, before the range")
+	}
+}
+
+func TestStampsSayTheTimeOrThePlane(t *testing.T) {
+	for _, c := range []struct {
+		sec, dt, last float64
+		want          string
+	}{
+		{0.2, 0.05, 2, "0.20 s"},
+		{3, 1, 59, "3 s"},
+		{62.5, 0.5, 120, "1:02.5"},
+		{3602, 2, 7200, "1:00:02"},
+		{0.0125, 0.0005, 1, "0.013 s"},
+	} {
+		if got := timeLabel(c.sec, c.dt, c.last); got != c.want {
+			t.Errorf("timeLabel(%g, %g, %g) = %q, want %q", c.sec, c.dt, c.last, got, c.want)
+		}
+	}
+	m := loader.NewMeta("m", "TZYX", []int{10, 5, 4, 4}, loader.Uint8, []int{1, 1, 4, 4}, []float64{0.5, 2.5, 1, 1},
+		[]string{"second", "micrometer", "micrometer", "micrometer"})
+	v := render.View{T: 3, Z: 2}
+	if got := stampText(m, v, 'T'); got != "1.5 s" {
+		t.Errorf("time stamp %q", got)
+	}
+	if got := stampText(m, v, 'Z'); got != "z 5 µm" {
+		t.Errorf("plane stamp %q", got)
+	}
+}
