@@ -10,10 +10,13 @@ import (
 	"vastview/internal/lru"
 )
 
-// Key names one chunk of one level.
+// Key names one chunk of one level, or, with Derived set, a chunk of data
+// computed from the pyramid's (a projection), which the cache holds under
+// the same budget.
 type Key struct {
-	Level int
-	Idx   string // the chunk's grid index, as from IdxKey
+	Level   int
+	Idx     string // the chunk's grid index, as from IdxKey
+	Derived string // "" for the pyramid's own chunks, else what computed it
 }
 
 // IdxKey encodes a chunk grid index as a map key.

@@ -74,7 +74,7 @@ func (p *Pyramid) store(k int, idx []int, chunk []byte, reused bool) error {
 		if reused {
 			chunk = bytes.Clone(chunk)
 		}
-		p.cache.put(Key{k, IdxKey(idx)}, chunk, classComputed, false)
+		p.cache.put(Key{Level: k, Idx: IdxKey(idx)}, chunk, classComputed, false)
 	}
 	p.compute.Add(1)
 	p.prog.done[k].Add(1)

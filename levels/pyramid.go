@@ -176,7 +176,7 @@ func (p *Pyramid) Thumbnails() int {
 // as its fill value for a short while, then reported absent so that the
 // next view of it asks the source again.
 func (p *Pyramid) Get(level int, idx []int) []byte {
-	b, _ := p.cache.get(Key{level, IdxKey(idx)})
+	b, _ := p.cache.get(Key{Level: level, Idx: IdxKey(idx)})
 	return b
 }
 
@@ -209,7 +209,7 @@ func (p *Pyramid) Failed(level int, idx []int) error {
 	if len(p.failures) == 0 {
 		return nil
 	}
-	k := Key{level, IdxKey(idx)}
+	k := Key{Level: level, Idx: IdxKey(idx)}
 	f, ok := p.failures[k]
 	if !ok {
 		return nil
@@ -268,7 +268,7 @@ func (p *Pyramid) ReadChunk(ctx context.Context, level int, idx []int, dst []byt
 	if level < p.stored {
 		// Stored chunks that are not cached are read straight into dst:
 		// a reader of every chunk (an export) should not churn the cache.
-		if b, prov := p.cache.get(Key{level, IdxKey(idx)}); b != nil && !prov {
+		if b, prov := p.cache.get(Key{Level: level, Idx: IdxKey(idx)}); b != nil && !prov {
 			copy(dst, b)
 			return nil
 		}
@@ -370,7 +370,7 @@ type loaded struct {
 // load returns the chunk's bytes from the cache, the disk cache, the source
 // or by computing it; concurrent loads of one chunk run once.
 func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error) {
-	k := Key{level, IdxKey(idx)}
+	k := Key{Level: level, Idx: IdxKey(idx)}
 	for {
 		if b, prov := p.cache.get(k); b != nil {
 			return loaded{b, prov}, nil
@@ -564,3 +564,18 @@ func getBuf(n int) *[]byte {
 }
 
 func putBuf(b *[]byte) { bufPool.Put(b) }
+
+// GetDerived returns chunk idx of level of the data derived from the
+// pyramid that tag names (a projection, say) if it is in memory, else nil.
+func (p *Pyramid) GetDerived(tag string, level int, idx []int) []byte {
+	b, _ := p.cache.get(Key{Level: level, Idx: IdxKey(idx), Derived: tag})
+	return b
+}
+
+// PutDerived keeps chunk idx of level of the derived data tag names in the
+// chunk cache, as a computed chunk (evicted after the source's), and tells
+// the subscribers it arrived.
+func (p *Pyramid) PutDerived(tag string, level int, idx []int, data []byte) {
+	p.cache.put(Key{Level: level, Idx: IdxKey(idx), Derived: tag}, data, classComputed, false)
+	p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...), Derived: tag})
+}

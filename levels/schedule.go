@@ -21,6 +21,9 @@ const (
 type Arrival struct {
 	Level int
 	Idx   []int
+	// Derived names the derived data the chunk is of (see PutDerived),
+	// "" for the pyramid's own.
+	Derived string
 }
 
 // Request asks for chunks to be loaded in the background at a priority, for
@@ -32,7 +35,7 @@ func (p *Pyramid) Request(prio Priority, gen uint64, level int, idxs ...[]int) {
 		if loader.CheckIndex(p.meta, level, idx) != nil {
 			continue
 		}
-		p.sched.add(job{prio: prio, gen: gen, key: Key{level, IdxKey(idx)}, level: level, idx: append([]int(nil), idx...)})
+		p.sched.add(job{prio: prio, gen: gen, key: Key{Level: level, Idx: IdxKey(idx)}, level: level, idx: append([]int(nil), idx...)})
 	}
 }
 

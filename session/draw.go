@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vastview/levels"
+	"vastview/loader"
 	"vastview/render"
 )
 
@@ -33,6 +34,9 @@ type request struct {
 	// movie draws a movie's frame: its chunks are asked for in the
 	// background (see movieSource).
 	movie bool
+	// proj, when set, is drawn instead of the plane: the projection
+	// along the axis normal to it (without the layers).
+	proj *projection
 }
 
 // Frame is one finished picture and what it shows. Img stays unchanged
@@ -44,6 +48,10 @@ type Frame struct {
 	// Layers is how many layers were drawn over the data (those visible
 	// that reach its plane).
 	Layers int
+	// Projection is what was drawn along the axis normal to the plane
+	// (NoProjection: the plane), over planes Slab[0]..Slab[1].
+	Projection loader.Projection
+	Slab       [2]int
 
 	data      *Data
 	gen       uint64
@@ -290,13 +298,27 @@ func (d *drawer) draw(r request) *Frame {
 	}
 	// Windows still to choose are chosen now, by auto-contrast; until
 	// that can be done they are drawn as 0..1 and stay to choose.
+	var src render.Source = pyr
+	if r.proj != nil {
+		src = r.proj
+	}
+	if r.movie {
+		src = movieSource{src}
+	}
+	choose := func(v render.View) (lo, hi float64) {
+		if r.proj != nil { // from the projection's values in view
+			lo, hi, _ = d.r.ViewRange(onProjection(v), r.proj)
+			return lo, hi
+		}
+		return d.autoWindow(r.d, v)
+	}
 	auto := v.Lo == v.Hi
 	if len(v.Channels) > 0 {
 		chans := slices.Clone(v.Channels)
 		for i := range chans {
 			if ch := &chans[i]; ch.Lo == ch.Hi {
 				auto = true
-				ch.Lo, ch.Hi = d.autoWindow(r.d, render.ChannelView(v, *ch))
+				ch.Lo, ch.Hi = choose(render.ChannelView(v, *ch))
 			}
 			if chans[i].C == v.C && v.Lo == v.Hi {
 				v.Lo, v.Hi = chans[i].Lo, chans[i].Hi // the current channel's, as chosen
@@ -307,7 +329,7 @@ func (d *drawer) draw(r request) *Frame {
 	if v.Lo == v.Hi {
 		single := v
 		single.Channels = nil
-		v.Lo, v.Hi = d.autoWindow(r.d, single)
+		v.Lo, v.Hi = choose(single)
 	}
 	drawn := v
 	if drawn.Lo == drawn.Hi {
@@ -325,25 +347,25 @@ func (d *drawer) draw(r request) *Frame {
 		d.refreshes = n
 		d.r.Forget()
 	}
-	var src render.Source = pyr
-	if r.movie {
-		src = movieSource{pyr}
-	}
-	if !r.d.shown.Load() && !r.movie {
+	if !r.d.shown.Load() && !r.movie && r.proj == nil {
 		// Until the first image, the view's own full-resolution plane is
 		// asked for first: it can be drawn long before a level computed
 		// from many planes.
 		d.r.RequestFinest(drawn, pyr, r.gen, firstPlaneBytes)
 	}
-	img, info := d.r.Render(drawn, src, r.gen)
-	if r.dir != 0 {
+	rendered := drawn
+	if r.proj != nil {
+		rendered = onProjection(drawn)
+	}
+	img, info := d.r.Render(rendered, src, r.gen)
+	if r.dir != 0 && r.proj == nil {
 		d.r.Prefetch(drawn, src, r.gen, r.dir, 0, levels.Prefetch)
 		if r.ahead > 0 {
 			d.r.Prefetch(drawn, src, r.gen, r.dir, r.ahead, levels.Background)
 		}
 	}
 	layers := 0
-	if len(r.layers) > 0 {
+	if len(r.layers) > 0 && r.proj == nil {
 		layers = d.drawLayers(img, &info, r, drawn)
 	}
 	if r.scaleBar {
@@ -353,8 +375,19 @@ func (d *drawer) draw(r request) *Frame {
 		render.DrawStamp(img, stampText(pyr.Meta(), drawn, r.stampAxis))
 	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
+	if r.proj != nil {
+		f.Projection, f.Slab = r.proj.op, [2]int{r.proj.a, r.proj.b}
+	}
 	f.readTotal, _ = pyr.BytesRead()
 	return f
+}
+
+// onProjection is view v drawn on a projection along the axis normal to
+// its plane, whose one plane is at 0 on that axis.
+func onProjection(v render.View) render.View {
+	_, _, normal := v.Orientation.Axes()
+	v.SetAt(normal, 0)
+	return v
 }
 
 // autoWindow is the window auto-contrast chooses for view v of one

@@ -1,5 +1,7 @@
 package session
 
+import "vastview/loader"
+
 // TakeFrame returns the newest frame to show (nil if none waits, or it is
 // of data no longer shown) and lets OnFrame be called again. The host
 // shows the picture until it takes the next one: the session counts it as
@@ -91,6 +93,10 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 	}
 	if f.Layers > 0 {
 		fields["layers"] = f.Layers // layers drawn over the data
+	}
+	if f.Projection != loader.NoProjection {
+		fields["projection"] = f.Projection.String()
+		fields["slab"] = f.Slab[:]
 	}
 	s.trace.Event(ev, fields)
 }

@@ -93,6 +93,7 @@ func Shortcuts() []Shortcut {
 		{"V", "show / hide the layers over the image"},
 		{"B", "show / hide the scale bar"},
 		{"T", "show / hide the time stamp (the plane's position without time points)"},
+		{"P", "projection along the axis normal to the plane: max, min, mean, none"},
 		{"L", "show only the label under the pointer (again: every label)"},
 		{"R", "reload chunks a store did not hold yet"},
 		{"H", "show / hide the panels under and beside the picture"},
@@ -256,6 +257,8 @@ func (s *Session) Rune(r rune) Command {
 		s.SetScaleBar(!s.ScaleBar())
 	case 't', 'T':
 		s.SetTimeStamp(!s.TimeStamp())
+	case 'p', 'P':
+		s.CycleProjection()
 	case '+', '=':
 		s.Zoom(zoomStep)
 	case '-':

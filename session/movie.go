@@ -87,6 +87,9 @@ func (mv *Movie) AddLabels(ld *Data, opacity float64) error {
 
 // Close releases the data the movie holds.
 func (mv *Movie) Close() {
+	if mv.req.proj != nil {
+		mv.req.proj.close()
+	}
 	mv.req.d.Release()
 	for _, l := range mv.layers {
 		l.Release()
@@ -474,10 +477,10 @@ func timeLabel(sec, dt, last float64) string {
 // movieSource draws a movie's frames with the view's chunks asked for in
 // the background, first come first served: a movie's requests are not
 // dropped when the window shows something else, nor hold up its view.
-type movieSource struct{ *levels.Pyramid }
+type movieSource struct{ render.Source }
 
 func (s movieSource) Request(_ levels.Priority, _ uint64, level int, idxs ...[]int) {
-	s.Pyramid.Request(levels.Background, 0, level, idxs...)
+	s.Source.Request(levels.Background, 0, level, idxs...)
 }
 
 // MovieName is the name a movie of the data shown is first offered
@@ -510,6 +513,9 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 		return nil, err
 	}
 	mv := &Movie{req: req, stamp: s.stamp}
+	if p := req.proj; p != nil { // its own: the window's may change meanwhile
+		mv.req.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)
+	}
 	held := []*Data{req.d}
 	for _, l := range req.layers {
 		held = append(held, l.d)
@@ -518,6 +524,9 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 		if !d.acquire() {
 			for _, h := range held[:i] {
 				h.Release()
+			}
+			if mv.req.proj != nil {
+				mv.req.proj.close()
 			}
 			return nil, errors.New("nothing to make a movie of")
 		}

@@ -109,6 +109,7 @@ type Session struct {
 	layers  layerState
 	noBar   bool // the scale bar is hidden (View → Scale Bar)
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
+	proj    projState
 	traced  struct {
 		data *Data
 		read int64 // bytes read for views of it up to the last frame traced
@@ -174,11 +175,16 @@ func (s *Session) Close() {
 	}
 	d := s.data
 	s.data = nil
+	proj := s.proj.src
+	s.proj.src = nil
 	layers := s.dropLayersLocked()
 	ahead := s.browse.ahead
 	s.browse.ahead = nil
 	s.mu.Unlock()
 	s.wg.Wait()
+	if proj != nil {
+		proj.close()
+	}
 	for _, a := range ahead {
 		a.Release()
 	}

@@ -24,7 +24,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on,
-		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked()}
+		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.projectionLocked()}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
 	return r
 }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vastview/loader"
 	"vastview/render"
 	"vastview/session"
 )
@@ -133,13 +134,46 @@ func (v *Viewer) rebuildSliders() {
 		v.sliders[a] = as
 		v.axesBox.Add(container.NewBorder(nil, nil, as.label, nil, as.slider))
 	}
+	if op, _ := v.s.Projection(); op != loader.NoProjection {
+		v.addSlabSlider(m)
+	}
 	v.syncSliders()
 }
+
+// addSlabSlider adds the slider of the projection's slab: how many planes
+// about the view's it covers, all at the right end.
+func (v *Viewer) addSlabSlider(m *loader.Meta) {
+	_, _, normal := v.s.View().Orientation.Axes()
+	n := max(1, m.Size(normal))
+	as := &axisSlider{axis: slabAxis, label: widget.NewLabel("")}
+	as.label.TextStyle.Monospace = true
+	as.slider = newViewSlider(v, 1, float64(n))
+	as.slider.OnChanged = func(f float64) {
+		if as.quiet {
+			return
+		}
+		op, _ := v.s.Projection()
+		thick := int(f)
+		if thick >= n {
+			thick = 0 // every plane
+		}
+		v.s.SetProjection(op, thick)
+	}
+	v.sliders[slabAxis] = as
+	v.axesBox.Add(container.NewBorder(nil, nil, as.label, nil, as.slider))
+}
+
+// slabAxis keys the slab's slider among the axes' sliders.
+const slabAxis = '#'
 
 // syncSliders moves the sliders and read-outs to the view, rebuilding
 // them when the axes shown changed (another plane).
 func (v *Viewer) syncSliders() {
 	axes := v.s.Axes()
+	op, thick := v.s.Projection()
+	if op != loader.NoProjection {
+		axes = append(axes, slabAxis)
+	}
 	same := len(axes) == len(v.sliders)
 	for _, a := range axes {
 		same = same && v.sliders[a] != nil
@@ -149,7 +183,24 @@ func (v *Viewer) syncSliders() {
 		return
 	}
 	view := v.s.View()
+	if as := v.sliders[slabAxis]; as != nil {
+		n := int(as.slider.Max)
+		if thick <= 0 {
+			thick = n
+		}
+		if float64(thick) != as.slider.Value {
+			as.quiet = true
+			as.slider.SetValue(float64(thick))
+			as.quiet = false
+		}
+		if l := v.s.SlabLabel(); as.label.Text != l {
+			as.label.SetText(l)
+		}
+	}
 	for a, as := range v.sliders {
+		if a == slabAxis {
+			continue
+		}
 		if i := float64(view.At(a)); as.slider.Value != i {
 			as.quiet = true
 			as.slider.SetValue(i)
@@ -169,6 +220,7 @@ type toolbar struct {
 	cmap   *viewSelect
 	play   *widget.Button
 	rate   *viewSelect
+	proj   *viewSelect // plane, or a projection along its normal
 
 	shown       bool // orientation and colormap are on show
 	orientation render.Orientation
@@ -191,6 +243,12 @@ func newToolbar(v *Viewer) *toolbar {
 			v.s.SetPlayRate(fps)
 		}
 	})
+	t.proj = newViewSelect(v, func(name string) {
+		_, thick := v.s.Projection()
+		op, _ := loader.ParseProjection(name) // "plane": none
+		v.s.SetProjection(op, thick)
+	})
+	t.proj.Options = []string{"plane", loader.ProjectMax.String(), loader.ProjectMin.String(), loader.ProjectMean.String()}
 	t.play = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), func() {
 		v.s.TogglePlay()
 		v.focusView()
@@ -198,6 +256,7 @@ func newToolbar(v *Viewer) *toolbar {
 	t.box = container.NewHBox(
 		widget.NewButtonWithIcon("", theme.FolderOpenIcon(), v.openDialog),
 		t.planes[0], t.planes[1], t.planes[2],
+		t.proj,
 		t.cmap,
 		widget.NewButton("Auto-contrast", func() { v.s.AutoContrast(); v.focusView() }),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { v.s.Fit(); v.focusView() }),
@@ -254,6 +313,15 @@ func (t *toolbar) viewChanged() {
 	}
 	t.cmap.Options = t.v.s.Colormaps()
 	t.cmap.show(view.Colormap)
+}
+
+// projChanged shows the projection drawn.
+func (t *toolbar) projChanged() {
+	if op, _ := t.v.s.Projection(); op != loader.NoProjection {
+		t.proj.show(op.String())
+	} else {
+		t.proj.show("plane")
+	}
 }
 
 // playChanged shows play or pause, and the rate.

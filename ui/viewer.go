@@ -222,6 +222,7 @@ func (v *Viewer) takeUpdate() {
 		v.syncToggles()
 		v.syncSliders()
 		v.tools.viewChanged()
+		v.tools.projChanged()
 		v.contrast.viewChanged()
 	}
 	if c&(session.DataChanged|session.ViewChanged) != 0 {

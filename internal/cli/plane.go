@@ -183,7 +183,7 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 	}
 	project := func(c int) ([]byte, loader.DType, int, int, error) {
 		sel.At['C'] = c
-		buf, dt, w, h, err := loader.ProjectPlane(context.Background(), from, o.level, sel, op, a, b)
+		buf, dt, w, h, err := levels.ProjectPlane(context.Background(), from, o.level, sel, op, a, b)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", name, err)
 		}
