@@ -75,15 +75,9 @@ func ProjectOf[T Number](f Fold, acc []T, sum []float64, src []T, outer, n, inne
 			p := src[(o*n+k)*inner:][:inner]
 			switch f {
 			case FoldMax:
-				a := acc[o*inner:][:inner]
-				for i, v := range p {
-					a[i] = max(a[i], v)
-				}
+				foldMax(acc[o*inner:][:inner], p)
 			case FoldMin:
-				a := acc[o*inner:][:inner]
-				for i, v := range p {
-					a[i] = min(a[i], v)
-				}
+				foldMin(acc[o*inner:][:inner], p)
 			default:
 				a := sum[o*inner:][:inner]
 				for i, v := range p {
@@ -91,5 +85,54 @@ func ProjectOf[T Number](f Fold, acc []T, sum []float64, src []T, outer, n, inne
 				}
 			}
 		}
+	}
+}
+
+// foldMax sets each a[i] to the larger of a[i] and p[i] (NaN if either
+// is); a and p have one length.
+func foldMax[T Number](a, p []T) {
+	switch a := any(a).(type) {
+	case []uint8:
+		if n := simdMaxU8(a, any(p).([]uint8)); n > 0 {
+			foldMaxOf(a[n:], any(p).([]uint8)[n:])
+			return
+		}
+	case []uint16:
+		if n := simdMaxU16(a, any(p).([]uint16)); n > 0 {
+			foldMaxOf(a[n:], any(p).([]uint16)[n:])
+			return
+		}
+	}
+	foldMaxOf(a, p)
+}
+
+// foldMin is foldMax with the smaller.
+func foldMin[T Number](a, p []T) {
+	switch a := any(a).(type) {
+	case []uint8:
+		if n := simdMinU8(a, any(p).([]uint8)); n > 0 {
+			foldMinOf(a[n:], any(p).([]uint8)[n:])
+			return
+		}
+	case []uint16:
+		if n := simdMinU16(a, any(p).([]uint16)); n > 0 {
+			foldMinOf(a[n:], any(p).([]uint16)[n:])
+			return
+		}
+	}
+	foldMinOf(a, p)
+}
+
+func foldMaxOf[T Number](a, p []T) {
+	a = a[:len(p)]
+	for i, v := range p {
+		a[i] = max(a[i], v)
+	}
+}
+
+func foldMinOf[T Number](a, p []T) {
+	a = a[:len(p)]
+	for i, v := range p {
+		a[i] = min(a[i], v)
 	}
 }

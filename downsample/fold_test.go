@@ -14,7 +14,7 @@ import (
 // init), from aligned and misaligned buffers.
 func projectCase[T Number](t *testing.T, dt loader.DType, r *rand.Rand) {
 	for trial := 0; trial < 40; trial++ {
-		outer, n, inner := 1+r.IntN(3), 1+r.IntN(6), 1+r.IntN(9)
+		outer, n, inner := 1+r.IntN(3), 1+r.IntN(6), 1+r.IntN(80) // rows long enough for vectors
 		src := make([]T, outer*n*inner)
 		for i := range src {
 			src[i] = randSample[T](r)
@@ -80,4 +80,26 @@ func TestProjectMatchesReference(t *testing.T) {
 	projectCase[int32](t, loader.Int32, r)
 	projectCase[float32](t, loader.Float32, r)
 	projectCase[float64](t, loader.Float64, r)
+}
+
+// BenchmarkProjectMax folds a 2048² uint16 plane into another by max,
+// beside copy() of the same bytes.
+func BenchmarkProjectMax(b *testing.B) {
+	src := make([]byte, 2*2048*2048)
+	acc := make([]byte, len(src))
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	b.Run("uint16", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			Project(FoldMax, loader.Uint16, acc, nil, src, 1, 1, 2048*2048, 0, 1, false)
+		}
+	})
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			copy(acc, src)
+		}
+	})
 }

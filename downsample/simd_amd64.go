@@ -119,3 +119,38 @@ func simd2x2x2U16(d, a, b, c, e []uint16, flip16 uint64) int {
 	}
 	return n
 }
+
+// The projection kernels fold whole vectors of p into a by max or min and
+// return how many samples they did; the portable loop does the rest.
+
+func simdMaxU8(a, p []uint8) int {
+	n := min(len(a), len(p)) / 32 * 32
+	for i := 0; i < n; i += 32 {
+		archsimd.LoadUint8x32Slice(a[i : i+32]).Max(archsimd.LoadUint8x32Slice(p[i : i+32])).StoreSlice(a[i : i+32])
+	}
+	return n
+}
+
+func simdMinU8(a, p []uint8) int {
+	n := min(len(a), len(p)) / 32 * 32
+	for i := 0; i < n; i += 32 {
+		archsimd.LoadUint8x32Slice(a[i : i+32]).Min(archsimd.LoadUint8x32Slice(p[i : i+32])).StoreSlice(a[i : i+32])
+	}
+	return n
+}
+
+func simdMaxU16(a, p []uint16) int {
+	n := min(len(a), len(p)) / 16 * 16
+	for i := 0; i < n; i += 16 {
+		archsimd.LoadUint16x16Slice(a[i : i+16]).Max(archsimd.LoadUint16x16Slice(p[i : i+16])).StoreSlice(a[i : i+16])
+	}
+	return n
+}
+
+func simdMinU16(a, p []uint16) int {
+	n := min(len(a), len(p)) / 16 * 16
+	for i := 0; i < n; i += 16 {
+		archsimd.LoadUint16x16Slice(a[i : i+16]).Min(archsimd.LoadUint16x16Slice(p[i : i+16])).StoreSlice(a[i : i+16])
+	}
+	return n
+}

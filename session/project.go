@@ -151,7 +151,8 @@ func (p *projection) Request(prio levels.Priority, gen uint64, level int, idxs .
 	}
 }
 
-// work computes queued chunks, the most urgent first, until none is left.
+// work computes queued chunks, in the order before says, until none is
+// left.
 func (p *projection) work() {
 	defer p.wg.Done()
 	for {
@@ -163,8 +164,7 @@ func (p *projection) work() {
 		}
 		best := 0
 		for i, j := range p.queue {
-			b := p.queue[best]
-			if j.prio > b.prio || j.prio == b.prio && j.gen > b.gen {
+			if p.before(j, p.queue[best]) {
 				best = i
 			}
 		}
@@ -183,6 +183,20 @@ func (p *projection) work() {
 			p.pyr.PutDerived(p.tag, j.level, j.idx, data)
 		}
 	}
+}
+
+// before reports whether job j goes before job o: the coarsest level's
+// first (it is cheap, and a view shows it everywhere at once), then the
+// more urgent, then the newer.
+func (p *projection) before(j, o projJob) bool {
+	top := len(p.meta.Levels) - 1
+	if (j.level == top) != (o.level == top) {
+		return j.level == top
+	}
+	if j.prio != o.prio {
+		return j.prio > o.prio
+	}
+	return j.gen > o.gen
 }
 
 // compute projects chunk idx of level k over the slab's planes there.

@@ -40,6 +40,7 @@ var benchmarks = []benchmark{
 	{"downsample", func(_ context.Context, env *benchEnv) error { return benchDownsample(env.report) }},
 	{"codec", func(_ context.Context, env *benchEnv) error { return benchCodec(env.report) }},
 	{"zarr", benchZarr},
+	{"project", benchProject},
 	{"movie", benchMovie},
 	{"video", func(ctx context.Context, env *benchEnv) error { return benchVideo(ctx, env.dir, env.report) }},
 }

@@ -127,19 +127,30 @@ func timedBuild(ctx context.Context, path, diskRoot string) (float64, error) {
 // child process with an empty cache folder and returns its wall time and
 // peak RSS in bytes.
 func timedExport(path, work, codec string) (float64, int64, error) {
+	out := filepath.Join(work, codec+".ome.zarr")
+	defer os.RemoveAll(out)
+	s, rss, err := runSelf([]string{"XDG_CACHE_HOME=" + filepath.Join(work, "cache-"+codec)},
+		"pyramid", path, out, "--budget", "1GiB", "--codec", codec)
+	if err != nil {
+		return 0, 0, fmt.Errorf("export: %w", err)
+	}
+	return s, rss, nil
+}
+
+// runSelf runs this program with args (and env added to the environment)
+// in a child process and returns its wall time and peak RSS in bytes.
+func runSelf(env []string, args ...string) (float64, int64, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, 0, err
 	}
-	out := filepath.Join(work, codec+".ome.zarr")
-	cmd := exec.Command(exe, "pyramid", path, out, "--budget", "1GiB", "--codec", codec)
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(work, "cache-"+codec))
-	defer os.RemoveAll(out)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	t0 := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("export: %v: %s", err, stderr.String())
+		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
 	}
 	s := time.Since(t0).Seconds()
 	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
