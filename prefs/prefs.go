@@ -54,6 +54,8 @@ type View struct {
 	Layers []LayerView `json:"layers,omitempty"`
 	// LayersSet is true when Layers says what was shown, even none.
 	LayersSet bool `json:"layers_set,omitempty"`
+	// Layout is "four" for the four panels, "" for one plane.
+	Layout string `json:"layout,omitempty"`
 }
 
 // LayerView is how one layer was shown over the image.

@@ -136,6 +136,19 @@ func DrawScaleBar(img *image.RGBA, m *loader.Meta, v View) {
 	outlined(img, text, tx, ty, scale)
 }
 
+// DrawTag writes text (a panel's name) at the bottom left of img, as
+// DrawStamp does at the top left.
+func DrawTag(img *image.RGBA, text string) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	scale := textScale(w)
+	mask := textMask(text)
+	x, y := 8*scale, h-8*scale-mask.Rect.Dy()*scale
+	if x+mask.Rect.Dx()*scale > w || y < 0 {
+		return
+	}
+	outlined(img, mask, x, y, scale)
+}
+
 // textScale is how many times the 7×13 font is magnified on a picture w
 // pixels wide: it is small on a large view.
 func textScale(w int) int {

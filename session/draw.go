@@ -37,6 +37,9 @@ type request struct {
 	// proj, when set, is drawn instead of the plane: the projection
 	// along the axis normal to it (without the layers).
 	proj *projection
+	// ortho, when set, lays four panels out (see orthoDraw); view is the
+	// active panel's.
+	ortho *orthoDraw
 }
 
 // Frame is one finished picture and what it shows. Img stays unchanged
@@ -52,6 +55,9 @@ type Frame struct {
 	// (NoProjection: the plane), over planes Slab[0]..Slab[1].
 	Projection loader.Projection
 	Slab       [2]int
+	// Panel names the active panel of the four-panel layout ("" for one
+	// plane): View is its view, Img shows all four.
+	Panel string
 
 	data      *Data
 	gen       uint64
@@ -94,6 +100,9 @@ type drawer struct {
 	refreshes uint64   // the pyramid's Refreshes at the last frame
 
 	lr      []render.Renderer          // one per layer drawn
+	pr      [numPanels]render.Renderer // the four panels' (but the active one's)
+	obufs   [3]*image.RGBA             // the four-panel pictures, in turn
+	onext   int
 	windows map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 }
 
@@ -377,6 +386,9 @@ func (d *drawer) draw(r request) *Frame {
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
 	if r.proj != nil {
 		f.Projection, f.Slab = r.proj.op, [2]int{r.proj.a, r.proj.b}
+	}
+	if r.ortho != nil {
+		d.compose(r, f)
 	}
 	f.readTotal, _ = pyr.BytesRead()
 	return f

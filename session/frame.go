@@ -94,6 +94,9 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 	if f.Layers > 0 {
 		fields["layers"] = f.Layers // layers drawn over the data
 	}
+	if f.Panel != "" {
+		fields["panel"] = f.Panel // the active panel of the four
+	}
 	if f.Projection != loader.NoProjection {
 		fields["projection"] = f.Projection.String()
 		fields["slab"] = f.Slab[:]

@@ -18,6 +18,9 @@ type hoverState struct {
 // the picture (in false).
 func (s *Session) Hover(x, y float64, in bool) {
 	s.mu.Lock()
+	if in {
+		x, y = s.toPanelLocked(x, y) // the panel under the pointer is the active one
+	}
 	s.hover = hoverState{x: x, y: y, in: in}
 	s.unlockNotify(HoverChanged)
 }

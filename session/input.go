@@ -86,6 +86,7 @@ func Shortcuts() []Shortcut {
 		{"drag", "pan"},
 		{"0", "fit"},
 		{"1 2 3", "XY, XZ, YZ"},
+		{"4", "four panels: XY, XZ, YZ through one position (click to move it) and the Z projection; again: one"},
 		{"↑ ↓", "previous / next channel (its window in the contrast panel)"},
 		{"Ctrl+1 … Ctrl+9", "show / hide channel 1 … 9 in the composite (else show it alone)"},
 		{"M", "channels: composite, one in colour, one in gray"},
@@ -242,7 +243,13 @@ func (s *Session) Rune(r rune) Command {
 		if s.Modifiers().Ctrl {
 			return None // Ctrl+digit toggles a channel (see PressWith)
 		}
+		s.SetLayout(SingleView)
 		s.SetOrientation(render.Orientation(r - '1'))
+	case '4':
+		if s.Modifiers().Ctrl {
+			return None
+		}
+		s.ToggleLayout()
 	case 'm', 'M':
 		s.CycleChannelMode()
 	case 'c', 'C':
@@ -294,6 +301,7 @@ func (s *Session) Scroll(x, y, dy float64) {
 	if dy == 0 {
 		return
 	}
+	s.toPanel(x, y) // the panel under the pointer scrolls
 	s.mu.Lock()
 	if s.data == nil {
 		s.mu.Unlock()

@@ -289,6 +289,12 @@ func (s *Session) RemoveLayer(i int) {
 // topmost visible label layer that has one there, or every label again
 // when that one is shown alone already or there is none.
 func (s *Session) PickLabel(x, y float64) {
+	x, y = s.toPanel(x, y)
+	s.pickLabel(x, y)
+}
+
+// pickLabel is PickLabel at position (x, y) of the active panel.
+func (s *Session) pickLabel(x, y float64) {
 	s.mu.Lock()
 	if s.data == nil || s.shown == nil {
 		s.mu.Unlock()
@@ -321,7 +327,7 @@ func (s *Session) pickLabelAtPointer() {
 	h := s.hover
 	s.mu.Unlock()
 	if h.in {
-		s.PickLabel(h.x, h.y)
+		s.pickLabel(h.x, h.y) // the hover's position is the panel's
 	}
 }
 

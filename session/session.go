@@ -110,6 +110,7 @@ type Session struct {
 	noBar   bool // the scale bar is hidden (View → Scale Bar)
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
 	proj    projState
+	ortho   orthoState
 	traced  struct {
 		data *Data
 		read int64 // bytes read for views of it up to the last frame traced
@@ -175,15 +176,17 @@ func (s *Session) Close() {
 	}
 	d := s.data
 	s.data = nil
-	proj := s.proj.src
-	s.proj.src = nil
+	proj, oproj := s.proj.src, s.ortho.proj
+	s.proj.src, s.ortho.proj = nil, nil
 	layers := s.dropLayersLocked()
 	ahead := s.browse.ahead
 	s.browse.ahead = nil
 	s.mu.Unlock()
 	s.wg.Wait()
-	if proj != nil {
-		proj.close()
+	for _, p := range []*projection{proj, oproj} {
+		if p != nil {
+			p.close()
+		}
 	}
 	for _, a := range ahead {
 		a.Release()
@@ -367,6 +370,12 @@ func (s *Session) show(d *Data, keep bool) error {
 func (s *Session) resetViewLocked() {
 	m := s.data.Pyr.Meta()
 	w, h := s.view.Width, s.view.Height
+	four := s.ortho.on
+	if four { // laid out again for the new data
+		w, h = s.ortho.w, s.ortho.h
+		s.ortho.on = false
+		s.dropOrthoProjLocked()
+	}
 	s.view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
 	s.fitted = true
 	s.chans, s.mode = initialChannels(m)
@@ -374,7 +383,11 @@ func (s *Session) resetViewLocked() {
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
 			s.restoreViewLocked(saved)
+			four = saved.Layout == "four"
 		}
+	}
+	if four {
+		s.setLayoutLocked(m, FourPanels)
 	}
 }
 

@@ -26,6 +26,9 @@ func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on,
 		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.projectionLocked()}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
+	if r.ortho = s.orthoDrawLocked(r); r.ortho != nil && s.ortho.active == panelProj {
+		r.proj, r.layers = r.ortho.proj, nil
+	}
 	return r
 }
 
@@ -48,7 +51,15 @@ func (s *Session) update(f func(m *loader.Meta) bool) {
 // Resize follows the viewport's size in pixels.
 func (s *Session) Resize(w, h int) {
 	s.mu.Lock()
-	if s.view.Width == w && s.view.Height == h {
+	if s.ortho.on {
+		if s.ortho.w == w && s.ortho.h == h {
+			s.mu.Unlock()
+			return
+		}
+		s.ortho.w, s.ortho.h = w, h
+		w, h = panelRects(w, h)[0].Dx(), panelRects(w, h)[0].Dy()
+		s.ortho.zoom = [numPanels]panelZoom{} // every panel fitted again
+	} else if s.view.Width == w && s.view.Height == h {
 		s.mu.Unlock()
 		return
 	}
@@ -115,9 +126,13 @@ func (s *Session) Orientations() []render.Orientation {
 	return out
 }
 
-// Fit shows the whole plane.
+// Fit shows the whole plane (in every panel of the four).
 func (s *Session) Fit() {
-	s.update(func(*loader.Meta) bool { s.view.Zoom, s.fitted = 0, true; return true })
+	s.update(func(*loader.Meta) bool {
+		s.view.Zoom, s.fitted = 0, true
+		s.ortho.zoom = [numPanels]panelZoom{}
+		return true
+	})
 }
 
 // AutoContrast chooses the window from the data (the coarsest level's
@@ -186,6 +201,7 @@ func (s *Session) Zoom(factor float64) {
 	s.update(func(m *loader.Meta) bool {
 		s.view = s.view.ZoomAbout(m, float64(s.view.Width)/2, float64(s.view.Height)/2, factor)
 		s.fitted = false
+		s.zoomOthersLocked(m, factor)
 		return true
 	})
 }
@@ -193,9 +209,11 @@ func (s *Session) Zoom(factor float64) {
 // ZoomAbout magnifies the view by factor about the viewport position (x,
 // y): the data under it stays there.
 func (s *Session) ZoomAbout(x, y, factor float64) {
+	x, y = s.toPanel(x, y)
 	s.update(func(m *loader.Meta) bool {
 		s.view = s.view.ZoomAbout(m, x, y, factor)
 		s.fitted = false
+		s.zoomOthersLocked(m, factor)
 		return true
 	})
 }
@@ -232,6 +250,9 @@ func (s *Session) saveViewLocked() {
 		Plane: w.Orientation.String(), T: w.T, C: w.C, Z: w.Z, Y: w.Y, X: w.X,
 		Zoom: w.Zoom, CenterX: w.Center.Col, CenterY: w.Center.Row, Lo: w.Lo, Hi: w.Hi, Colormap: w.Colormap,
 		Fitted: s.fitted,
+	}
+	if s.ortho.on {
+		v.Layout = "four"
 	}
 	for _, c := range s.chans {
 		v.Channels = append(v.Channels, prefs.ChannelView{Lo: c.lo, Hi: c.hi, Colormap: c.colormap, Hidden: c.hidden})

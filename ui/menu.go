@@ -54,8 +54,12 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		o := render.Orientation(i)
 		planes[i] = item(name, key(fyne.KeyName(rune('1'+i)), 0), func() { v.s.SetOrientation(o) })
 	}
+	four := v.toggleItem("Four Panels", func() bool { return v.s.Layout() == session.FourPanels }, func(on bool) {
+		v.s.SetLayout(map[bool]session.Layout{true: session.FourPanels, false: session.SingleView}[on])
+	})
 	view := fyne.NewMenu("View",
-		planes[0], planes[1], planes[2],
+		planes[0], planes[1], planes[2], four,
+		v.toggleItem("Link Panel Zoom", v.s.LinkedZoom, v.s.SetLinkedZoom),
 		fyne.NewMenuItemSeparator(),
 		item("Fit", key(fyne.Key0, 0), v.s.Fit),
 		item("Zoom In", key(fyne.KeyPlus, 0), func() { v.s.Rune('+') }),

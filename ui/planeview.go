@@ -116,8 +116,12 @@ func (p *planeView) Dragged(e *fyne.DragEvent) {
 // DragEnd implements fyne.Draggable.
 func (p *planeView) DragEnd() {}
 
-// Tapped implements fyne.Tappable: a click takes the keyboard.
-func (p *planeView) Tapped(*fyne.PointEvent) { p.v.focusView() }
+// Tapped implements fyne.Tappable: a click takes the keyboard and, in
+// the four-panel layout, moves the position the panels show there.
+func (p *planeView) Tapped(e *fyne.PointEvent) {
+	p.v.focusView()
+	p.v.s.Click(p.px(e.Position.X), p.px(e.Position.Y))
+}
 
 // MouseIn implements desktop.Hoverable.
 func (p *planeView) MouseIn(e *desktop.MouseEvent) { p.hover(e) }

@@ -1,0 +1,404 @@
+package session
+
+import (
+	"image"
+	"image/color"
+
+	"vastview/levels"
+	"vastview/loader"
+	"vastview/render"
+)
+
+// Layout is how the view is laid out in the viewport.
+type Layout uint8
+
+// The layouts.
+const (
+	// SingleView shows one plane.
+	SingleView Layout = iota
+	// FourPanels shows the XY, XZ and YZ planes through one position, a
+	// crosshair marking it in each, and the XY maximum projection.
+	FourPanels
+)
+
+// The four panels, in reading order.
+const (
+	panelXY = iota
+	panelXZ
+	panelYZ
+	panelProj
+	numPanels
+)
+
+// panelOrient is each panel's plane.
+var panelOrient = [numPanels]render.Orientation{render.XY, render.XZ, render.YZ, render.XY}
+
+// panelNames name the panels in traces and on the panels.
+var panelNames = [numPanels]string{"xy", "xz", "yz", "max"}
+
+// panelGap is the width of the gutter between panels, in pixels.
+const panelGap = 2
+
+// orthoState is the four-panel layout. The panel the pointer is over is
+// the active one: the session's view is its view (its plane, zoom, centre
+// and size), so that keys, the wheel and drags act on it; the others keep
+// their zoom and centre here.
+type orthoState struct {
+	on     bool
+	active int
+	zoom   [numPanels]panelZoom
+	linked bool // a zoom in one panel zooms them all
+	w, h   int  // the whole viewport
+	proj   *projection
+}
+
+// panelZoom is a panel's zoom and centre; zoom 0 fits its plane.
+type panelZoom struct {
+	zoom   float64
+	center render.Point
+}
+
+// orthoDraw is the four-panel layout as the drawer draws it.
+type orthoDraw struct {
+	w, h   int
+	active int
+	panels [numPanels]panelDraw
+	proj   *projection
+}
+
+// panelDraw is one panel: where it lies, its view (the active panel's
+// comes with the request), its fit box, and the position the crosshair
+// marks, in level-0 samples.
+type panelDraw struct {
+	rect         image.Rectangle
+	view         render.View
+	fitLo, fitHi render.Point
+	at           [3]float64 // Z, Y, X: the centres of the position's samples
+}
+
+// panelRects lay the four panels out in a viewport of w × h pixels, two
+// by two with a gutter between.
+func panelRects(w, h int) [numPanels]image.Rectangle {
+	pw, ph := max(1, (w-panelGap)/2), max(1, (h-panelGap)/2)
+	var r [numPanels]image.Rectangle
+	for i := range r {
+		x0, y0 := (i%2)*(pw+panelGap), (i/2)*(ph+panelGap)
+		r[i] = image.Rect(x0, y0, x0+pw, y0+ph)
+	}
+	return r
+}
+
+// Layout reports the layout shown.
+func (s *Session) Layout() Layout {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ortho.on {
+		return FourPanels
+	}
+	return SingleView
+}
+
+// SetLayout shows one plane or the four panels (for volumes: data with
+// one plane has nothing to show across it).
+func (s *Session) SetLayout(l Layout) {
+	s.update(func(m *loader.Meta) bool { return s.setLayoutLocked(m, l) })
+}
+
+// ToggleLayout switches between one plane and the four panels.
+func (s *Session) ToggleLayout() {
+	if s.Layout() == FourPanels {
+		s.SetLayout(SingleView)
+	} else {
+		s.SetLayout(FourPanels)
+	}
+}
+
+func (s *Session) setLayoutLocked(m *loader.Meta, l Layout) bool {
+	on := l == FourPanels
+	if on == s.ortho.on || on && m.Size('Z') <= 1 {
+		return false
+	}
+	if on {
+		s.ortho.w, s.ortho.h = s.view.Width, s.view.Height
+		s.ortho.zoom = [numPanels]panelZoom{}
+		s.ortho.active = int(s.view.Orientation) // XY, XZ, YZ: the panel of the plane shown
+		if !s.fitted {
+			s.ortho.zoom[s.ortho.active] = panelZoom{s.view.Zoom, s.view.Center}
+		}
+		if s.view.Y == 0 && s.view.X == 0 {
+			s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
+		}
+		r := panelRects(s.ortho.w, s.ortho.h)[0]
+		s.view.Width, s.view.Height = r.Dx(), r.Dy()
+		s.ortho.on = true
+		if s.fitted {
+			s.view.Zoom = 0 // fitted to the panel
+		}
+	} else {
+		s.ortho.on = false
+		s.view.Width, s.view.Height = s.ortho.w, s.ortho.h
+		if s.fitted {
+			s.view.Zoom = 0
+		}
+		s.dropOrthoProjLocked()
+	}
+	s.hist.clear()
+	return true
+}
+
+// activateLocked makes panel i the active one: the session's view becomes
+// its view; it reports whether it changed.
+func (s *Session) activateLocked(i int) bool {
+	if !s.ortho.on || i == s.ortho.active || i < 0 || i >= numPanels {
+		return false
+	}
+	s.ortho.zoom[s.ortho.active] = s.panelZoomLocked()
+	s.ortho.active = i
+	s.view.Orientation = panelOrient[i]
+	z := s.ortho.zoom[i]
+	s.view.Zoom, s.view.Center, s.fitted = z.zoom, z.center, !(z.zoom > 0)
+	s.hist.clear()
+	return true
+}
+
+// panelZoomLocked is the active panel's zoom as kept for it.
+func (s *Session) panelZoomLocked() panelZoom {
+	if s.fitted || !(s.view.Zoom > 0) {
+		return panelZoom{}
+	}
+	return panelZoom{s.view.Zoom, s.view.Center}
+}
+
+// toPanelLocked maps a viewport position to the panel under it, made the
+// active one (the view asked for again when it changed), and to its
+// position there; outside the four-panel layout it is the position itself.
+func (s *Session) toPanelLocked(x, y float64) (px, py float64) {
+	if !s.ortho.on {
+		return x, y
+	}
+	for i, r := range panelRects(s.ortho.w, s.ortho.h) {
+		if image.Pt(int(x), int(y)).In(r) {
+			if s.activateLocked(i) {
+				s.askLocked(s.clock.Now(), 0)
+				s.noteLocked(ViewChanged)
+			}
+			return x - float64(r.Min.X), y - float64(r.Min.Y)
+		}
+	}
+	r := panelRects(s.ortho.w, s.ortho.h)[s.ortho.active]
+	return x - float64(r.Min.X), y - float64(r.Min.Y)
+}
+
+// toPanel is toPanelLocked, taking the lock.
+func (s *Session) toPanel(x, y float64) (float64, float64) {
+	s.mu.Lock()
+	x, y = s.toPanelLocked(x, y)
+	s.unlockNotify(0)
+	return x, y
+}
+
+// Click moves the position the four panels show to the data under
+// viewport position (x, y): the two axes of the panel clicked, the other
+// panels following; one plane shown, it does nothing.
+func (s *Session) Click(x, y float64) {
+	s.mu.Lock()
+	if !s.ortho.on || s.data == nil || s.shown == nil {
+		s.mu.Unlock()
+		return
+	}
+	x, y = s.toPanelLocked(x, y)
+	m := s.data.Pyr.Meta()
+	v := s.view
+	if !(v.Zoom > 0) {
+		lo, hi := s.fitBoxLocked(v.Orientation)
+		v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, lo, hi)
+	}
+	loc := v.Locate(m, x, y)
+	if !loc.Inside {
+		s.unlockNotify(ViewChanged)
+		return
+	}
+	s.view.SetAt(loc.ColAxis, loc.Col)
+	s.view.SetAt(loc.RowAxis, loc.Row)
+	s.askLocked(s.clock.Now(), 0)
+	s.unlockNotify(ViewChanged | HoverChanged)
+}
+
+// zoomOthersLocked zooms the panels other than the active one by factor
+// about their centres, when zooms are linked.
+func (s *Session) zoomOthersLocked(m *loader.Meta, factor float64) {
+	if !s.ortho.on || !s.ortho.linked {
+		return
+	}
+	rects := panelRects(s.ortho.w, s.ortho.h)
+	for i := range s.ortho.zoom {
+		if i == s.ortho.active {
+			continue
+		}
+		z := &s.ortho.zoom[i]
+		o := panelOrient[i]
+		if !(z.zoom > 0) {
+			lo, hi := s.fitBoxLocked(o)
+			z.zoom, z.center = render.FitBox(m, o, rects[i].Dx(), rects[i].Dy(), lo, hi)
+		}
+		z.zoom *= factor
+	}
+}
+
+// LinkedZoom reports whether a zoom in one panel zooms them all.
+func (s *Session) LinkedZoom() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ortho.linked
+}
+
+// SetLinkedZoom links the panels' zooms, or lets each zoom on its own.
+func (s *Session) SetLinkedZoom(on bool) {
+	s.mu.Lock()
+	s.ortho.linked = on
+	s.unlockNotify(ViewChanged)
+}
+
+// orthoDrawLocked is the four-panel layout for request r (whose view is
+// the active panel's), or nil for one plane.
+func (s *Session) orthoDrawLocked(r request) *orthoDraw {
+	if !s.ortho.on || s.data == nil {
+		return nil
+	}
+	o := &orthoDraw{w: s.ortho.w, h: s.ortho.h, active: s.ortho.active}
+	rects := panelRects(s.ortho.w, s.ortho.h)
+	at := [3]float64{float64(s.view.Z) + 0.5, float64(s.view.Y) + 0.5, float64(s.view.X) + 0.5}
+	for i := range o.panels {
+		p := &o.panels[i]
+		p.rect, p.at = rects[i], at
+		v := r.view
+		v.Orientation = panelOrient[i]
+		v.Width, v.Height = rects[i].Dx(), rects[i].Dy()
+		if i != s.ortho.active {
+			v.Zoom, v.Center = s.ortho.zoom[i].zoom, s.ortho.zoom[i].center
+		}
+		p.view = v
+		p.fitLo, p.fitHi = s.fitBoxLocked(v.Orientation)
+	}
+	o.proj = s.orthoProjLocked()
+	return o
+}
+
+// orthoProjLocked is the fourth panel's projection: the maximum over
+// every plane along Z.
+func (s *Session) orthoProjLocked() *projection {
+	m := s.data.Pyr.Meta()
+	n := m.Size('Z')
+	if p := s.ortho.proj; p != nil && p.pyr == s.data.Pyr {
+		return p
+	}
+	s.dropOrthoProjLocked()
+	s.ortho.proj = newProjection(s.data.Pyr, loader.ProjectMax, 'Z', 0, n-1)
+	return s.ortho.proj
+}
+
+// dropOrthoProjLocked stops the fourth panel's projection, off the lock.
+func (s *Session) dropOrthoProjLocked() {
+	if p := s.ortho.proj; p != nil {
+		s.ortho.proj = nil
+		go p.close()
+	}
+}
+
+// crosshairColour marks the position in each panel.
+var crosshairColour = color.RGBA{255, 210, 0, 255}
+
+// gutterColour is between the panels.
+var gutterColour = color.RGBA{80, 80, 80, 255}
+
+// compose draws the panels other than the active one (whose frame f is)
+// through the windows f chose, their chunks asked for after the active
+// panel's, and lays the four out in one picture, a crosshair in each at
+// the position; f then shows it all, and is complete when every panel is.
+func (d *drawer) compose(r request, f *Frame) {
+	o := r.ortho
+	m := r.d.Pyr.Meta()
+	out := d.orthoTarget(o.w, o.h)
+	row := make([]byte, 4*o.w)
+	for i := 0; i < len(row); i += 4 {
+		row[i], row[i+1], row[i+2], row[i+3] = gutterColour.R, gutterColour.G, gutterColour.B, 255
+	}
+	for y := 0; y < o.h; y++ {
+		copy(out.Pix[y*out.Stride:], row)
+	}
+	for i, p := range o.panels {
+		var img *image.RGBA
+		v := p.view
+		if i == o.active {
+			img, v = f.Img, f.View
+		} else {
+			v.Lo, v.Hi, v.Channels = f.View.Lo, f.View.Hi, f.View.Channels
+			if v.Lo == v.Hi {
+				v.Lo, v.Hi = 0, 1
+			}
+			if !(v.Zoom > 0) {
+				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, p.fitLo, p.fitHi)
+			}
+			var src render.Source = laterSource{r.d.Pyr}
+			rv := v
+			if i == panelProj {
+				src, rv = laterSource{o.proj}, onProjection(v)
+			}
+			var in render.Info
+			img, in = d.pr[i].Render(rv, src, r.gen)
+			f.Info.Missing += in.Missing
+			f.Info.Failed += in.Failed
+			f.Info.Complete = f.Info.Complete && in.Complete
+			if r.scaleBar {
+				render.DrawScaleBar(img, m, v)
+			}
+		}
+		render.DrawTag(img, panelNames[i])
+		drawCrosshair(img, m, v, p.at)
+		for y := 0; y < img.Rect.Dy() && y < p.rect.Dy(); y++ {
+			copy(out.Pix[(p.rect.Min.Y+y)*out.Stride+4*p.rect.Min.X:][:4*min(img.Rect.Dx(), p.rect.Dx())], img.Pix[y*img.Stride:])
+		}
+	}
+	f.Img = out
+	f.Panel = panelNames[o.active]
+}
+
+// drawCrosshair draws the lines through position at (Z, Y, X sample
+// centres) across panel view v's picture img: the column and the row of
+// the position in the panel's plane.
+func drawCrosshair(img *image.RGBA, m *loader.Meta, v render.View, at [3]float64) {
+	row, col, _ := v.Orientation.Axes()
+	pos := func(a byte) float64 { return at[map[byte]int{'Z': 0, 'Y': 1, 'X': 2}[a]] }
+	x, y := v.ToScreen(m, render.Point{Col: pos(col), Row: pos(row)})
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	if xi := int(x); x >= 0 && xi < w {
+		for yy := 0; yy < h; yy++ {
+			img.SetRGBA(xi, yy, crosshairColour)
+		}
+	}
+	if yi := int(y); y >= 0 && yi < h {
+		for xx := 0; xx < w; xx++ {
+			img.SetRGBA(xx, yi, crosshairColour)
+		}
+	}
+}
+
+// orthoTarget returns the next of the drawer's four-panel pictures, w × h.
+func (d *drawer) orthoTarget(w, h int) *image.RGBA {
+	d.onext = (d.onext + 1) % len(d.obufs)
+	b := d.obufs[d.onext]
+	if b == nil || b.Rect.Dx() != w || b.Rect.Dy() != h {
+		b = image.NewRGBA(image.Rect(0, 0, w, h))
+		d.obufs[d.onext] = b
+	}
+	return b
+}
+
+// laterSource asks for the chunks of a panel that is not the active one
+// after the active panel's (at prefetch priority), so that the panel
+// being scrubbed is never held up by the others.
+type laterSource struct{ render.Source }
+
+func (s laterSource) Request(_ levels.Priority, gen uint64, level int, idxs ...[]int) {
+	s.Source.Request(levels.Prefetch, gen, level, idxs...)
+}

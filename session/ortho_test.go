@@ -1,0 +1,103 @@
+package session
+
+import (
+	"image"
+	"testing"
+
+	"vastview/render"
+)
+
+// TestFourPanelsFollowAClick lays out the four panels, clicks a sample in
+// the XY panel, then one in the XZ panel: the position moves to it on
+// the panel's two axes, and each panel shows its plane through the
+// position (the same picture as a view of that plane alone at the
+// panel's size) with the crosshair on the position's column and row.
+func TestFourPanelsFollowAClick(t *testing.T) {
+	src := volume([3]int{20, 64, 96}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	h := newHarness(t, Options{})
+	h.open(src, "/data/vol.tif")
+	h.s.SetWindow(0, 4000)
+	h.s.Resize(402, 302) // panels of 200 × 150
+	h.s.SetLayout(FourPanels)
+	if h.s.Layout() != FourPanels {
+		t.Fatal("no four panels")
+	}
+	f := h.waitFrame(func(f *Frame) bool { return f.Panel == "xy" && f.Info.Complete && f.Img.Rect.Dx() == 402 })
+	m := h.s.Meta()
+	rects := panelRects(402, 302)
+	click := func(panel int, col, row float64) {
+		t.Helper()
+		v := render.View{Orientation: panelOrient[panel], Width: 200, Height: 150}
+		v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+		x, y := v.ToScreen(m, render.Point{Col: col + 0.5, Row: row + 0.5})
+		h.s.Hover(x+float64(rects[panel].Min.X), y+float64(rects[panel].Min.Y), true)
+		h.s.Click(x+float64(rects[panel].Min.X), y+float64(rects[panel].Min.Y))
+	}
+	check := func(z, y, x int, active string) {
+		t.Helper()
+		ok := func(f *Frame) bool {
+			return f.Info.Complete && f.Panel == active && f.View.Z == z && f.View.Y == y && f.View.X == x
+		}
+		if !ok(f) {
+			f = h.waitFrame(ok)
+		}
+		f.Img = copyImage(f.Img)
+		compared := 0
+		for i := 0; i < numPanels; i++ {
+			v := render.View{Orientation: panelOrient[i], Z: z, Y: y, X: x, Width: 200, Height: 150, Lo: 0, Hi: 4000}
+			v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+			row, col, _ := v.Orientation.Axes()
+			at := map[byte]float64{'Z': float64(z) + 0.5, 'Y': float64(y) + 0.5, 'X': float64(x) + 0.5}
+			cx, cy := v.ToScreen(m, render.Point{Col: at[col], Row: at[row]})
+			lx, ly := int(cx), int(cy)
+			r := rects[i]
+			px := func(img *image.RGBA, x, y int) [3]uint8 {
+				o := img.PixOffset(x, y)
+				return [3]uint8{img.Pix[o], img.Pix[o+1], img.Pix[o+2]}
+			}
+			cross := [3]uint8{crosshairColour.R, crosshairColour.G, crosshairColour.B}
+			if got := px(f.Img, r.Min.X+lx, r.Min.Y+5); got != cross {
+				t.Errorf("panel %s: no vertical line at x %d (%v)", panelNames[i], lx, got)
+			}
+			if got := px(f.Img, r.Min.X+5, r.Min.Y+ly); got != cross {
+				t.Errorf("panel %s: no horizontal line at y %d (%v)", panelNames[i], ly, got)
+			}
+			if i == panelProj {
+				continue
+			}
+			var rr render.Renderer
+			want, info := rr.Render(v, h.s.Data().Pyr, 1)
+			if !info.Complete {
+				continue // not in memory for a fresh renderer: nothing to compare
+			}
+			bad := 0
+			for yy := 0; yy < 120; yy++ { // above the panel's name
+				for xx := 0; xx < 200; xx++ {
+					if xx == lx || yy == ly {
+						continue
+					}
+					if px(f.Img, r.Min.X+xx, r.Min.Y+yy) != px(want, xx, yy) {
+						bad++
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("panel %s: %d pixels differ from the plane's own view", panelNames[i], bad)
+			}
+			compared++
+		}
+		if compared < 2 {
+			t.Errorf("only %d panels compared with their planes", compared)
+		}
+	}
+	check(10, 32, 48, "xy")
+	click(panelXY, 30, 20)
+	check(10, 20, 30, "xy")
+	click(panelXZ, 70, 4) // X 70, Z 4
+	check(4, 20, 70, "xz")
+	h.s.SetLayout(SingleView)
+	f = h.waitFrame(func(f *Frame) bool { return f.Panel == "" && f.Info.Complete })
+	if f.Img.Rect.Dx() != 402 || f.View.Orientation != render.XZ {
+		t.Errorf("one plane again: %v, %v", f.Img.Rect, f.View.Orientation)
+	}
+}
