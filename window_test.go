@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"vastview/internal/testtool"
+	"vastview/loader"
+	"vastview/render"
 )
 
 // traceEvents reads a --trace file.
@@ -501,4 +503,110 @@ assert lab.max() >= 3
 	labelled := func(e map[string]any) bool { return e["layers"] == 1.0 && e["z"] == 2.0 }
 	v.showsPlane(bin, dir, "the labels over the composite", labelled,
 		"plane", img, "--z", "2", "--overlay", filepath.Join(img, "labels", "cells"), "--opacity", "0.7")
+}
+
+// TestWindowShowsProjection opens a tifffile stack and presses P: the
+// window shows the maximum projection along Z, equal to `plane --project
+// max --out .png`.
+func TestWindowShowsProjection(t *testing.T) {
+	dir, bin := windowTest(t)
+	stack := filepath.Join(dir, "stack.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:15, 0:150, 0:210]
+# The maximum is a ramp with plateaus at both ends, reached on a few planes
+# only (the others lower), so that auto-contrast over the picture and over
+# the projection's samples agree: 800 and 3000.
+p = np.clip(200 + 12 * x + 8 * y, 800, 3000)
+a = (p - 400 * ((x + y + z) % 5 != 0)).astype(np.uint16)
+tifffile.imwrite(sys.argv[1], a)
+`, stack)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), stack)
+	v.key("b", "p") // no scale bar: the picture is compared with the data's samples
+	v.showsPlane(bin, dir, "the maximum projection", func(e map[string]any) bool { return e["projection"] == "max" },
+		"plane", stack, "--project", "max")
+}
+
+// TestWindowFourPanels opens a tifffile stack, lays out the four panels
+// (key 4) and clicks a sample in the XY panel: the XY, XZ and YZ panels
+// of the screenshot have their crosshairs on that sample's column and row
+// (on the plane each shows), and the trace's position is the sample's.
+func TestWindowFourPanels(t *testing.T) {
+	dir, bin := windowTest(t)
+	stack := filepath.Join(dir, "stack.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:24, 0:96, 0:128]
+tifffile.imwrite(sys.argv[1], (100 + 20 * x + 11 * y + 60 * z).astype(np.uint16))
+`, stack)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), stack)
+	v.key("b", "4")
+	var f map[string]any
+	waitFor(t, "four panels", 20*time.Second, func() bool {
+		f = nil
+		for _, e := range traceEvents(t, v.trace) {
+			if (e["event"] == "frame_shown" || e["event"] == "refined") && e["panel"] == "xy" && e["complete"] == true {
+				f = e
+			}
+		}
+		return f != nil
+	})
+	pw, ph := int(f["width"].(float64)), int(f["height"].(float64))
+	pic := v.events("layout")[0]["picture"].([]any)
+	x0, y0 := int(pic[0].(float64)), int(pic[1].(float64))
+	m := loader.NewMeta("t", "ZYX", []int{24, 96, 128}, loader.Uint16, []int{1, 96, 128}, nil, nil)
+	screen := func(o render.Orientation, col, row float64) (int, int) {
+		pv := render.View{Orientation: o, Width: pw, Height: ph}
+		pv.Zoom, pv.Center = render.Fit(m, o, pw, ph)
+		x, y := pv.ToScreen(m, render.Point{Col: col + 0.5, Row: row + 0.5})
+		return int(x), int(y)
+	}
+	cx, cy := screen(render.XY, 40, 30)
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(x0+cx), fmt.Sprint(y0+cy), "click", "1")
+	waitFor(t, "the position clicked", 20*time.Second, func() bool {
+		for _, e := range traceEvents(t, v.trace) {
+			if (e["event"] == "frame_shown" || e["event"] == "refined") && e["x"] == 40.0 && e["y"] == 30.0 && e["z"] == 12.0 &&
+				e["panel"] == "xy" && e["complete"] == true {
+				return true
+			}
+		}
+		return false
+	})
+	shot := filepath.Join(dir, "shot.png")
+	crossAt := func(img image.Image, x, y int) bool {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return r>>8 == 255 && g>>8 == 210 && b>>8 == 0
+	}
+	var bad []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		testtool.Run(t, "import", "-window", v.win, shot)
+		img := testtool.ReadPNG(t, shot)
+		bad = bad[:0]
+		for i, p := range []struct {
+			o        render.Orientation
+			col, row float64
+		}{{render.XY, 40, 30}, {render.XZ, 40, 12}, {render.YZ, 30, 12}} {
+			ox, oy := x0+(i%2)*(pw+2), y0+(i/2)*(ph+2)
+			lx, ly := screen(p.o, p.col, p.row)
+			for _, q := range []int{3, ph / 2, ph - 3} {
+				if q != ly && !crossAt(img, ox+lx, oy+q) {
+					bad = append(bad, fmt.Sprintf("%s: no vertical line at %d (row %d)", p.o, lx, q))
+				}
+			}
+			for _, q := range []int{3, pw / 2, pw - 3} {
+				if q != lx && !crossAt(img, ox+q, oy+ly) {
+					bad = append(bad, fmt.Sprintf("%s: no horizontal line at %d (column %d)", p.o, ly, q))
+				}
+			}
+			if crossAt(img, ox+lx+2, oy+ly+2) {
+				bad = append(bad, fmt.Sprintf("%s: the crosshair is wider than a line", p.o))
+			}
+		}
+		if len(bad) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(bad) > 0 {
+		t.Errorf("crosshairs: %s (screenshot %s)", strings.Join(bad, "; "), shot)
+	}
 }

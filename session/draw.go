@@ -322,6 +322,7 @@ func (d *drawer) draw(r request) *Frame {
 		return d.autoWindow(r.d, v)
 	}
 	auto := v.Lo == v.Hi
+	unchosen := v // the windows as asked for: those to choose are 0, 0
 	if len(v.Channels) > 0 {
 		chans := slices.Clone(v.Channels)
 		for i := range chans {
@@ -367,6 +368,12 @@ func (d *drawer) draw(r request) *Frame {
 		rendered = onProjection(drawn)
 	}
 	img, info := d.r.Render(rendered, src, r.gen)
+	if r.proj != nil && auto && !info.Complete {
+		// A projection's windows are chosen from its complete frame, not
+		// from the coarser levels shown until then: this frame leaves
+		// them to choose.
+		v.Lo, v.Hi, v.Channels = unchosen.Lo, unchosen.Hi, unchosen.Channels
+	}
 	if r.dir != 0 && r.proj == nil {
 		d.r.Prefetch(drawn, src, r.gen, r.dir, 0, levels.Prefetch)
 		if r.ahead > 0 {
