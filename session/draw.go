@@ -101,6 +101,7 @@ type drawer struct {
 
 	lr      []render.Renderer          // one per layer drawn
 	pr      [numPanels]render.Renderer // the four panels' (but the active one's)
+	panels  [numPanels]panelCache      // what each was last drawn from
 	obufs   [3]*image.RGBA             // the four-panel pictures, in turn
 	onext   int
 	windows map[*Data][]render.Channel // image layers' windows, once chosen from built levels

@@ -3,6 +3,7 @@ package session
 import (
 	"image"
 	"image/color"
+	"slices"
 
 	"vastview/levels"
 	"vastview/loader"
@@ -339,48 +340,88 @@ func (d *drawer) compose(r request, f *Frame) {
 			if !(v.Zoom > 0) {
 				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, p.fitLo, p.fitHi)
 			}
-			var src render.Source = laterSource{r.d.Pyr}
-			rv := v
-			if i == panelProj {
-				src, rv = laterSource{o.proj}, onProjection(v)
-			}
-			var in render.Info
-			img, in = d.pr[i].Render(rv, src, r.gen)
-			f.Info.Missing += in.Missing
-			f.Info.Failed += in.Failed
-			f.Info.Complete = f.Info.Complete && in.Complete
-			if r.scaleBar {
-				render.DrawScaleBar(img, m, v)
-			}
+			img = d.panel(r, i, v, m, f)
 		}
-		render.DrawTag(img, panelNames[i])
-		drawCrosshair(img, m, v, p.at)
 		for y := 0; y < img.Rect.Dy() && y < p.rect.Dy(); y++ {
 			copy(out.Pix[(p.rect.Min.Y+y)*out.Stride+4*p.rect.Min.X:][:4*min(img.Rect.Dx(), p.rect.Dx())], img.Pix[y*img.Stride:])
 		}
+		pane := out.SubImage(p.rect).(*image.RGBA)
+		render.DrawTag(pane, panelNames[i])
+		drawCrosshair(pane, m, v, p.at)
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
 }
 
 // drawCrosshair draws the lines through position at (Z, Y, X sample
-// centres) across panel view v's picture img: the column and the row of
-// the position in the panel's plane.
-func drawCrosshair(img *image.RGBA, m *loader.Meta, v render.View, at [3]float64) {
+// centres) across pane, panel view v's part of the picture: the column
+// and the row of the position in the panel's plane.
+func drawCrosshair(pane *image.RGBA, m *loader.Meta, v render.View, at [3]float64) {
 	row, col, _ := v.Orientation.Axes()
 	pos := func(a byte) float64 { return at[map[byte]int{'Z': 0, 'Y': 1, 'X': 2}[a]] }
 	x, y := v.ToScreen(m, render.Point{Col: pos(col), Row: pos(row)})
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	if xi := int(x); x >= 0 && xi < w {
-		for yy := 0; yy < h; yy++ {
-			img.SetRGBA(xi, yy, crosshairColour)
+	b := pane.Rect
+	if xi := b.Min.X + int(x); x >= 0 && xi < b.Max.X {
+		for yy := b.Min.Y; yy < b.Max.Y; yy++ {
+			pane.SetRGBA(xi, yy, crosshairColour)
 		}
 	}
-	if yi := int(y); y >= 0 && yi < h {
-		for xx := 0; xx < w; xx++ {
-			img.SetRGBA(xx, yi, crosshairColour)
+	if yi := b.Min.Y + int(y); y >= 0 && yi < b.Max.Y {
+		for xx := b.Min.X; xx < b.Max.X; xx++ {
+			pane.SetRGBA(xx, yi, crosshairColour)
 		}
 	}
+}
+
+// panel draws panel i other than the active one (view v, frame f's
+// windows) and counts what it misses in f's Info. A panel whose view did
+// not change since it was drawn complete (a step through the active
+// panel's planes moves only its crosshair) is not drawn again.
+func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame) *image.RGBA {
+	key := v
+	row, col, _ := v.Orientation.Axes()
+	key.SetAt(row, 0) // positions on the axes shown do not change the picture
+	key.SetAt(col, 0)
+	key.Channels = nil
+	last := &d.panels[i]
+	if last.img != nil && last.complete && last.data == r.d && last.refreshes == d.refreshes &&
+		sameView(last.view, key) && slices.Equal(last.chans, v.Channels) && last.bar == r.scaleBar {
+		return last.img
+	}
+	var src render.Source = laterSource{r.d.Pyr}
+	rv := v
+	if i == panelProj {
+		src, rv = laterSource{r.ortho.proj}, onProjection(v)
+	}
+	img, in := d.pr[i].Render(rv, src, r.gen)
+	f.Info.Missing += in.Missing
+	f.Info.Failed += in.Failed
+	f.Info.Complete = f.Info.Complete && in.Complete
+	if r.scaleBar {
+		render.DrawScaleBar(img, m, v)
+	}
+	*last = panelCache{img: img, view: key, chans: slices.Clone(v.Channels), complete: in.Complete, data: r.d,
+		refreshes: d.refreshes, bar: r.scaleBar}
+	return img
+}
+
+// panelCache is what a panel other than the active one was drawn from.
+type panelCache struct {
+	img       *image.RGBA
+	view      render.View
+	chans     []render.Channel
+	complete  bool
+	data      *Data
+	refreshes uint64
+	bar       bool
+}
+
+// sameView reports whether two views draw the same picture (their
+// channels compared apart).
+func sameView(a, b render.View) bool {
+	return a.Orientation == b.Orientation && a.T == b.T && a.C == b.C && a.Z == b.Z && a.Y == b.Y && a.X == b.X &&
+		a.Zoom == b.Zoom && a.Center == b.Center && a.Lo == b.Lo && a.Hi == b.Hi && a.Colormap == b.Colormap &&
+		a.Width == b.Width && a.Height == b.Height
 }
 
 // orthoTarget returns the next of the drawer's four-panel pictures, w × h.
