@@ -60,6 +60,7 @@ type Frame struct {
 	Panel string
 
 	data      *Data
+	proj      *projection // what Projection was drawn from
 	gen       uint64
 	asked     time.Time
 	auto      bool  // the window was chosen by auto-contrast
@@ -393,7 +394,7 @@ func (d *drawer) draw(r request) *Frame {
 	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
 	if r.proj != nil {
-		f.Projection, f.Slab = r.proj.op, [2]int{r.proj.a, r.proj.b}
+		f.Projection, f.Slab, f.proj = r.proj.op, [2]int{r.proj.a, r.proj.b}, r.proj
 	}
 	if r.ortho != nil {
 		d.compose(r, f)

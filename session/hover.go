@@ -51,9 +51,13 @@ func (s *Session) HoverText() string {
 
 // hoverTextLocked is HoverText for the data, without its layers.
 func (s *Session) hoverTextLocked() string {
-	pyr := s.data.Pyr
+	var pyr render.Source = s.data.Pyr
 	m := pyr.Meta()
 	shown := s.shown.View
+	valueName, at := "value", shown  // the view the values are read in
+	if p := s.shown.proj; p != nil { // the projection's values, not the plane's
+		pyr, valueName, at = p, p.op.String(), onProjection(shown)
+	}
 	loc := shown.Locate(m, s.hover.x, s.hover.y)
 	if !loc.Inside {
 		return ""
@@ -75,7 +79,7 @@ func (s *Session) hoverTextLocked() string {
 	if m.RGB && shown.Colormap == render.RGB {
 		var rgb [3]string
 		for c := range rgb {
-			v := shown
+			v := at
 			v.C = c
 			val, _, ok := render.ValueAt(pyr, v, s.hover.x, s.hover.y)
 			if !ok {
@@ -89,7 +93,7 @@ func (s *Session) hoverTextLocked() string {
 	if len(shown.Channels) > 0 && !(len(shown.Channels) == 1 && shown.Channels[0].Colormap == "#000000") {
 		b.WriteString("  ")
 		for _, ch := range shown.Channels {
-			val, _, ok := render.ValueAt(pyr, render.ChannelView(shown, ch), s.hover.x, s.hover.y)
+			val, _, ok := render.ValueAt(pyr, render.ChannelView(at, ch), s.hover.x, s.hover.y)
 			if !ok {
 				break
 			}
@@ -101,8 +105,8 @@ func (s *Session) hoverTextLocked() string {
 		}
 		return b.String()
 	}
-	if val, _, ok := render.ValueAt(pyr, shown, s.hover.x, s.hover.y); ok {
-		fmt.Fprintf(&b, "   value %s", valueText(m, val))
+	if val, _, ok := render.ValueAt(pyr, at, s.hover.x, s.hover.y); ok {
+		fmt.Fprintf(&b, "   %s %s", valueName, valueText(m, val))
 	}
 	return b.String()
 }

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"vastview/levels"
@@ -51,6 +53,10 @@ func TestTheViewShowsProjections(t *testing.T) {
 		buf, dt, w, hh, err := levels.ProjectPlane(context.Background(), h.s.Data().Pyr, 0, loader.Plane{Orientation: c.o.String(), At: map[byte]int{}}, c.op, c.a, c.b)
 		if err != nil {
 			t.Fatal(err)
+		}
+		h.s.Hover(10.5, 7.5, true) // one pixel a sample: sample (10, 7) of the projection
+		if got, val := h.s.HoverText(), dt.At(buf, 7*w+10); !strings.Contains(got, fmt.Sprintf("   %s %.6g", c.op, val)) {
+			t.Errorf("hover over the %v projection says %q, want %s %.6g", c.op, got, c.op, val)
 		}
 		want := render.Plane(buf, dt, w, hh, 0, 3000, render.ColormapOrGray("gray"))
 		if want.Rect != f.Img.Rect {

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"time"
+
 	"vastview/render"
 )
 
@@ -78,6 +79,10 @@ func (s *Session) Status() Status {
 			zoom += " (" + ps + ")"
 		}
 		st.Text = zoom + "   " + st.Text
+	}
+	if shown != nil && shown.Projection != 0 {
+		_, _, normal := shown.View.Orientation.Axes()
+		st.Text = fmt.Sprintf("%s of %c %d–%d   ", shown.Projection, normal+'a'-'A', shown.Slab[0], shown.Slab[1]) + st.Text
 	}
 	if n := pyr.NotStored(); n > 0 {
 		st.Text += fmt.Sprintf("   %d chunks not stored yet (R reloads)", n)
