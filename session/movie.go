@@ -50,7 +50,8 @@ const defaultMovieFPS = 25
 type Movie struct {
 	req    request
 	stamp  bool
-	layers []*Data // held for the movie, released by Close
+	projs  []*projection // its own, closed by Close
+	layers []*Data       // held for the movie, released by Close
 }
 
 // NewMovie is a movie of view v of d, v.Width × v.Height pixels (a Zoom
@@ -87,8 +88,8 @@ func (mv *Movie) AddLabels(ld *Data, opacity float64) error {
 
 // Close releases the data the movie holds.
 func (mv *Movie) Close() {
-	if mv.req.proj != nil {
-		mv.req.proj.close()
+	for _, p := range mv.projs {
+		p.close()
 	}
 	mv.req.d.Release()
 	for _, l := range mv.layers {
@@ -148,8 +149,12 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 		return err
 	}
 	v := mv.req.view
-	if v.Width < 2 || v.Height < 2 {
-		return fmt.Errorf("a movie of %d×%d pixels is too small", v.Width, v.Height)
+	w, h := v.Width, v.Height
+	if o := mv.req.ortho; o != nil { // the four panels
+		w, h = o.w, o.h
+	}
+	if w < 2 || h < 2 {
+		return fmt.Errorf("a movie of %d×%d pixels is too small", w, h)
 	}
 	fps := o.FPS
 	if !(fps > 0) {
@@ -160,7 +165,7 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 			}
 		}
 	}
-	sink, err := newFrameSink(path, axis, to, fps, v.Width, v.Height, o.Overwrite)
+	sink, err := newFrameSink(path, axis, to, fps, w, h, o.Overwrite)
 	if err != nil {
 		return err
 	}
@@ -194,6 +199,9 @@ func (mv *Movie) render(ctx context.Context, axis byte, from, to int, sink frame
 	}
 	for i := from; i <= to; i++ {
 		req.view.SetAt(axis, i)
+		if req.ortho != nil {
+			req.ortho.moveTo(axis, i)
+		}
 		var f *Frame
 		for {
 			f = dr.draw(req)
@@ -513,8 +521,20 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 		return nil, err
 	}
 	mv := &Movie{req: req, stamp: s.stamp}
-	if p := req.proj; p != nil { // its own: the window's may change meanwhile
+	// Projections of its own: the window's may change meanwhile.
+	if p := req.proj; p != nil {
 		mv.req.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)
+		mv.projs = append(mv.projs, mv.req.proj)
+	}
+	if o := req.ortho; o != nil {
+		oc := *o
+		if p := o.proj; p == req.proj && p != nil {
+			oc.proj = mv.req.proj
+		} else if p != nil {
+			oc.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)
+			mv.projs = append(mv.projs, oc.proj)
+		}
+		mv.req.ortho = &oc
 	}
 	held := []*Data{req.d}
 	for _, l := range req.layers {
@@ -525,8 +545,8 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 			for _, h := range held[:i] {
 				h.Release()
 			}
-			if mv.req.proj != nil {
-				mv.req.proj.close()
+			for _, p := range mv.projs {
+				p.close()
 			}
 			return nil, errors.New("nothing to make a movie of")
 		}

@@ -92,3 +92,49 @@ func TestStampsSayTheTimeOrThePlane(t *testing.T) {
 		t.Errorf("plane stamp %q", got)
 	}
 }
+
+// TestExportMovieOfFourPanels: a movie of the four panels along the
+// active panel's planes is, frame by frame, what the window shows.
+func TestExportMovieOfFourPanels(t *testing.T) {
+	src := volume([3]int{6, 40, 56}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(300*z + 20*y + 9*x) })
+	h := newHarness(t, Options{})
+	h.open(src, "/data/vol.tif")
+	h.s.SetWindow(0, 3000)
+	h.s.Resize(300, 200)
+	h.s.SetLayout(FourPanels)
+	h.waitFrame(func(f *Frame) bool { return f.Panel == "xy" && f.Info.Complete })
+	dir := t.TempDir()
+	ended := make(chan *Export, 1)
+	e, err := h.s.ExportMovie(filepath.Join(dir, "v.png"), MovieOptions{Axis: 'Z', From: 2, To: 4}, func(e *Export) { ended <- e })
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ended
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for z := 2; z <= 4; z++ {
+		h.s.SetAt('Z', z)
+		f := h.waitFrame(func(f *Frame) bool { return f.View.Z == z && f.Info.Complete && f.Panel == "xy" })
+		f.Img = copyImage(f.Img)
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("v_z%04d.png", z)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rgba, ok := img.(*image.RGBA)
+		if !ok || rgba.Rect != f.Img.Rect || !bytes.Equal(rgba.Pix, f.Img.Pix) {
+			first := -1
+			for i := range rgba.Pix {
+				if rgba.Pix[i] != f.Img.Pix[i] {
+					first = i
+					break
+				}
+			}
+			t.Errorf("frame z=%d (%T %v) differs from the window's %v first at %d", z, img, img.Bounds(), f.Img.Rect, first)
+		}
+	}
+}

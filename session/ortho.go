@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"slices"
+	"strings"
 
 	"vastview/levels"
 	"vastview/loader"
@@ -75,6 +76,17 @@ type panelDraw struct {
 	view         render.View
 	fitLo, fitHi render.Point
 	at           [3]float64 // Z, Y, X: the centres of the position's samples
+}
+
+// moveTo moves every panel's position to i along axis a (a movie's step).
+func (o *orthoDraw) moveTo(a byte, i int) {
+	for k := range o.panels {
+		p := &o.panels[k]
+		p.view.SetAt(a, i)
+		if j := strings.IndexByte("ZYX", a); j >= 0 {
+			p.at[j] = float64(i) + 0.5
+		}
+	}
 }
 
 // panelRects lay the four panels out in a viewport of w × h pixels, two
@@ -388,10 +400,15 @@ func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame
 		sameView(last.view, key) && slices.Equal(last.chans, v.Channels) && last.bar == r.scaleBar {
 		return last.img
 	}
-	var src render.Source = laterSource{r.d.Pyr}
+	var src render.Source = r.d.Pyr
 	rv := v
 	if i == panelProj {
-		src, rv = laterSource{r.ortho.proj}, onProjection(v)
+		src, rv = r.ortho.proj, onProjection(v)
+	}
+	if r.movie {
+		src = movieSource{src}
+	} else {
+		src = laterSource{src}
 	}
 	img, in := d.pr[i].Render(rv, src, r.gen)
 	f.Info.Missing += in.Missing
