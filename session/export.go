@@ -54,13 +54,17 @@ func (e *Export) Err() error {
 
 // ExportName is the name an export of the data shown is first offered
 // under: the file's name with its image extensions replaced by .ome.zarr.
-func (s *Session) ExportName() string {
+func (s *Session) ExportName() string { return s.offeredName(".ome.zarr") }
+
+// offeredName is the name of the data shown (without its image
+// extensions, "demo" for none) with ext.
+func (s *Session) offeredName(ext string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.data == nil || s.data.Name == "" {
-		return "demo.ome.zarr"
+		return "demo" + ext
 	}
-	return baseName(s.data.Name) + ".ome.zarr"
+	return baseName(s.data.Name) + ext
 }
 
 // baseName is a path's last element without its image extensions

@@ -86,6 +86,23 @@ func (mv *Movie) AddLabels(ld *Data, opacity float64) error {
 	return nil
 }
 
+// Project has the movie show the projection by op along the axis normal
+// to its plane over level-0 planes a..b (inclusive) instead of the plane;
+// a movie along that axis would show it unchanged, and is refused.
+func (mv *Movie) Project(op loader.Projection, a, b int) error {
+	m := mv.req.d.Pyr.Meta()
+	_, _, normal := mv.req.view.Orientation.Axes()
+	if m.AxisIndex(normal) < 0 {
+		return fmt.Errorf("no %c axis to project along", normal)
+	}
+	if n := m.Size(normal); a < 0 || b < a || b >= n {
+		return fmt.Errorf("slab %d:%d is outside %c 0..%d", a, b, normal+'a'-'A', n-1)
+	}
+	mv.req.proj = newProjection(mv.req.d.Pyr, op, normal, a, b)
+	mv.projs = append(mv.projs, mv.req.proj)
+	return nil
+}
+
 // Close releases the data the movie holds.
 func (mv *Movie) Close() {
 	for _, p := range mv.projs {
@@ -147,6 +164,9 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 	axis, from, to, err := MovieAxis(m, mv.req.view, o)
 	if err != nil {
 		return err
+	}
+	if p := mv.req.proj; p != nil && p.axis == axis && from < to {
+		return fmt.Errorf("a projection along %c is the same at every plane: make the movie along t", axis+'a'-'A')
 	}
 	v := mv.req.view
 	w, h := v.Width, v.Height
@@ -493,14 +513,7 @@ func (s movieSource) Request(_ levels.Priority, _ uint64, level int, idxs ...[]i
 
 // MovieName is the name a movie of the data shown is first offered
 // under: the file's name with .mp4.
-func (s *Session) MovieName() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.data == nil || s.data.Name == "" {
-		return "demo.mp4"
-	}
-	return baseName(s.data.Name) + ".mp4"
-}
+func (s *Session) MovieName() string { return s.offeredName(".mp4") }
 
 // ExportMovie writes a movie of the view shown (its size, zoom, channels,
 // layers, scale bar and time stamp) along the axis o asks for to path

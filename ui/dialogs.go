@@ -187,17 +187,7 @@ func (v *Viewer) movieDialog() {
 		folder = v.s.SaveFolder()
 	}
 	path.SetText(filepath.Join(folder, v.s.MovieName()))
-	browse := widget.NewButton("Browse…", func() {
-		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-			if err != nil || w == nil {
-				return
-			}
-			path.SetText(w.URI().Path())
-			w.Close() // an empty file, which the movie replaces
-		}, v.win)
-		fd.SetFileName(filepath.Base(path.Text))
-		fd.Show()
-	})
+	browse := v.browseButton(path, nil)
 	axes := map[string]byte{"time (t)": 'T', "planes (z)": 'Z'}
 	var choices []string
 	for _, name := range []string{"time (t)", "planes (z)"} {
@@ -302,7 +292,26 @@ func (v *Viewer) askSavePath(name string, exts []string, save func(path string))
 	}
 	e.SetText(filepath.Join(folder, name))
 	var d *dialog.FormDialog
-	browse := widget.NewButton("Browse…", func() {
+	browse := v.browseButton(e, exts)
+	d = dialog.NewForm("Save", "Save", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Path", container.NewBorder(nil, nil, nil, browse, e)),
+	}, func(ok bool) {
+		if path := strings.TrimSpace(e.Text); ok && path != "" {
+			v.lastFolder = filepath.Dir(path)
+			save(path)
+		}
+	}, v.win)
+	e.OnSubmitted = func(string) { d.Submit() }
+	d.Resize(fyne.NewSize(640, d.MinSize().Height))
+	v.showDialog(d)
+	v.win.Canvas().Focus(e)
+}
+
+// browseButton is a Browse… button that picks a file to save to with the
+// file dialog (of the extensions exts, any when nil), starting where the
+// entry e says, and puts its path in e.
+func (v *Viewer) browseButton(e *escEntry, exts []string) *widget.Button {
+	return widget.NewButton("Browse…", func() {
 		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 			if err != nil || w == nil {
 				return
@@ -319,18 +328,6 @@ func (v *Viewer) askSavePath(name string, exts []string, save func(path string))
 		}
 		fd.Show()
 	})
-	d = dialog.NewForm("Save", "Save", "Cancel", []*widget.FormItem{
-		widget.NewFormItem("Path", container.NewBorder(nil, nil, nil, browse, e)),
-	}, func(ok bool) {
-		if path := strings.TrimSpace(e.Text); ok && path != "" {
-			v.lastFolder = filepath.Dir(path)
-			save(path)
-		}
-	}, v.win)
-	e.OnSubmitted = func(string) { d.Submit() }
-	d.Resize(fyne.NewSize(640, d.MinSize().Height))
-	v.showDialog(d)
-	v.win.Canvas().Focus(e)
 }
 
 // prefsDialog edits the memory and disk budgets, used for the next file.

@@ -90,3 +90,21 @@ func (e *benchEnv) median(f func() error) (float64, error) {
 	slices.Sort(ds)
 	return ds[len(ds)/2], nil
 }
+
+// workOn makes fixture f (once) and a fresh folder for one benchmark's
+// outputs, named after prefix; remove it with os.RemoveAll when done.
+func (e *benchEnv) workOn(f openFixture, prefix string) (work string, err error) {
+	if err := f.ensure(e); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(e.dir, prefix+"-")
+}
+
+// warmRead reads the file at path twice, the first to have it in the page
+// cache, and returns the second read's seconds and the size.
+func warmRead(path string) (seconds float64, size int64, err error) {
+	if _, _, err := timedRead(path); err != nil {
+		return 0, 0, err
+	}
+	return timedRead(path)
+}

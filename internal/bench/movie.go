@@ -21,10 +21,7 @@ const movieFrames = 1000
 // in the same run.
 func benchMovie(ctx context.Context, env *benchEnv) error {
 	fx := tiffFixture(env.dir, 1024, 1024, movieFrames, loader.Uint8)
-	if err := fx.ensure(env); err != nil {
-		return err
-	}
-	work, err := os.MkdirTemp(env.dir, "movie-")
+	work, err := env.workOn(fx, "movie")
 	if err != nil {
 		return err
 	}

@@ -21,19 +21,13 @@ import (
 // needs.
 func benchProject(ctx context.Context, env *benchEnv) error {
 	f := tiffFixture(env.dir, 2048, 2048, 500, loader.Uint16)
-	if err := f.ensure(env); err != nil {
-		return err
-	}
-	work, err := os.MkdirTemp(env.dir, "project-")
+	work, err := env.workOn(f, "project")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	readS, size, err := timedRead(f.path) // once to warm the page cache
+	readS, size, err := warmRead(f.path)
 	if err != nil {
-		return err
-	}
-	if readS, _, err = timedRead(f.path); err != nil {
 		return err
 	}
 	env.report("project.plain_read.gbps", float64(size)/readS/1e9, "GB/s")

@@ -23,20 +23,14 @@ import (
 // (time and peak RSS); and the same export made with Dask.
 func benchPyramid(ctx context.Context, env *benchEnv) error {
 	f := tiffFixture(env.dir, 2048, 2048, 500, loader.Uint16)
-	if err := f.ensure(env); err != nil {
-		return err
-	}
-	work, err := os.MkdirTemp(env.dir, "pyramid-")
+	work, err := env.workOn(f, "pyramid")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
 
-	readS, size, err := timedRead(f.path) // once to warm the page cache
+	readS, size, err := warmRead(f.path)
 	if err != nil {
-		return err
-	}
-	if readS, _, err = timedRead(f.path); err != nil {
 		return err
 	}
 	env.report("pyramid.plain_read.seconds", readS, "s")

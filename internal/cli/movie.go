@@ -57,19 +57,8 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	if o.given["fps"] && !(*fps > 0 && *fps <= 1000) {
 		return usageError{"movie: --fps wants a rate above 0, at most 1000"}
 	}
-	if o.project != "" || o.slab != "" {
-		return usageError{"movie: --project and --slab are for plane; a movie shows planes"}
-	}
-	if o.given["opacity"] && (o.overlay == "" || !(o.opacity >= 0 && o.opacity <= 1)) {
-		return usageError{"movie: --opacity wants a number from 0 to 1, with --overlay"}
-	}
-	if o.given["colormap"] && o.colormap != render.RGB {
-		if _, err := render.ColormapNamed(o.colormap); err != nil {
-			return usageError{"movie: " + err.Error()}
-		}
-	}
-	if o.given["channels"] && (o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]) {
-		return usageError{"movie: give --channels (a composite) or --c, --colormap, --window, --level-range (one channel), not both"}
+	if err := o.check("movie"); err != nil {
+		return err
 	}
 	sel, err := o.selection()
 	if err != nil {
@@ -104,6 +93,20 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	if o.overlay != "" {
 		if err := addOverlay(mv, name, o.overlay, o.opacity); err != nil {
 			return err
+		}
+	}
+	if o.project != "" {
+		if mo.Axis == 0 {
+			mo.Axis = 'T' // a projection's movie runs through time
+		}
+		op, _ := loader.ParseProjection(o.project)
+		_, _, normal := orient.Axes()
+		a, b, err := o.slabRange("movie", 0, d.Pyr.Meta().Size(normal)-1)
+		if err != nil {
+			return err
+		}
+		if err := mv.Project(op, a, b); err != nil {
+			return usageError{"movie: --project: " + err.Error()}
 		}
 	}
 	if _, _, _, err := session.MovieAxis(d.Pyr.Meta(), v, mo); err != nil {

@@ -97,6 +97,37 @@ func TestMovieSeriesEqualsThePlanes(t *testing.T) {
 	}
 }
 
+// TestMovieOfProjections writes the maximum projection along Z of every
+// time point of a TZYX hyperstack as PNG images: each equal to `plane
+// --t N --project max`.
+func TestMovieOfProjections(t *testing.T) {
+	testtool.RequirePython(t, "numpy", "tifffile")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tzyx.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+t, z, y, x = np.mgrid[0:4, 0:6, 0:50, 0:70]
+tifffile.imwrite(sys.argv[1], ((x * 31 + y * 17 + z * 57 + t * 13) % 199 * 150).astype(np.uint16), imagej=True, metadata={'axes': 'TZYX'})
+`, src)
+	mustRun(t, "movie", src, filepath.Join(dir, "mip.png"), "--project", "max", "--slab", "1:4", "--window", "30000,15000")
+	for tp := 0; tp < 4; tp++ {
+		want := filepath.Join(dir, "want.png")
+		mustRun(t, "plane", src, "--out", want, "--t", strconv.Itoa(tp), "--project", "max", "--slab", "1:4", "--window", "30000,15000")
+		gw, gh, got := grayOf(testtool.ReadPNG(t, filepath.Join(dir, fmt.Sprintf("mip_t%04d.png", tp))))
+		ww, wh, ref := grayOf(testtool.ReadPNG(t, want))
+		if gw != ww || gh != wh {
+			t.Fatalf("frame %d is %d×%d, the projection %d×%d", tp, gw, gh, ww, wh)
+		}
+		if d := meanAbsDiff(got, gw, gh, ref, ww); d != 0 {
+			t.Errorf("frame %d differs from plane --project by %.3f on average", tp, d)
+		}
+	}
+	code, _, errs := vv("movie", src, filepath.Join(dir, "z.png"), "--project", "max", "--axis", "z")
+	if code != 1 || !strings.Contains(errs, "the same at every plane") {
+		t.Errorf("a projection's movie along z: exit %d, %q", code, errs)
+	}
+}
+
 // TestMovieMP4DecodesToTheFrames writes an MP4 and decodes it with
 // ffmpeg: as many frames as asked for, at the file's rate, even
 // dimensions, and its first and last frames near (H.264 is lossy) the

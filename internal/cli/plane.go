@@ -53,24 +53,8 @@ func cmdPlane(args []string, stderr io.Writer) error {
 	if o.overlay != "" && ext != ".png" {
 		return usageError{"plane: --overlay draws labels over a picture: --out must end in .png"}
 	}
-	if o.given["opacity"] && (o.overlay == "" || !(o.opacity >= 0 && o.opacity <= 1)) {
-		return usageError{"plane: --opacity wants a number from 0 to 1, with --overlay"}
-	}
-	if o.slab != "" && o.project == "" {
-		return usageError{"plane: --slab goes with --project"}
-	}
-	if o.project != "" {
-		if _, err := loader.ParseProjection(o.project); err != nil {
-			return usageError{"plane: --project: " + err.Error()}
-		}
-	}
-	if o.given["colormap"] && o.colormap != render.RGB {
-		if _, err := render.ColormapNamed(o.colormap); err != nil {
-			return usageError{"plane: " + err.Error()}
-		}
-	}
-	if o.given["channels"] && (o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]) {
-		return usageError{"plane: give --channels (a composite) or --c, --colormap, --window, --level-range (one channel), not both"}
+	if err := o.check("plane"); err != nil {
+		return err
 	}
 	sel, err := o.selection()
 	if err != nil {
@@ -123,6 +107,46 @@ func cmdPlane(args []string, stderr io.Writer) error {
 	return o.writePicture(pos[0], render.Plane(buf, m.DType, w, h, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap)), m, sel)
 }
 
+// check refuses the view options that do not go together, for command
+// cmd.
+func (o *planeOpts) check(cmd string) error {
+	if o.given["opacity"] && (o.overlay == "" || !(o.opacity >= 0 && o.opacity <= 1)) {
+		return usageError{cmd + ": --opacity wants a number from 0 to 1, with --overlay"}
+	}
+	if o.slab != "" && o.project == "" {
+		return usageError{cmd + ": --slab goes with --project"}
+	}
+	if o.project != "" {
+		if _, err := loader.ParseProjection(o.project); err != nil {
+			return usageError{cmd + ": --project: " + err.Error()}
+		}
+	}
+	if o.given["colormap"] && o.colormap != render.RGB {
+		if _, err := render.ColormapNamed(o.colormap); err != nil {
+			return usageError{cmd + ": " + err.Error()}
+		}
+	}
+	if o.given["channels"] && (o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]) {
+		return usageError{cmd + ": give --channels (a composite) or --c, --colormap, --window, --level-range (one channel), not both"}
+	}
+	return nil
+}
+
+// slabRange is --slab's first and last planes, or first..last without it.
+func (o *planeOpts) slabRange(cmd string, first, last int) (a, b int, err error) {
+	if o.slab == "" {
+		return first, last, nil
+	}
+	x, y, ok := strings.Cut(o.slab, ":")
+	var e1, e2 error
+	a, e1 = strconv.Atoi(strings.TrimSpace(x))
+	b, e2 = strconv.Atoi(strings.TrimSpace(y))
+	if !ok || e1 != nil || e2 != nil {
+		return 0, 0, usageError{fmt.Sprintf("%s: --slab wants A:B, the first and last planes, not %q", cmd, o.slab)}
+	}
+	return a, b, nil
+}
+
 // flags registers the options that say which plane is drawn and how
 // (all but --out).
 func (o *planeOpts) flags(fs *flag.FlagSet) {
@@ -171,15 +195,9 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 	if o.level < 0 || o.level >= len(fm.Levels) {
 		return usageError{fmt.Sprintf("plane: no level %d (%d with the computed ones)", o.level, len(fm.Levels))}
 	}
-	a, b := 0, fm.Levels[o.level].Shape[max(0, fm.AxisIndex(normal))]-1
-	if o.slab != "" {
-		x, y, ok := strings.Cut(o.slab, ":")
-		var e1, e2 error
-		a, e1 = strconv.Atoi(strings.TrimSpace(x))
-		b, e2 = strconv.Atoi(strings.TrimSpace(y))
-		if !ok || e1 != nil || e2 != nil {
-			return usageError{fmt.Sprintf("plane: --slab wants A:B, the first and last planes, not %q", o.slab)}
-		}
+	a, b, err := o.slabRange("plane", 0, fm.Levels[o.level].Shape[max(0, fm.AxisIndex(normal))]-1)
+	if err != nil {
+		return err
 	}
 	project := func(c int) ([]byte, loader.DType, int, int, error) {
 		sel.At['C'] = c
