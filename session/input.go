@@ -83,7 +83,7 @@ func Shortcuts() []Shortcut {
 		{"wheel", "previous / next plane"},
 		{"Ctrl+wheel", "zoom about the pointer"},
 		{"+ -", "zoom in / out"},
-		{"drag", "pan"},
+		{"drag", "pan (four panels: move the position; Shift+drag pans)"},
 		{"0", "fit"},
 		{"1 2 3", "XY, XZ, YZ"},
 		{"4", "four panels: XY, XZ, YZ through one position (click to move it) and the Z projection; again: one"},

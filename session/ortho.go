@@ -210,6 +210,20 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 	return x, y
 }
 
+// Drag follows a drag to viewport position (x, y), by (dx, dy) since the
+// last: in the four panels it moves the position there, as a click does
+// (with Shift held, it pans the panel); one plane shown, it pans.
+func (s *Session) Drag(x, y, dx, dy float64) {
+	s.mu.Lock()
+	move := s.ortho.on && !s.mods.Shift
+	s.mu.Unlock()
+	if move {
+		s.Click(x, y)
+		return
+	}
+	s.Pan(dx, dy)
+}
+
 // Click moves the position the four panels show to the data under
 // viewport position (x, y): the two axes of the panel clicked, the other
 // panels following; one plane shown, it does nothing.

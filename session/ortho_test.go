@@ -95,9 +95,23 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 	check(10, 20, 30, "xy")
 	click(panelXZ, 70, 4) // X 70, Z 4
 	check(4, 20, 70, "xz")
+	// A drag in the YZ panel moves the position as it goes; with Shift it
+	// pans the panel instead.
+	v := render.View{Orientation: render.YZ, Width: 200, Height: 150}
+	v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+	dx, dy := v.ToScreen(m, render.Point{Col: 50.5, Row: 15.5}) // Y 50, Z 15
+	h.s.Hover(dx+float64(rects[panelYZ].Min.X), dy+float64(rects[panelYZ].Min.Y), true)
+	h.s.Drag(dx+float64(rects[panelYZ].Min.X), dy+float64(rects[panelYZ].Min.Y), 3, 2)
+	check(15, 50, 70, "yz")
+	h.s.KeyDown(KeyShiftLeft)
+	h.s.Drag(dx+float64(rects[panelYZ].Min.X)+20, dy+float64(rects[panelYZ].Min.Y), 20, 0)
+	h.s.KeyUp(KeyShiftLeft)
+	if got := h.s.View(); got.Z != 15 || got.Y != 50 || !(got.Zoom > 0) {
+		t.Errorf("Shift+drag moved the position or did not pan: %+v", got)
+	}
 	h.s.SetLayout(SingleView)
 	f = h.waitFrame(func(f *Frame) bool { return f.Panel == "" && f.Info.Complete })
-	if f.Img.Rect.Dx() != 402 || f.View.Orientation != render.XZ {
+	if f.Img.Rect.Dx() != 402 || f.View.Orientation != render.YZ {
 		t.Errorf("one plane again: %v, %v", f.Img.Rect, f.View.Orientation)
 	}
 }

@@ -110,7 +110,7 @@ func (p *planeView) Scrolled(e *fyne.ScrollEvent) {
 
 // Dragged implements fyne.Draggable.
 func (p *planeView) Dragged(e *fyne.DragEvent) {
-	p.v.s.Pan(p.px(e.Dragged.DX), p.px(e.Dragged.DY))
+	p.v.s.Drag(p.px(e.Position.X), p.px(e.Position.Y), p.px(e.Dragged.DX), p.px(e.Dragged.DY))
 }
 
 // DragEnd implements fyne.Draggable.
