@@ -266,9 +266,10 @@ func (s *Session) Projection() (op loader.Projection, thick int) {
 }
 
 // SetProjection shows the projection op (NoProjection: the plane) over a
-// slab of thick planes about the view's position (0: every plane). The
-// windows auto-contrast chose are chosen again, from the projection's
-// values: a projection is brighter (max) or darker (min) than its planes.
+// slab of thick planes about the view's position (0: every plane). Going
+// to or from a projection, every window is chosen again by auto-contrast
+// (from the complete projection): a projection is brighter (max) or
+// darker (min) than its planes.
 func (s *Session) SetProjection(op loader.Projection, thick int) {
 	s.mu.Lock()
 	if s.data == nil || s.proj.op == op && s.proj.thick == max(0, thick) {
@@ -277,10 +278,11 @@ func (s *Session) SetProjection(op loader.Projection, thick int) {
 	}
 	kind := op != s.proj.op
 	s.proj.op, s.proj.thick = op, max(0, thick)
-	if kind { // the windows auto-contrast chose are chosen again
-		s.keepChannelLocked()
-		s.autoAgainLocked()
-		s.loadChannelLocked()
+	if kind { // every window is chosen again, from what is shown now
+		for i := range s.chans {
+			s.chans[i].lo, s.chans[i].hi = 0, 0
+		}
+		s.view.Lo, s.view.Hi = 0, 0
 	}
 	s.askLocked(s.clock.Now(), 0)
 	s.unlockNotify(ViewChanged | HistogramChanged | StatusChanged)
