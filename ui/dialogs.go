@@ -203,8 +203,8 @@ func (v *Viewer) movieDialog() {
 	})
 	def, _, _, _ := session.MovieAxis(m, view, session.MovieOptions{To: -1})
 	along.SetSelected(choices[0])
-	if def != 'T' && len(choices) > 1 {
-		along.SetSelected(choices[1])
+	if op, _ := v.s.Projection(); def != 'T' && len(choices) > 1 && op == loader.NoProjection {
+		along.SetSelected(choices[1]) // a projection's movie runs through time
 	}
 	fps := newEscEntry(v)
 	fps.SetText("25")
