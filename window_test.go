@@ -456,7 +456,11 @@ func (v *viewer) showsPlane(bin, dir, what string, frame func(e map[string]any) 
 		err = matchView(testtool.ReadPNG(t, shot), want, f)
 	}
 	if err != nil {
-		t.Errorf("the screen does not show %s: %v", what, err)
+		keep := filepath.Join(os.TempDir(), "vastview-"+t.Name()+".png")
+		if b, rerr := os.ReadFile(shot); rerr == nil {
+			os.WriteFile(keep, b, 0o644)
+		}
+		t.Errorf("the screen does not show %s: %v (screenshot kept at %s; last frame %v)", what, err, keep, latest())
 	}
 }
 

@@ -11,10 +11,13 @@ import (
 	"strings"
 
 	"vastview/loader"
-	_ "vastview/loader/metaimage" // the formats register themselves
+	_ "vastview/loader/cine" // the formats register themselves
+	_ "vastview/loader/metaimage"
 	_ "vastview/loader/nifti"
+	_ "vastview/loader/norpix"
 	_ "vastview/loader/nrrd"
 	_ "vastview/loader/sequence"
+	_ "vastview/loader/spe"
 	_ "vastview/loader/tiff"
 	_ "vastview/loader/video"
 	_ "vastview/loader/zarr"

@@ -6,10 +6,13 @@ package testtool
 
 import (
 	"bytes"
+	"encoding/binary"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -87,4 +90,48 @@ func ReadPNG(t testing.TB, path string) image.Image {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// ReadNPY reads a NumPy .npy file (format 1.x or 2.x, C order): its dtype
+// descriptor ("<u2", "|u1", ...), shape and raw sample bytes.
+func ReadNPY(t testing.TB, path string) (descr string, shape []int, data []byte) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 10 || string(b[:6]) != "\x93NUMPY" {
+		t.Fatalf("%s: not a .npy file", path)
+	}
+	n, start := int(binary.LittleEndian.Uint16(b[8:10])), 10
+	if b[6] >= 2 {
+		n, start = int(binary.LittleEndian.Uint32(b[8:12])), 12
+	}
+	if start+n > len(b) {
+		t.Fatalf("%s: header runs past the end", path)
+	}
+	h := string(b[start : start+n])
+	field := func(key string) string {
+		i := strings.Index(h, "'"+key+"':")
+		if i < 0 {
+			t.Fatalf("%s: no %s in %q", path, key, h)
+		}
+		return strings.TrimSpace(h[i+len(key)+3:])
+	}
+	if strings.HasPrefix(field("fortran_order"), "True") {
+		t.Fatalf("%s: Fortran order", path)
+	}
+	d := field("descr")
+	descr = d[1 : 1+strings.IndexByte(d[1:], '\'')]
+	s := field("shape")
+	for _, f := range strings.Split(s[1:strings.IndexByte(s, ')')], ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			v, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("%s: shape %q", path, s)
+			}
+			shape = append(shape, v)
+		}
+	}
+	return descr, shape, b[start+n:]
 }

@@ -180,6 +180,8 @@ func openMapped(p Part, size int64) (Data, error) {
 
 func (m *mapped) Size() int64 { return m.size }
 
+func (m *mapped) file() (*loader.File, string) { return m.f, m.path }
+
 func (m *mapped) Read(_ context.Context, off, n int64, _ []byte) ([]byte, error) {
 	if off < 0 || n < 0 || off > m.size-n {
 		return nil, fmt.Errorf("%d bytes at %d are outside the data", n, off)

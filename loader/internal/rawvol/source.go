@@ -93,10 +93,15 @@ func New(meta *loader.Meta, data Data, bigEndian, interleaved bool) (*Source, er
 	if interleaved {
 		s.channels = meta.Shape[n-3]
 	}
-	if m, ok := data.(*mapped); ok {
-		s.mapped = m.f
-		if slices.Contains(meta.DataFiles, m.path) {
-			s.dataName = filepath.Base(m.path)
+	var f *loader.File
+	var path string
+	if fd, ok := data.(fileData); ok {
+		f, path = fd.file()
+	}
+	if f != nil {
+		s.mapped = f
+		if slices.Contains(meta.DataFiles, path) {
+			s.dataName = filepath.Base(path)
 		}
 	}
 	total := s.planeBytes

@@ -1,0 +1,171 @@
+package spe
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vastview/internal/testtool"
+	"vastview/loader"
+)
+
+// shared is the folder of real files written by instruments' software.
+const shared = "../../../shared/testdata/spe"
+
+// readFrame reads frame t of src (axes TYX or YX).
+func readFrame(t *testing.T, src loader.Source, frame int) []byte {
+	t.Helper()
+	m := src.Meta()
+	idx := []int{frame, 0, 0}
+	if m.Axes == "YX" {
+		idx = idx[1:]
+	}
+	dst := make([]byte, m.Levels[0].ChunkBytes(m.DType))
+	if err := src.ReadChunk(context.Background(), 0, idx, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestWinSpecStack opens the SPE 2.x stack written by WinSpec that PIMS
+// tests with: five 128×128 uint16 frames, the first two equal to the
+// frames PIMS saved beside it.
+func TestWinSpecStack(t *testing.T) {
+	path := filepath.Join(shared, "spestack_test.spe")
+	head, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Match(path, head[:4096]) {
+		t.Fatal("not matched")
+	}
+	src, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	if m.Format != "spe" || m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[5 128 128]" || m.DType != loader.Uint16 {
+		t.Fatalf("meta %s %s %v %s", m.Format, m.Axes, m.Shape, m.DType)
+	}
+	for i, ref := range []string{"spestack_test_frame0.npy", "spestack_test_frame1.npy"} {
+		descr, shape, want := testtool.ReadNPY(t, filepath.Join(shared, ref))
+		if descr != "<u2" || fmt.Sprint(shape) != "[128 128]" {
+			t.Fatalf("%s: %s %v", ref, descr, shape)
+		}
+		if got := readFrame(t, src, i); !bytes.Equal(got, want) {
+			t.Errorf("frame %d differs from PIMS's %s", i, ref)
+		}
+	}
+}
+
+// spe3 makes an SPE 3.0 file as LightField lays one out: the 4100-byte
+// header (version 3, the footer's offset), frames of one w×h region of
+// uint16 samples each followed by an exposure time stamp (ticks of
+// 1/resolution s, dt apart), and the XML footer describing them.
+func spe3(frames, w, h int, dt float64) (file []byte, frameSamples [][]uint16) {
+	const resolution = 1000000
+	hdr := make([]byte, headerSize)
+	le := binary.LittleEndian
+	le.PutUint16(hdr[offWidth:], uint16(w))
+	le.PutUint16(hdr[offHeight:], uint16(h))
+	le.PutUint16(hdr[offType:], 3)
+	le.PutUint32(hdr[offFrames:], uint32(frames))
+	le.PutUint32(hdr[offVersion:], math.Float32bits(3.0))
+	size := 2 * w * h
+	stride := size + 8
+	var body bytes.Buffer
+	var want [][]uint16
+	for f := 0; f < frames; f++ {
+		px := make([]uint16, w*h)
+		for i := range px {
+			px[i] = uint16((i*7 + f*1000) % 65536)
+		}
+		want = append(want, px)
+		binary.Write(&body, le, px)
+		binary.Write(&body, le, int64(float64(f)*dt*resolution+12345))
+	}
+	le.PutUint64(hdr[offXML:], uint64(headerSize+body.Len()))
+	footer := fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?>
+<SpeFormat version="3.0" xmlns="http://www.princetoninstruments.com/spe/2009">
+  <DataFormat>
+    <DataBlock type="Frame" version="3.0" count="%d" pixelFormat="MonochromeUnsigned16" size="%d" stride="%d">
+      <DataBlock type="Region" version="3.0" count="1" width="%d" height="%d" size="%d" stride="%d" />
+    </DataBlock>
+  </DataFormat>
+  <MetaFormat>
+    <MetaBlock type="TimeStamp" event="ExposureStarted" version="1.0" resolution="%d" bitDepth="64" />
+  </MetaFormat>
+</SpeFormat>`, frames, size, stride, w, h, size, size, resolution)
+	return append(append(hdr, body.Bytes()...), footer...), want
+}
+
+// TestLightFieldFrames reads an SPE 3.0 file whose frames carry time
+// stamps: each frame as written, the T spacing from the time stamps.
+func TestLightFieldFrames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lf.spe")
+	b, want := spe3(4, 30, 20, 0.025)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	if m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[4 20 30]" || m.Units[0] != "second" || math.Abs(m.Spacing[0]-0.025) > 1e-9 {
+		t.Fatalf("meta %s %v spacing %v %v", m.Axes, m.Shape, m.Spacing, m.Units)
+	}
+	for f, px := range want {
+		got := readFrame(t, src, f)
+		for i, v := range px {
+			if le := binary.LittleEndian.Uint16(got[2*i:]); le != v {
+				t.Fatalf("frame %d sample %d: %d, want %d", f, i, le, v)
+			}
+		}
+	}
+}
+
+// TestBadSPEGivesOneClearError: a file cut short and an unknown sample
+// type are refused, in one line saying why.
+func TestBadSPEGivesOneClearError(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(shared, "spestack_test.spe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cut.spe", b[:len(b)-100], "truncated"},
+		{"head.spe", b[:3000], "header"},
+		{"type.spe", func() []byte {
+			c := bytes.Clone(b)
+			binary.LittleEndian.PutUint16(c[offType:], 77)
+			return c
+		}(), "sample type"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(context.Background(), path)
+		var fe *loader.FormatError
+		var ue *loader.UnsupportedError
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") ||
+			!errors.As(err, &fe) && !errors.As(err, &ue) {
+			t.Errorf("%s: %v, want one line saying %q", c.name, err, c.want)
+		}
+	}
+}
