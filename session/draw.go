@@ -323,38 +323,45 @@ func (d *drawer) draw(r request) *Frame {
 		}
 		return d.autoWindow(r.d, v)
 	}
-	auto := v.Lo == v.Hi
+	// pick chooses the windows v leaves to choose: the view as chosen,
+	// the view as drawn (0..1 where none could be chosen yet), and whether
+	// any was left to choose.
+	pick := func(v render.View) (chosen, drawn render.View, auto bool) {
+		auto = v.Lo == v.Hi
+		if len(v.Channels) > 0 {
+			chans := slices.Clone(v.Channels)
+			for i := range chans {
+				if ch := &chans[i]; ch.Lo == ch.Hi {
+					auto = true
+					ch.Lo, ch.Hi = choose(render.ChannelView(v, *ch))
+				}
+				if chans[i].C == v.C && v.Lo == v.Hi {
+					v.Lo, v.Hi = chans[i].Lo, chans[i].Hi // the current channel's, as chosen
+				}
+			}
+			v.Channels = chans
+		}
+		if v.Lo == v.Hi {
+			single := v
+			single.Channels = nil
+			v.Lo, v.Hi = choose(single)
+		}
+		drawn = v
+		if drawn.Lo == drawn.Hi {
+			drawn.Lo, drawn.Hi = 0, 1
+		}
+		if len(v.Channels) > 0 {
+			drawn.Channels = slices.Clone(v.Channels)
+			for i := range drawn.Channels {
+				if ch := &drawn.Channels[i]; ch.Lo == ch.Hi {
+					ch.Lo, ch.Hi = 0, 1
+				}
+			}
+		}
+		return v, drawn, auto
+	}
 	unchosen := v // the windows as asked for: those to choose are 0, 0
-	if len(v.Channels) > 0 {
-		chans := slices.Clone(v.Channels)
-		for i := range chans {
-			if ch := &chans[i]; ch.Lo == ch.Hi {
-				auto = true
-				ch.Lo, ch.Hi = choose(render.ChannelView(v, *ch))
-			}
-			if chans[i].C == v.C && v.Lo == v.Hi {
-				v.Lo, v.Hi = chans[i].Lo, chans[i].Hi // the current channel's, as chosen
-			}
-		}
-		v.Channels = chans
-	}
-	if v.Lo == v.Hi {
-		single := v
-		single.Channels = nil
-		v.Lo, v.Hi = choose(single)
-	}
-	drawn := v
-	if drawn.Lo == drawn.Hi {
-		drawn.Lo, drawn.Hi = 0, 1
-	}
-	if len(v.Channels) > 0 {
-		drawn.Channels = slices.Clone(v.Channels)
-		for i := range drawn.Channels {
-			if ch := &drawn.Channels[i]; ch.Lo == ch.Hi {
-				ch.Lo, ch.Hi = 0, 1
-			}
-		}
-	}
+	v, drawn, auto := pick(v)
 	if n := pyr.Refreshes(); n != d.refreshes {
 		d.refreshes = n
 		d.r.Forget()
@@ -370,11 +377,18 @@ func (d *drawer) draw(r request) *Frame {
 		rendered = onProjection(drawn)
 	}
 	img, info := d.r.Render(rendered, src, r.gen)
-	if r.proj != nil && auto && !info.Complete {
+	if r.proj != nil && auto {
 		// A projection's windows are chosen from its complete frame, not
-		// from the coarser levels shown until then: this frame leaves
-		// them to choose.
-		v.Lo, v.Hi, v.Channels = unchosen.Lo, unchosen.Hi, unchosen.Channels
+		// from the coarser levels shown until then: an incomplete frame
+		// leaves them to choose; the frame that completes (its chunks
+		// may have come while the windows were chosen) chooses them again
+		// from what it holds, and is drawn again if they changed.
+		if !info.Complete {
+			v.Lo, v.Hi, v.Channels = unchosen.Lo, unchosen.Hi, unchosen.Channels
+		} else if v2, drawn2, _ := pick(unchosen); !sameWindows(v2, v) {
+			v, drawn = v2, drawn2
+			img, info = d.r.Render(onProjection(drawn), src, r.gen)
+		}
 	}
 	if r.dir != 0 && r.proj == nil {
 		d.r.Prefetch(drawn, src, r.gen, r.dir, 0, levels.Prefetch)
@@ -401,6 +415,19 @@ func (d *drawer) draw(r request) *Frame {
 	}
 	f.readTotal, _ = pyr.BytesRead()
 	return f
+}
+
+// sameWindows reports whether two views have the same windows.
+func sameWindows(a, b render.View) bool {
+	if a.Lo != b.Lo || a.Hi != b.Hi || len(a.Channels) != len(b.Channels) {
+		return false
+	}
+	for i := range a.Channels {
+		if a.Channels[i].Lo != b.Channels[i].Lo || a.Channels[i].Hi != b.Channels[i].Hi {
+			return false
+		}
+	}
+	return true
 }
 
 // onProjection is view v drawn on a projection along the axis normal to
