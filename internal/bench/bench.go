@@ -36,6 +36,7 @@ func (e *benchEnv) progress(format string, a ...any) {
 
 var benchmarks = []benchmark{
 	{"open", benchOpen},
+	{"camera", benchCamera},
 	{"pyramid", benchPyramid},
 	{"downsample", func(_ context.Context, env *benchEnv) error { return benchDownsample(env.report) }},
 	{"codec", func(_ context.Context, env *benchEnv) error { return benchCodec(env.report) }},

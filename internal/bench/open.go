@@ -16,7 +16,8 @@ import (
 type openFixture struct {
 	name  string // figure name and file stem
 	path  string
-	pages int // planes along Z
+	pages int  // planes along axis
+	axis  byte // 'Z' when 0; 'T' for movies
 	make  func(path string) error
 }
 
@@ -95,9 +96,15 @@ func benchOpen(ctx context.Context, env *benchEnv) error {
 		return err
 	}
 	env.report("open.plain_read_one_2048x2048_uint16_plane", plain, "ms")
+	return env.openFigures(ctx, fixtures)
+}
+
+// openFigures reports the median time from Open to the first and to the
+// last plane in memory for each fixture.
+func (env *benchEnv) openFigures(ctx context.Context, fixtures []openFixture) error {
 	for _, f := range fixtures {
 		for _, z := range []int{0, f.pages - 1} {
-			ms, err := env.median(func() error { return openAndRead(ctx, f.path, z) })
+			ms, err := env.median(func() error { return openAndRead(ctx, f.path, f.axis, z) })
 			if err != nil {
 				return err
 			}
@@ -111,13 +118,17 @@ func benchOpen(ctx context.Context, env *benchEnv) error {
 	return nil
 }
 
-func openAndRead(ctx context.Context, path string, z int) error {
+// openAndRead opens path and reads plane i along axis ('Z' when 0).
+func openAndRead(ctx context.Context, path string, axis byte, i int) error {
 	src, err := loader.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer src.Close()
-	_, _, _, err = loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{'Z': z}})
+	if axis == 0 {
+		axis = 'Z'
+	}
+	_, _, _, err = loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{axis: i}})
 	return err
 }
 
