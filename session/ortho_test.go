@@ -109,6 +109,12 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 	if got := h.s.View(); got.Z != 15 || got.Y != 50 || !(got.Zoom > 0) {
 		t.Errorf("Shift+drag moved the position or did not pan: %+v", got)
 	}
+	h.s.SetOrientation(render.XZ) // the toolbar's XZ: that panel takes the keys
+	f = h.waitFrame(func(f *Frame) bool { return f.Panel == "xz" && f.Info.Complete })
+	if f.View.Orientation != render.XZ || f.Img.Rect.Dx() != 402 {
+		t.Errorf("XZ chosen in the four panels: %v %v", f.View.Orientation, f.Img.Rect)
+	}
+	h.s.SetOrientation(render.YZ)
 	h.s.SetLayout(SingleView)
 	f = h.waitFrame(func(f *Frame) bool { return f.Panel == "" && f.Info.Complete })
 	if f.Img.Rect.Dx() != 402 || f.View.Orientation != render.YZ {

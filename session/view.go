@@ -100,6 +100,9 @@ func (s *Session) SetOrientation(o render.Orientation) {
 }
 
 func (s *Session) setOrientationLocked(m *loader.Meta, o render.Orientation) bool {
+	if s.ortho.on { // the panel of that plane takes the keys
+		return s.activateLocked(int(o))
+	}
 	row, col, _ := o.Axes()
 	if m.Size(row) == 1 || m.Size(col) == 1 || o == s.view.Orientation {
 		return false
