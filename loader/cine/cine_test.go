@@ -14,19 +14,10 @@ import (
 
 	"vastview/internal/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
 )
 
 const shared = "../../../shared/testdata/cine"
-
-func frame(t *testing.T, src loader.Source, i int) []byte {
-	t.Helper()
-	m := src.Meta()
-	dst := make([]byte, m.Levels[0].ChunkBytes(m.DType))
-	if err := src.ReadChunk(context.Background(), 0, []int{i, 0, 0}, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // TestPhantomLegacyCine opens the 2008 Phantom cine PIMS tests with: 97
 // frames of 128×128 16-bit samples at 35087 frames/s, rows top-down;
@@ -67,7 +58,7 @@ func TestPhantomLegacyCine(t *testing.T) {
 		t.Fatalf("ffmpeg decoded %d bytes, want 97 frames", len(all))
 	}
 	for _, i := range []int{0, 1, 96} {
-		got, want := frame(t, src, i), all[i*fb:][:fb]
+		got, want := loadertest.Frame(t, src, i), all[i*fb:][:fb]
 		for k := 0; k < 128*128; k++ {
 			if g, w := binary.LittleEndian.Uint16(got[2*k:]), binary.LittleEndian.Uint16(want[2*k:]); g<<2|g>>12 != w {
 				t.Fatalf("frame %d sample %d (row %d): %d, ffmpeg %d", i, k, k/128, g, w)

@@ -1,13 +1,10 @@
 package norpix
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"vastview/loader"
+	"vastview/loader/internal/loadertest"
 )
 
 // FuzzOpen opens arbitrary bytes as a sequence and reads every frame: no
@@ -20,28 +17,5 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add(seq(4, 6, 4, 3, 5, 0.01))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > 64<<10 {
-			return
-		}
-		path := filepath.Join(t.TempDir(), "f.seq")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		Match(path, b)
-		src, err := Open(context.Background(), path)
-		if err != nil {
-			return
-		}
-		defer src.Close()
-		if err := src.Meta().Validate(); err != nil {
-			t.Fatalf("opened an invalid array: %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_, err = loader.ReadAll(ctx, src, 0, 1<<24)
-		if ctx.Err() != nil {
-			t.Fatalf("reading hangs: %v", err)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.seq", 64<<10, Match, Open) })
 }

@@ -12,19 +12,10 @@ import (
 	"testing"
 
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
 )
 
 const shared = "../../../shared/testdata/seq"
-
-func frame(t *testing.T, src loader.Source, i int) []byte {
-	t.Helper()
-	m := src.Meta()
-	dst := make([]byte, m.Levels[0].ChunkBytes(m.DType))
-	if err := src.ReadChunk(context.Background(), 0, []int{i, 0, 0}, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // TestStreamPixSequence opens the StreamPix 6 sequence PIMS tests with:
 // six 36×32 uint8 frames, every one different, each the bytes stored at
@@ -53,7 +44,7 @@ func TestStreamPixSequence(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i := 0; i < 6; i++ {
-		got := frame(t, src, i)
+		got := loadertest.Frame(t, src, i)
 		if want := raw[8192+i*8192:][:36*32]; !bytes.Equal(got, want) {
 			t.Errorf("frame %d is not the bytes at %d", i, 8192+i*8192)
 		}
@@ -115,7 +106,7 @@ func TestOlderAndCutShortSequences(t *testing.T) {
 	if fmt.Sprint(m.Shape) != "[5 6 10]" || m.DType != loader.Uint16 || math.Abs(m.Spacing[0]-0.002) > 1e-6 {
 		t.Fatalf("meta %v %s %v", m.Shape, m.DType, m.Spacing)
 	}
-	got := frame(t, src, 3)
+	got := loadertest.Frame(t, src, 3)
 	for k := 0; k < 60; k++ {
 		if v := binary.LittleEndian.Uint16(got[2*k:]); v != uint16(k*3+3*500) {
 			t.Fatalf("frame 3 sample %d: %d", k, v)

@@ -1,13 +1,10 @@
 package nrrd
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"vastview/loader"
+	"vastview/loader/internal/loadertest"
 )
 
 // FuzzOpen opens arbitrary bytes as a file and reads every plane: no panic,
@@ -24,28 +21,5 @@ func FuzzOpen(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > 16<<10 {
-			return
-		}
-		path := filepath.Join(t.TempDir(), "f.nrrd")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		Match(path, b)
-		src, err := Open(context.Background(), path)
-		if err != nil {
-			return
-		}
-		defer src.Close()
-		if err := src.Meta().Validate(); err != nil {
-			t.Fatalf("opened an invalid array: %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_, err = loader.ReadAll(ctx, src, 0, 1<<24)
-		if ctx.Err() != nil {
-			t.Fatalf("reading hangs: %v", err)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.nrrd", 16<<10, Match, Open) })
 }

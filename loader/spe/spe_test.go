@@ -14,25 +14,11 @@ import (
 
 	"vastview/internal/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
 )
 
 // shared is the folder of real files written by instruments' software.
 const shared = "../../../shared/testdata/spe"
-
-// readFrame reads frame t of src (axes TYX or YX).
-func readFrame(t *testing.T, src loader.Source, frame int) []byte {
-	t.Helper()
-	m := src.Meta()
-	idx := []int{frame, 0, 0}
-	if m.Axes == "YX" {
-		idx = idx[1:]
-	}
-	dst := make([]byte, m.Levels[0].ChunkBytes(m.DType))
-	if err := src.ReadChunk(context.Background(), 0, idx, dst); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // TestWinSpecStack opens the SPE 2.x stack written by WinSpec that PIMS
 // tests with: five 128×128 uint16 frames, the first two equal to the
@@ -60,7 +46,7 @@ func TestWinSpecStack(t *testing.T) {
 		if descr != "<u2" || fmt.Sprint(shape) != "[128 128]" {
 			t.Fatalf("%s: %s %v", ref, descr, shape)
 		}
-		if got := readFrame(t, src, i); !bytes.Equal(got, want) {
+		if got := loadertest.Frame(t, src, i); !bytes.Equal(got, want) {
 			t.Errorf("frame %d differs from PIMS's %s", i, ref)
 		}
 	}
@@ -125,7 +111,7 @@ func TestLightFieldFrames(t *testing.T) {
 		t.Fatalf("meta %s %v spacing %v %v", m.Axes, m.Shape, m.Spacing, m.Units)
 	}
 	for f, px := range want {
-		got := readFrame(t, src, f)
+		got := loadertest.Frame(t, src, f)
 		for i, v := range px {
 			if le := binary.LittleEndian.Uint16(got[2*i:]); le != v {
 				t.Fatalf("frame %d sample %d: %d, want %d", f, i, le, v)
