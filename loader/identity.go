@@ -23,7 +23,10 @@ type Identity struct {
 // FileIdentity returns the identity of the file or folder at path, by its
 // cleaned absolute path. Errors keep their cause (errors.Is(err,
 // fs.ErrNotExist) for a missing file) without repeating the path.
+// A series selector stays on the path ("/data/cells.lif#2"): each image of
+// a file is content of its own.
 func FileIdentity(path string) (Identity, error) {
+	path, sel := SplitSelector(path)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Identity{}, err
@@ -32,7 +35,7 @@ func FileIdentity(path string) (Identity, error) {
 	if err != nil {
 		return Identity{}, StripPath(err)
 	}
-	return Identity{Path: abs, Size: st.Size(), MTime: st.ModTime().UnixNano()}, nil
+	return Identity{Path: WithSelector(abs, sel), Size: st.Size(), MTime: st.ModTime().UnixNano()}, nil
 }
 
 // ErrNoValidator means a server said nothing of a value that changes when

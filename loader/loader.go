@@ -75,6 +75,14 @@ type Meta struct {
 	// stored (the built-in demo): cheap to read again, so computed levels
 	// are neither built in the background nor kept in the disk cache.
 	Synthetic bool
+	// Series lists every image of a file that holds several (nil for one
+	// image); SeriesIndex is the one this source is. Such a source is a
+	// SeriesOpener.
+	Series      []Series
+	SeriesIndex int
+	// Notes are facts about the data that fit no field above, one short
+	// line each ("Bayer pattern GBRG, shown as stored"); info prints them.
+	Notes []string
 }
 
 // Channel is what a file says about displaying one channel.
@@ -187,6 +195,9 @@ func (m *Meta) Validate() error {
 	if m.DType.Size() == 0 {
 		return fmt.Errorf("no sample type")
 	}
+	if len(m.Series) > 0 && (m.SeriesIndex < 0 || m.SeriesIndex >= len(m.Series)) {
+		return fmt.Errorf("series %d of %d", m.SeriesIndex, len(m.Series))
+	}
 	if len(m.Shape) != n || len(m.Spacing) != n || len(m.Units) != n || len(m.Levels) == 0 {
 		return fmt.Errorf("metadata lengths do not match axes %q", m.Axes)
 	}
@@ -282,10 +293,23 @@ func IsURL(path string) bool {
 // neither a regular file nor a folder (a named pipe, a device, a socket,
 // which reading could block on or never finish) is refused with
 // ErrNotRegular before it is opened.
+//
+// A path may end in a series selector, "cells.lif#2" or "cells.lif#Name"
+// (see SplitSelector): the source is then that image of the file.
 func Open(ctx context.Context, path string) (Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	path, sel := SplitSelector(path)
+	src, err := open(ctx, path)
+	if err != nil || sel == "" {
+		return src, err
+	}
+	return openSeries(ctx, src, sel)
+}
+
+// open is Open without a series selector.
+func open(ctx context.Context, path string) (Source, error) {
 	var head []byte
 	if !IsPattern(path) && !IsURL(path) {
 		st, err := os.Stat(path)

@@ -32,6 +32,20 @@ type infoJSON struct {
 	// ("composite", "color" or "grayscale"), when it says.
 	ChannelMode string   `json:"channel_mode,omitempty"`
 	DataFiles   []string `json:"data_files,omitempty"` // files read besides SRC
+	// Series lists the images of a file that holds several; SRC#SELECTOR
+	// opens one. SeriesIndex is the one described (present with Series).
+	Series      []seriesJSON `json:"series,omitempty"`
+	SeriesIndex *int         `json:"series_index,omitempty"`
+	Notes       []string     `json:"notes,omitempty"`
+}
+
+// seriesJSON is one image of a file that holds several.
+type seriesJSON struct {
+	Selector string `json:"selector"`
+	Name     string `json:"name"`
+	Axes     string `json:"axes"`
+	Shape    []int  `json:"shape"`
+	DType    string `json:"dtype"`
 }
 
 // channelJSON is what the file says about displaying one channel: its
@@ -84,7 +98,13 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 		Format: m.Format, Axes: m.Axes, Shape: m.Shape, DType: m.DType.String(),
 		Spacing: m.Spacing, Units: m.Units, Chunk: m.Levels[0].Chunk,
 		ValueScale: m.ValueScale, Label: m.Label, DataFiles: m.DataFiles,
-		ChannelMode: m.ChannelMode,
+		ChannelMode: m.ChannelMode, Notes: m.Notes,
+	}
+	for _, s := range m.Series {
+		j.Series = append(j.Series, seriesJSON{Selector: s.Selector, Name: s.Name, Axes: s.Axes, Shape: s.Shape, DType: s.DType.String()})
+	}
+	if len(m.Series) > 0 {
+		j.SeriesIndex = &m.SeriesIndex
 	}
 	for _, l := range m.Levels {
 		j.Levels = append(j.Levels, levelJSON{Shape: l.Shape, Scale: l.Scale, Translation: l.Translation})
@@ -154,6 +174,32 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 		}
 		fmt.Fprintln(out)
 	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(out, "  note     %s\n", printable(n))
+	}
+	printSeries(out, path, m)
+}
+
+// printSeries lists the images of a file that holds several, marking the
+// one described, and how to open another.
+func printSeries(out io.Writer, path string, m *loader.Meta) {
+	if len(m.Series) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "  series   %d images (open one as %s#N or #NAME)\n", len(m.Series), printable(seriesBase(path)))
+	for i, s := range m.Series {
+		mark := " "
+		if i == m.SeriesIndex {
+			mark = "*"
+		}
+		fmt.Fprintf(out, "  %s #%-5s %-24s %s %s %s\n", mark, s.Selector, printable(s.Name), s.Axes, joinInts(s.Shape, "×"), s.DType)
+	}
+}
+
+// seriesBase is path without its series selector.
+func seriesBase(path string) string {
+	p, _ := loader.SplitSelector(path)
+	return p
 }
 
 // maxDataLines bounds the data files info lists in text; --json lists all.
