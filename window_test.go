@@ -88,18 +88,29 @@ func startViewer(t *testing.T, bin, home, trace string, files ...string) *viewer
 	file := files[0]
 	v := &viewer{t: t, trace: trace, stderr: &strings.Builder{}}
 	v.cmd = exec.Command(bin, append([]string{"--trace", trace}, files...)...)
-	v.cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+	v.cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "GOTRACEBACK=all", "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"))
 	v.cmd.Stderr = v.stderr
 	if err := v.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if t.Failed() {
+			// Every goroutine's stack, to tell a stuck UI from a slow one.
+			v.cmd.Process.Signal(syscall.SIGQUIT)
+			done := make(chan struct{})
+			go func() { v.cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				v.cmd.Process.Kill()
+				<-done
+			}
+			t.Logf("viewer stderr:\n%s", v.stderr.String())
+			return
+		}
 		v.cmd.Process.Kill()
 		v.cmd.Wait()
-		if t.Failed() {
-			t.Logf("viewer stderr:\n%s", v.stderr.String())
-		}
 	})
 	waitFor(t, "first_image", 60*time.Second, func() bool { return v.count("first_image") == 1 })
 	name := strings.ReplaceAll(filepath.Base(file), ".", "\\.")

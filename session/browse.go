@@ -164,14 +164,7 @@ func (s *Session) openInList(ctx context.Context, current func() bool, list []En
 			d.Release()
 			return
 		}
-		s.mu.Lock()
-		s.browse.gen++
-		s.browse.list, s.browse.pos = list, i
-		s.startThumbsLocked()
-		s.mu.Unlock()
-		if err := s.show(d, keep); err != nil {
-			s.problem(displayName(list[i].Path), err)
-		}
+		s.showInList(list, i, d, keep)
 		return
 	}
 	switch {
@@ -183,6 +176,74 @@ func (s *Session) openInList(ctx context.Context, current func() bool, list []En
 			each = append(each, p.Subject+": "+p.Err.Error())
 		}
 		s.problem("", fmt.Errorf("none of the %d files could be opened: %s", len(problems), strings.Join(each, "; ")))
+	}
+}
+
+// showInList shows d, opened from entry i of list, with list as the
+// browsing list.
+func (s *Session) showInList(list []Entry, i int, d *Data, keep bool) {
+	s.mu.Lock()
+	s.browse.gen++
+	s.browse.list, s.browse.pos = list, i
+	s.startThumbsLocked()
+	s.mu.Unlock()
+	if err := s.show(d, keep); err != nil {
+		s.problem(displayName(list[i].Path), err)
+	}
+}
+
+// Series lists the images of the file shown when it holds several (nil
+// otherwise), and which of them is shown.
+func (s *Session) Series() ([]loader.Series, int) {
+	m := s.Meta()
+	if m == nil {
+		return nil, 0
+	}
+	return m.Series, m.SeriesIndex
+}
+
+// ShowSeries shows image i of the file shown (PATH#i), in its place in the
+// browsing list; the view is kept when the shapes match and the keep-view
+// option is on. An image that cannot be opened is a Problem, and the one
+// shown stays.
+func (s *Session) ShowSeries(i int) {
+	s.mu.Lock()
+	d, list, pos, keep := s.data, slices.Clone(s.browse.list), s.browse.pos, s.browse.keep
+	s.mu.Unlock()
+	if d == nil || d.Name == "" {
+		return
+	}
+	m := d.Pyr.Meta()
+	if i < 0 || i >= len(m.Series) || i == m.SeriesIndex {
+		return
+	}
+	file, _ := loader.SplitSelector(d.Name)
+	path := loader.WithSelector(file, m.Series[i].Selector)
+	if pos < 0 || pos >= len(list) {
+		list, pos = []Entry{{Path: path}}, 0
+	}
+	s.startOpen(path, func(ctx context.Context, current func() bool) {
+		nd, err := s.dataFor(ctx, path)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				s.problem(displayName(path), err)
+			}
+			return
+		}
+		if !current() {
+			nd.Release()
+			return
+		}
+		list[pos] = Entry{Path: path}
+		s.showInList(list, pos, nd, keep)
+	})
+}
+
+// NextSeries shows the next image of the file shown (dir 1) or the
+// previous one (dir -1), when it holds several.
+func (s *Session) NextSeries(dir int) {
+	if list, cur := s.Series(); cur+dir >= 0 && cur+dir < len(list) {
+		s.ShowSeries(cur + dir)
 	}
 }
 
@@ -438,8 +499,17 @@ func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
 	if len(paths) == 1 {
 		st, err := os.Stat(paths[0])
 		switch {
-		case err != nil || loader.IsURL(paths[0]) || loader.IsPattern(paths[0]):
+		case err != nil && !loader.IsURL(paths[0]):
+			// An image of a file that holds several has its file's place.
+			if file, sel := loader.SplitSelector(paths[0]); sel != "" {
+				if st, err := os.Stat(file); err == nil && !st.IsDir() {
+					list, start := folderList(paths[0])
+					return list, start, nil
+				}
+			}
 			return []Entry{{Path: paths[0]}}, 0, nil // opening it says what it is
+		case loader.IsURL(paths[0]) || loader.IsPattern(paths[0]):
+			return []Entry{{Path: paths[0]}}, 0, nil
 		case !st.IsDir():
 			list, start := folderList(paths[0])
 			return list, start, nil
@@ -466,18 +536,21 @@ func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
 
 // folderList is the browsing list of a file: the files of its folder, and
 // its place among them.
+// An image of a file that holds several (PATH#SELECTOR) has its file's place.
 func folderList(path string) ([]Entry, int) {
-	files := folderFiles(filepath.Dir(path))
-	i := slices.Index(files, path)
+	file, _ := loader.SplitSelector(path)
+	files := folderFiles(filepath.Dir(file))
+	i := slices.Index(files, file)
 	if i < 0 { // a file no format lists by its name
-		files = append(files, path)
+		files = append(files, file)
 		slices.SortFunc(files, loader.NaturalCompare)
-		i = slices.Index(files, path)
+		i = slices.Index(files, file)
 	}
 	list := make([]Entry, len(files))
 	for k, f := range files {
 		list[k] = Entry{Path: f}
 	}
+	list[i].Path = path
 	return list, i
 }
 

@@ -78,6 +78,7 @@ func Shortcuts() []Shortcut {
 		{"Home End", "first / last plane"},
 		{"Alt+← Alt+→", "previous / next file of the list"},
 		{"Alt+Home Alt+End", "first / last file of the list"},
+		{"Alt+PageUp Alt+PageDown", "previous / next image of a file that holds several (Go → Series)"},
 		{"hold a step key", "scrub at the display rate"},
 		{"Space", "play / pause"},
 		{"wheel", "previous / next plane"},
@@ -173,7 +174,7 @@ func (s *Session) Press(name string) Command {
 func (s *Session) PressWith(name string, mods Mods) Command {
 	if mods.Alt {
 		switch name {
-		case KeyRight, KeyLeft, KeyHome, KeyEnd:
+		case KeyRight, KeyLeft, KeyHome, KeyEnd, KeyPageUp, KeyPageDown:
 			s.traceKey("Alt+" + name)
 		}
 		switch name {
@@ -181,6 +182,10 @@ func (s *Session) PressWith(name string, mods Mods) Command {
 			s.NextFile(1)
 		case KeyLeft:
 			s.NextFile(-1)
+		case KeyPageDown:
+			s.NextSeries(1)
+		case KeyPageUp:
+			s.NextSeries(-1)
 		case KeyHome:
 			s.FirstFile()
 		case KeyEnd:

@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -24,6 +27,8 @@ func item(label string, sc fyne.Shortcut, f func()) *fyne.MenuItem {
 }
 
 func (v *Viewer) menu() *fyne.MainMenu {
+	v.series = fyne.NewMenuItem("Series", nil)
+	v.syncSeries()
 	recent := fyne.NewMenuItem("Open Recent", nil)
 	for _, p := range v.s.Recent() {
 		recent.ChildMenu = appendItem(recent.ChildMenu, fyne.NewMenuItem(p, func() { v.s.Open(p) }))
@@ -86,6 +91,10 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		item("First File", key(fyne.KeyHome, fyne.KeyModifierAlt), alt(fyne.KeyHome)),
 		item("Last File", key(fyne.KeyEnd, fyne.KeyModifierAlt), alt(fyne.KeyEnd)),
 		fyne.NewMenuItemSeparator(),
+		item("Next Series", key(fyne.KeyPageDown, fyne.KeyModifierAlt), alt(fyne.KeyPageDown)),
+		item("Previous Series", key(fyne.KeyPageUp, fyne.KeyModifierAlt), alt(fyne.KeyPageUp)),
+		v.series,
+		fyne.NewMenuItemSeparator(),
 		keep,
 	)
 	help := fyne.NewMenu("Help",
@@ -95,6 +104,35 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		}),
 	)
 	return fyne.NewMainMenu(file, view, files, help)
+}
+
+// syncSeries lists the images of the file shown in the Go menu's Series
+// item, the one shown checked; it is disabled for a file of one image. It
+// reports whether the menu changed.
+func (v *Viewer) syncSeries() bool {
+	list, cur := v.s.Series()
+	changed := v.series.ChildMenu != nil || len(list) > 0
+	v.series.ChildMenu, v.series.Disabled = nil, len(list) == 0
+	for i, s := range list {
+		label := "#" + s.Selector
+		if s.Name != "" {
+			label += "  " + s.Name
+		}
+		label += fmt.Sprintf("  (%s %s %s)", s.Axes, joinShape(s.Shape), s.DType)
+		it := fyne.NewMenuItem(label, func() { v.s.ShowSeries(i) })
+		it.Checked = i == cur
+		v.series.ChildMenu = appendItem(v.series.ChildMenu, it)
+	}
+	return changed
+}
+
+// joinShape writes a shape as 3×128×128.
+func joinShape(shape []int) string {
+	s := make([]string, len(shape))
+	for i, n := range shape {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, "×")
 }
 
 // toggleItem is a menu item checked while get reports true; choosing it

@@ -60,6 +60,7 @@ type Viewer struct {
 	layers     *layerPanel      // beside the picture, under the channels, while there are layers
 	chanMenu   channelMenuItems // the View menu's channel items
 	toggles    []toggle         // the menu's check items, whose checks follow the session
+	series     *fyne.MenuItem   // Go → Series: the images of the file shown
 	panels     *fyne.Container  // the contrast panel and the sliders
 	strip      *fileStrip
 	dlg        hider  // the dialog showing, if any
@@ -214,6 +215,9 @@ func (v *Viewer) takeUpdate() {
 	c := u.Changes
 	if c&session.DataChanged != 0 {
 		v.win.SetTitle(v.s.Title())
+		if m := v.win.MainMenu(); v.syncSeries() && m != nil {
+			m.Refresh()
+		}
 		v.rebuildSliders()
 		v.contrast.setHistogram()
 		v.tools.dataChanged()

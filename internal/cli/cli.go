@@ -104,7 +104,9 @@ const usage = `vastview views image volumes and movies too big to load.
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,
 NIfTI, PNG, JPEG, GIF, BMP, a video), a folder or quoted glob of PNG, JPEG,
 GIF, BMP or TIFF frames, or a Zarr store (a folder, or an http:// or
-https:// address of OME-Zarr).
+https:// address of OME-Zarr). A file that holds several images (a TIFF
+whose pages differ) takes #N or #NAME after its path to open one of them:
+info lists them.
 `
 
 // openSource opens path and wraps any error with the path.

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
@@ -75,8 +76,11 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 		return nil, formatError("no cine file header")
 	}
 	le := binary.LittleEndian
-	if c := le.Uint16(hdr[offCompression:]); c != 0 {
-		return nil, unsupported(fmt.Sprintf("compressed frames (compression %d)", c))
+	// 0: gray or colour-interpolated frames; 2: the raw frames of a colour
+	// camera, its filter mosaic as stored (read as gray); 1 is JPEG.
+	fileCompression := le.Uint16(hdr[offCompression:])
+	if fileCompression != 0 && fileCompression != 2 {
+		return nil, unsupported(fmt.Sprintf("compressed frames (compression %d)", fileCompression))
 	}
 	frames := int64(le.Uint32(hdr[offImageCount:]))
 	bmi, err := read(int64(le.Uint32(hdr[offImageHeader:])), bitmapSize, "bitmap header")
@@ -89,8 +93,12 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	if h < 0 {
 		h = -h
 	}
-	if compression != 0 {
-		return nil, unsupported(fmt.Sprintf("packed or compressed frames (bitmap compression %d)", compression))
+	switch compression {
+	case 0:
+	case 256, 1024:
+		return nil, unsupported(fmt.Sprintf("packed %d-bit frames", map[uint32]int{256: 10, 1024: 12}[compression]))
+	default:
+		return nil, unsupported(fmt.Sprintf("compressed frames (bitmap compression %d)", compression))
 	}
 	var dt loader.DType
 	switch bits {
@@ -98,6 +106,8 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 		dt = loader.Uint8
 	case 16:
 		dt = loader.Uint16
+	case 24, 48:
+		return nil, unsupported(fmt.Sprintf("colour frames of %d bits per pixel (gray and raw mosaic frames of 8 or 16 bits are read)", bits))
 	default:
 		return nil, unsupported(fmt.Sprintf("%d bits per pixel (gray frames of 8 or 16 bits are read)", bits))
 	}
@@ -122,13 +132,13 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 		offsets[i] = int64(o)
 	}
 	spacing, units := []float64{1, 1, 1}, []string{"", "", ""}
-	if setup, err := read(int64(le.Uint32(hdr[offSetup:])), 2, "setup"); err == nil {
-		if fps := le.Uint16(setup); fps > 0 {
-			spacing[0], units[0] = 1/float64(fps), "second"
-		}
+	su := readSetup(f, size, int64(le.Uint32(hdr[offSetup:])), int64(le.Uint32(hdr[offOffsets:])), int(frames))
+	if su.fps > 0 {
+		spacing[0], units[0] = 1/su.fps, "second"
 	}
 	shape := []int{int(frames), int(h), int(w)}
 	m := loader.NewMeta("cine", "TYX", shape, dt, rawvol.PlaneChunk(shape, false), spacing, units)
+	m.Notes = su.notes(int(bits), fileCompression == 2)
 	data, err := rawvol.Framed(path, int(frames), frameBytes, func(mf *loader.File, i int) (int64, error) {
 		// The annotation's first word is its size; the samples follow it.
 		a, err := mf.Bytes(offsets[i], 4)
@@ -144,6 +154,106 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 		data = rawvol.BottomUp(data, int(h), w*int64(dt.Size()))
 	}
 	return rawvol.New(m, data, false, false)
+}
+
+// The camera setup's fields read, by byte offset, and the tagged blocks
+// that may follow it.
+const (
+	setupFrameRate16 = 0   // uint16: frames per second (legacy)
+	setupMark        = 140 // "ST"
+	setupLength      = 142 // uint16: the setup's size; tagged blocks follow
+	setupFrameRate   = 768 // uint32: frames per second
+	setupCFA         = 808 // uint32: the colour filter array
+	setupRealBPP     = 896 // uint32: the sensor's bits per sample
+	tagTimeOnly      = 1002
+	tagRangeData     = 1004 // ends the tagged blocks
+)
+
+// setup is what the camera setup and its tagged blocks say.
+type setup struct {
+	fps     float64
+	cfa     uint32
+	realBPP int
+	first   time.Time // frame 0's time stamp, when the file keeps them
+}
+
+// readSetup reads what it can of the setup at off (the tagged blocks end
+// before the frame offsets at end); a short or odd setup gives what its
+// first fields say.
+func readSetup(f io.ReaderAt, size, off, end int64, frames int) setup {
+	var su setup
+	b := make([]byte, setupRealBPP+4)
+	if off < 0 || off > size {
+		return su
+	}
+	n, _ := f.ReadAt(b, off)
+	b = b[:n]
+	le := binary.LittleEndian
+	if len(b) >= 2 {
+		su.fps = float64(le.Uint16(b[setupFrameRate16:]))
+	}
+	if len(b) < setupLength+2 || string(b[setupMark:setupMark+2]) != "ST" {
+		return su
+	}
+	length := int64(le.Uint16(b[setupLength:]))
+	if length >= setupFrameRate+4 && len(b) >= setupFrameRate+4 {
+		if fps := le.Uint32(b[setupFrameRate:]); fps > 0 {
+			su.fps = float64(fps)
+		}
+	}
+	if length >= setupCFA+4 && len(b) >= setupCFA+4 {
+		su.cfa = le.Uint32(b[setupCFA:])
+	}
+	if length >= setupRealBPP+4 && len(b) >= setupRealBPP+4 {
+		su.realBPP = int(le.Uint32(b[setupRealBPP:]))
+	}
+	// Tagged blocks: size, type, whether another follows. Only the first
+	// time stamp is read.
+	for at, i := off+length, 0; i < 64 && at+8 <= end && at+8 <= size; i++ {
+		var tb [16]byte
+		if n, _ := f.ReadAt(tb[:], at); n < 8 {
+			break
+		}
+		bs, typ, more := int64(le.Uint32(tb[:])), le.Uint16(tb[4:]), le.Uint16(tb[6:])
+		if typ == tagRangeData || bs < 8 {
+			break
+		}
+		if typ == tagTimeOnly && bs >= 16 && (bs-8)/8 == int64(frames) {
+			// 32.32 fixed point seconds since 1970, UTC.
+			t := le.Uint64(tb[8:])
+			su.first = time.Unix(int64(t>>32), int64(float64(t&0xffffffff)/(1<<32)*1e9)).UTC()
+		}
+		if more == 0 {
+			break
+		}
+		at += bs
+	}
+	return su
+}
+
+// cfaNames are the colour filter arrays a setup's CFA field names (its low
+// byte), by their first two rows.
+var cfaNames = map[uint32]string{1: "GBRG/RGGB", 2: "BGGR/GRBG", 3: "GB/RG", 4: "RG/GB"}
+
+// notes says what a user of the frames should know that the array does
+// not: the sensor's bits, a colour filter mosaic shown as stored, when the
+// recording started.
+func (su setup) notes(bits int, raw bool) []string {
+	var n []string
+	if su.realBPP > 0 && su.realBPP < bits {
+		n = append(n, fmt.Sprintf("sensor samples of %d bits, stored in %d", su.realBPP, bits))
+	}
+	if c := su.cfa & 0xff; c != 0 || raw {
+		name := cfaNames[c]
+		if name == "" {
+			name = fmt.Sprintf("code %d", c)
+		}
+		n = append(n, fmt.Sprintf("colour filter mosaic %s, shown as stored (gray)", name))
+	}
+	if !su.first.IsZero() {
+		n = append(n, "frame 0 time stamp "+su.first.Format("2006-01-02 15:04:05.000000")+" (camera clock)")
+	}
+	return n
 }
 
 func formatError(format string, args ...any) error {

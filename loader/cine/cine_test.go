@@ -57,6 +57,10 @@ func TestPhantomLegacyCine(t *testing.T) {
 	if len(all) != 97*fb {
 		t.Fatalf("ffmpeg decoded %d bytes, want 97 frames", len(all))
 	}
+	// PCC's setup: a 14-bit sensor; its tagged time block: frame 0's time.
+	if want := []string{"sensor samples of 14 bits, stored in 16", "frame 0 time stamp 2008-05-08 19:46:39.192574 (camera clock)"}; fmt.Sprint(m.Notes) != fmt.Sprint(want) {
+		t.Errorf("notes %q, want %q", m.Notes, want)
+	}
 	for _, i := range []int{0, 1, 96} {
 		got, want := loadertest.Frame(t, src, i), all[i*fb:][:fb]
 		for k := 0; k < 128*128; k++ {
@@ -86,6 +90,7 @@ func TestBadCineGivesOneClearError(t *testing.T) {
 		{"frames.cine", func(b []byte) []byte { return b[:len(b)-5000] }, "truncated"},
 		{"jpeg.cine", func(b []byte) []byte { le.PutUint16(b[offCompression:], 1); return b }, "compressed"},
 		{"rgb.cine", func(b []byte) []byte { le.PutUint16(b[bmi+14:], 24); return b }, "24 bits"},
+		{"packed.cine", func(b []byte) []byte { le.PutUint32(b[bmi+16:], 1024); return b }, "packed 12-bit"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if err := os.WriteFile(path, c.edit(bytes.Clone(b)), 0o644); err != nil {
@@ -101,5 +106,40 @@ func TestBadCineGivesOneClearError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestRawMosaicCine: the raw frames of a colour camera (file compression
+// 2) are read as stored, as gray, and the setup's colour filter array is
+// named in the notes.
+func TestRawMosaicCine(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(shared, "cine_legacy.cine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	setup := int(le.Uint32(b[offSetup:]))
+	raw := bytes.Clone(b)
+	le.PutUint16(raw[offCompression:], 2)
+	le.PutUint32(raw[setup+setupCFA:], 3)
+	path := filepath.Join(t.TempDir(), "mosaic.cine")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	gray, err := Open(context.Background(), filepath.Join(shared, "cine_legacy.cine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gray.Close()
+	if m := src.Meta(); m.DType != loader.Uint16 || !strings.Contains(strings.Join(m.Notes, ";"), "colour filter mosaic GB/RG, shown as stored") {
+		t.Errorf("%s, notes %q", m.DType, m.Notes)
+	}
+	if !bytes.Equal(loadertest.Frame(t, src, 5), loadertest.Frame(t, gray, 5)) {
+		t.Error("the mosaic's frame is not the one stored")
 	}
 }

@@ -91,6 +91,10 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	case format != formatMono && format != formatMonoBayer:
 		return nil, unsupported(fmt.Sprintf("image format %d (gray and Bayer frames are read)", format))
 	}
+	var notes []string
+	if u32(offFormat) == formatMonoBayer {
+		notes = append(notes, "Bayer colour filter mosaic, shown as stored (gray)")
+	}
 	var dt loader.DType
 	switch depth {
 	case 8:
@@ -114,6 +118,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 			return nil, formatError("the header says %d frames from byte %d; the file has %d bytes: %v",
 				frames, start, st.Size(), loader.ErrTruncated)
 		}
+		notes = append(notes, fmt.Sprintf("the header promises %d frames; the file holds %d", frames, have))
 		frames = have
 	}
 	spacing, units := []float64{1, 1, 1}, []string{"", "", ""}
@@ -124,6 +129,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	}
 	shape := []int{int(frames), int(h), int(w)}
 	m := loader.NewMeta("norpix-seq", "TYX", shape, dt, rawvol.PlaneChunk(shape, false), spacing, units)
+	m.Notes = notes
 	data, err := rawvol.Framed(path, int(frames), frameBytes, func(_ *loader.File, i int) (int64, error) {
 		return start + int64(i)*stride, nil
 	})

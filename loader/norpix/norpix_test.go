@@ -106,6 +106,9 @@ func TestOlderAndCutShortSequences(t *testing.T) {
 	if fmt.Sprint(m.Shape) != "[5 6 10]" || m.DType != loader.Uint16 || math.Abs(m.Spacing[0]-0.002) > 1e-6 {
 		t.Fatalf("meta %v %s %v", m.Shape, m.DType, m.Spacing)
 	}
+	if want := "[the header promises 9 frames; the file holds 5]"; fmt.Sprint(m.Notes) != want {
+		t.Errorf("notes %v, want %s", m.Notes, want)
+	}
 	got := loadertest.Frame(t, src, 3)
 	for k := 0; k < 60; k++ {
 		if v := binary.LittleEndian.Uint16(got[2*k:]); v != uint16(k*3+3*500) {
@@ -137,5 +140,30 @@ func TestBadSequenceGivesOneClearError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestBayerSequenceSaysSo: the frames of a Bayer sequence are read as
+// stored, and the notes say they are a colour filter mosaic.
+func TestBayerSequenceSaysSo(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(shared, "sample_norpix6.seq"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(raw[offFormat:], formatMonoBayer)
+	path := filepath.Join(t.TempDir(), "bayer.seq")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if want := "[Bayer colour filter mosaic, shown as stored (gray)]"; fmt.Sprint(src.Meta().Notes) != want {
+		t.Errorf("notes %v, want %s", src.Meta().Notes, want)
+	}
+	if !bytes.Equal(loadertest.Frame(t, src, 2), raw[8192+2*8192:][:36*32]) {
+		t.Error("frame 2 is not the bytes stored")
 	}
 }
