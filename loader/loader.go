@@ -302,10 +302,10 @@ func Open(ctx context.Context, path string) (Source, error) {
 	}
 	path, sel := SplitSelector(path)
 	src, err := open(ctx, path)
-	if err != nil || sel == "" {
-		return src, err
+	if err != nil {
+		return nil, err
 	}
-	return openSeries(ctx, src, sel)
+	return OpenSelected(ctx, src, sel)
 }
 
 // open is Open without a series selector.

@@ -96,9 +96,13 @@ func SeriesIndex(list []Series, sel string) (int, error) {
 	return 0, fmt.Errorf("no series %q: the file holds %d (%s)", sel, len(list), strings.Join(names, ", "))
 }
 
-// openSeries turns src, just opened, into the series sel names: src itself
-// when it is that one, else the one src opens (src is then closed).
-func openSeries(ctx context.Context, src Source, sel string) (Source, error) {
+// OpenSelected turns src, just opened from a file, into the series sel
+// names ("" for src itself): src when it is that one, else the one src
+// opens (src is then closed, also on error).
+func OpenSelected(ctx context.Context, src Source, sel string) (Source, error) {
+	if sel == "" {
+		return src, nil
+	}
 	m := src.Meta()
 	i, err := SeriesIndex(m.Series, sel)
 	if err != nil {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"image"
 	"image/color"
 	"image/png"
@@ -312,5 +313,67 @@ func TestBackgroundWorkWaitsWhileAKeyIsHeld(t *testing.T) {
 	h.s.KeyUp(KeyPeriod)
 	if !<-rested {
 		t.Error("the work was told to stop")
+	}
+}
+
+// twoImages is a file of two images of different shapes, as a LIF file's;
+// the samples tell them apart.
+type twoImages struct {
+	stored
+	meta *loader.Meta
+}
+
+func openTwoImages(i int) loader.Source {
+	srcs := []loader.Source{stored{demo.NewSized(2, 9, 64, 96)}, stored{demo.NewSized(1, 5, 40, 30)}}
+	metas := []*loader.Meta{srcs[0].Meta(), srcs[1].Meta()}
+	m := *metas[i]
+	m.Series, m.SeriesIndex = loader.SeriesList([]string{"overview", "detail"}, metas), i
+	return &twoImages{stored: srcs[i].(stored), meta: &m}
+}
+
+func (s *twoImages) Meta() *loader.Meta { return s.meta }
+func (s *twoImages) OpenSeries(_ context.Context, i int) (loader.Source, error) {
+	return openTwoImages(i), nil
+}
+
+// TestTheImagesOfAFileAreBrowsed opens a file of two images: the first
+// shows, in the file's place in its folder's list; Alt+PageDown shows the
+// second (PATH#1) there, Alt+PageUp the first again, and the list keeps
+// the image shown when another file is visited.
+func TestTheImagesOfAFileAreBrowsed(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, filepath.Join(dir, "a.tif"), 3, 20, 30, 100)
+	multi := filepath.Join(dir, "m.tif")
+	writeStack(t, multi, 3, 20, 30, 100)
+	open := func(ctx context.Context, path string) (loader.Source, error) {
+		if file, sel := loader.SplitSelector(path); file == multi {
+			return loader.OpenSelected(ctx, openTwoImages(0), sel)
+		}
+		return loader.Open(ctx, path)
+	}
+	h := newHarness(t, Options{Open: open})
+	h.s.Open(multi)
+	h.waitData(multi)
+	if list, cur := h.s.Series(); len(list) != 2 || cur != 0 || list[1].Name != "detail" {
+		t.Fatalf("series %v, %d", list, cur)
+	}
+	h.s.PressWith(KeyPageDown, Mods{Alt: true})
+	h.waitData(multi + "#1")
+	if m := h.s.Meta(); m.SeriesIndex != 1 || m.Shape[len(m.Shape)-1] != 30 {
+		t.Fatalf("series %d, shape %v", m.SeriesIndex, m.Shape)
+	}
+	h.waitUpdate(func(Update) bool { list, _ := h.s.List(); return len(list) == 2 })
+	if list, pos := h.s.List(); pos != 1 || list[1].Path != multi+"#1" || list[0].Path != filepath.Join(dir, "a.tif") {
+		t.Fatalf("list %v at %d", listPaths(list), pos)
+	}
+	h.s.PressWith(KeyPageDown, Mods{Alt: true}) // nothing after the last
+	h.s.PressWith(KeyLeft, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "a.tif"))
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(multi + "#1")
+	h.s.PressWith(KeyPageUp, Mods{Alt: true})
+	h.waitData(multi + "#0")
+	if m := h.s.Meta(); m.SeriesIndex != 0 || m.Shape[len(m.Shape)-1] != 96 {
+		t.Fatalf("series %d, shape %v", m.SeriesIndex, m.Shape)
 	}
 }
