@@ -123,8 +123,11 @@ func parse(f *loader.File) (c *catalogue, err error) {
 	defer f.Guard().Recover(&err)
 	size := f.Size()
 	head, err := f.Bytes(0, xmlAt)
-	if err != nil || !Match("", head) {
-		return nil, formatError("no LIF header: %v", loader.ErrTruncated)
+	if err != nil {
+		return nil, formatError("the file ends inside its %d-byte header: %v", xmlAt, loader.ErrTruncated)
+	}
+	if !Match("", head) {
+		return nil, formatError("no LIF header")
 	}
 	n := int64(binary.LittleEndian.Uint32(head[9:]))
 	if n*2 > size-xmlAt || n*2 > maxXML {
