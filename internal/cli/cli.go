@@ -12,7 +12,9 @@ import (
 
 	"vastview/loader"
 	_ "vastview/loader/cine" // the formats register themselves
+	_ "vastview/loader/lif"
 	_ "vastview/loader/metaimage"
+	_ "vastview/loader/nd2"
 	_ "vastview/loader/nifti"
 	_ "vastview/loader/norpix"
 	_ "vastview/loader/nrrd"
@@ -104,9 +106,9 @@ const usage = `vastview views image volumes and movies too big to load.
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,
 NIfTI, PNG, JPEG, GIF, BMP, a video), a folder or quoted glob of PNG, JPEG,
 GIF, BMP or TIFF frames, or a Zarr store (a folder, or an http:// or
-https:// address of OME-Zarr). A file that holds several images (a TIFF
-whose pages differ) takes #N or #NAME after its path to open one of them:
-info lists them.
+https:// address of OME-Zarr), a camera's cine, seq or SPE file, or a
+microscope's LIF or ND2 file. A file that holds several images takes #N or
+#NAME after its path to open one of them: info lists them.
 `
 
 // openSource opens path and wraps any error with the path.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -177,5 +178,56 @@ func TestInfoQuotesControlCharacters(t *testing.T) {
 		Channels: []loader.Channel{{Label: "red\x1b[2J"}}})
 	if !strings.Contains(b.String(), `  channel 0  "red\x1b[2J"`) {
 		t.Errorf("info text:\n%s", b.String())
+	}
+}
+
+// TestInfoListsSeries: info --json of a Leica LIF file lists its three
+// images as series, and SRC#NAME describes (and plane reads) another; a
+// selector that names none is one line listing them.
+func TestInfoListsSeries(t *testing.T) {
+	lif := "../../../shared/testdata/lif/testdata_2channel_xz.lif"
+	if _, err := os.Stat(lif); err != nil {
+		t.Skip("no shared test data")
+	}
+	type series struct {
+		Selector, Name, Axes, DType string
+		Shape                       []int
+	}
+	info := func(src string) (j struct {
+		Axes   string
+		Shape  []int
+		Series []series
+		Index  *int `json:"series_index"`
+	}) {
+		var out, errb bytes.Buffer
+		if rc := Run([]string{"info", "--json", src}, &out, &errb); rc != 0 {
+			t.Fatalf("info %s: %s", src, errb.String())
+		}
+		if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	want := []series{{"0", "xzt", "TCYX", "uint8", []int{20, 2, 128, 128}},
+		{"1", "xzy", "CZYX", "uint8", []int{2, 23, 128, 128}}, {"2", "xz", "CYX", "uint8", []int{2, 512, 512}}}
+	for sel, idx := range map[string]int{"": 0, "#1": 1, "#xzy": 1, "#2": 2} {
+		j := info(lif + sel)
+		if !reflect.DeepEqual(j.Series, want) || j.Index == nil || *j.Index != idx ||
+			j.Axes != want[idx].Axes || !reflect.DeepEqual(j.Shape, want[idx].Shape) {
+			t.Errorf("%q: %s %v index %v series %v", sel, j.Axes, j.Shape, j.Index, j.Series)
+		}
+	}
+	raw := filepath.Join(t.TempDir(), "p.raw")
+	var out, errb bytes.Buffer
+	if rc := Run([]string{"plane", lif + "#xz", "--c", "1", "--out", raw}, &out, &errb); rc != 0 {
+		t.Fatalf("plane: %s", errb.String())
+	}
+	if st, err := os.Stat(raw); err != nil || st.Size() != 512*512 {
+		t.Errorf("plane of #xz: %v %v", st, err)
+	}
+	errb.Reset()
+	if rc := Run([]string{"info", lif + "#yz"}, &out, &errb); rc != 1 ||
+		!strings.Contains(errb.String(), `no series "yz": the file holds 3 (#0 "xzt", #1 "xzy", #2 "xz")`) || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("#yz: rc %d %q", rc, errb.String())
 	}
 }
