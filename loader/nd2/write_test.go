@@ -73,17 +73,18 @@ func encodeItem(it lvItem) []byte {
 
 // nd2Writer builds a chunked ND2 file in memory.
 type nd2Writer struct {
-	buf  bytes.Buffer
-	keys []string
-	offs []int64
+	small bool // no padding: files small enough to seed fuzzing
+	buf   bytes.Buffer
+	keys  []string
+	offs  []int64
 }
 
 // chunk appends a chunk, its name field padded as NIS-Elements pads it
-// (data at the next 4 KiB boundary) when pad is true.
+// (data at the next 4 KiB boundary) when pad is true and w is not small.
 func (w *nd2Writer) chunk(name string, data []byte, pad bool) {
 	off := int64(w.buf.Len())
 	field := []byte(name)
-	if pad {
+	if pad && !w.small {
 		n := 4096 - (int(off)+chunkHeader+len(field))%4096
 		field = append(field, make([]byte, n%4096)...)
 	}
@@ -136,8 +137,13 @@ type synth struct {
 func sample(n, x, y, c int) uint32 { return uint32(n*1009 + y*31 + x*7 + c*101) }
 
 // build writes the file.
-func (s synth) build() []byte {
-	var w nd2Writer
+func (s synth) build() []byte { return s.write(false) }
+
+// buildSmall writes the file without padding chunks to 4 KiB.
+func (s synth) buildSmall() []byte { return s.write(true) }
+
+func (s synth) write(small bool) []byte {
+	w := nd2Writer{small: small}
 	w.chunk("ND2 FILE SIGNATURE CHUNK NAME01!", append([]byte("Ver3.0"), make([]byte, 58)...), false)
 	bpc := 8
 	if s.bits > 8 {
