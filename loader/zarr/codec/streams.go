@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync"
+	"vastview/loader/internal/stream"
 
 	"github.com/klauspost/compress/zlib"
-	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -116,32 +115,8 @@ func streamErr(name string, err error) string {
 	return name + ": " + msg
 }
 
-// zstdDecoder is shared by all callers: DecodeAll is safe for concurrent
-// use, and with the cap limit it never writes past cap(dst).
-var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil,
-		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithDecodeAllCapLimit(true))
-})
-
-// zstdExact decodes zstd frames into dst, which they must fill exactly.
-func zstdExact(dst, src []byte) error {
-	dec, err := zstdDecoder()
-	if err != nil {
-		return err
-	}
-	got, err := dec.DecodeAll(src, dst[:0:len(dst)])
-	if err != nil {
-		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-			return errors.New("zstd stream decodes to more bytes than its block")
-		}
-		return errors.New(streamErr("zstd", err))
-	}
-	if len(got) != len(dst) {
-		return fmt.Errorf("zstd stream decodes to %d bytes, expected %d", len(got), len(dst))
-	}
-	if len(got) > 0 && &got[0] != &dst[0] {
-		copy(dst, got)
-	}
-	return nil
-}
+// The zstd decoder and exact decoding are the loaders' shared ones.
+var (
+	zstdDecoder = stream.ZstdDecoder
+	zstdExact   = stream.ZstdExact
+)
