@@ -202,7 +202,18 @@ type scene struct {
 // in drawing order.
 type level struct {
 	factor int
-	planes map[[3]int][]*tile // by (t, c, z) index
+	planes [][]*tile // by plane index, (t*nc + c)*nz + z
+	filled int       // planes that have tiles
+}
+
+// plane is the index in level.planes of plane (t, c, z).
+func (s *scene) plane(t, c, z int) int { return (t*s.nc+c)*s.nz + z }
+
+func (l *level) add(p int, t *tile) {
+	if len(l.planes[p]) == 0 {
+		l.filled++
+	}
+	l.planes[p] = append(l.planes[p], t)
 }
 
 // parse reads the file header, the directory, the XML and the time
@@ -418,31 +429,34 @@ func (c *catalogue) build(tiles []*tile, doc *xDoc, stamps []float64, notes []st
 	var split []int
 	for _, l := range []byte(seriesDims) {
 		j := strings.IndexByte(dimLetters, l)
-		seen := map[int]bool{}
 		for _, t := range tiles {
-			seen[t.coord[j]] = true
-		}
-		if len(seen) > 1 {
-			split = append(split, j)
+			if t.coord[j] != tiles[0].coord[j] {
+				split = append(split, j)
+				break
+			}
 		}
 	}
-	groups := map[string][]*tile{}
-	var keys []string
-	keyOf := func(t *tile) string {
-		var k []string
-		for _, j := range split {
-			k = append(k, fmt.Sprintf("%08d", t.coord[j]))
-		}
-		return strings.Join(k, " ")
-	}
+	type key [len(seriesDims)]int
+	groups := map[key][]*tile{}
+	var keys []key
 	for _, t := range tiles {
-		k := keyOf(t)
+		var k key
+		for i, j := range split {
+			k[i] = t.coord[j]
+		}
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
 		groups[k] = append(groups[k], t)
 	}
-	sort.Strings(keys)
+	sort.Slice(keys, func(a, b int) bool {
+		for i := range keys[a] {
+			if keys[a][i] != keys[b][i] {
+				return keys[a][i] < keys[b][i]
+			}
+		}
+		return false
+	})
 	var names []string
 	var firstErr error
 	var bad []string
@@ -551,10 +565,10 @@ func describe(g []*tile, doc *xDoc, stamps []float64) (*scene, *loader.Meta, err
 	if int64(img.nt)*int64(img.nc)*int64(img.nz) > 1<<24 {
 		return nil, nil, formatError("%d x %d x %d planes", img.nt, img.nc, img.nz)
 	}
-	plane := func(t *tile) [3]int { return [3]int{t.at('T') - lo[0], t.at('C') - lo[1], t.at('Z') - lo[2]} }
-	l0 := level{factor: 1, planes: map[[3]int][]*tile{}}
+	nplanes := img.nt * img.nc * img.nz
+	l0 := level{factor: 1, planes: make([][]*tile, nplanes)}
 	for _, t := range full {
-		l0.planes[plane(t)] = append(l0.planes[plane(t)], t)
+		l0.add(img.plane(t.at('T')-lo[0], t.at('C')-lo[1], t.at('Z')-lo[2]), t)
 	}
 	img.levels = []level{l0}
 	// The file's pyramid: the reduced subblocks of each factor.
@@ -563,8 +577,8 @@ func describe(g []*tile, doc *xDoc, stamps []float64) (*scene, *loader.Meta, err
 		if t.pixel != pt {
 			continue
 		}
-		p := plane(t)
-		if p[0] < 0 || p[1] < 0 || p[2] < 0 || p[0] >= img.nt || p[1] >= img.nc || p[2] >= img.nz {
+		pt, pc, pz := t.at('T')-lo[0], t.at('C')-lo[1], t.at('Z')-lo[2]
+		if pt < 0 || pc < 0 || pz < 0 || pt >= img.nt || pc >= img.nc || pz >= img.nz {
 			continue
 		}
 		fct := int(math.Round(float64(t.w) / float64(t.sw)))
@@ -573,14 +587,14 @@ func describe(g []*tile, doc *xDoc, stamps []float64) (*scene, *loader.Meta, err
 		}
 		l := byFactor[fct]
 		if l == nil {
-			l = &level{factor: fct, planes: map[[3]int][]*tile{}}
+			l = &level{factor: fct, planes: make([][]*tile, nplanes)}
 			byFactor[fct] = l
 		}
-		l.planes[p] = append(l.planes[p], t)
+		l.add(img.plane(pt, pc, pz), t)
 	}
 	var factors []int
 	for fct, l := range byFactor {
-		if len(l.planes) == len(l0.planes) {
+		if l.filled == l0.filled {
 			factors = append(factors, fct)
 		}
 	}

@@ -26,15 +26,15 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	m := s.meta
 	lv := &m.Levels[level]
 	n := len(m.Axes)
-	var p [3]int // t, c, z
+	var t, c, z int
 	for i, a := range m.Axes[:n-2] {
 		switch a {
 		case 'T':
-			p[0] = idx[i]
+			t = idx[i]
 		case 'C':
-			p[1] = idx[i]
+			c = idx[i]
 		case 'Z':
-			p[2] = idx[i]
+			z = idx[i]
 		}
 	}
 	r := region{
@@ -44,12 +44,12 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	r.y1, r.x1 = min(r.y0+r.h, lv.Shape[n-2]), min(r.x0+r.w, lv.Shape[n-1])
 	clear(dst)
 	l := &s.img.levels[level]
-	for _, t := range l.planes[p] {
+	for _, tl := range l.planes[s.img.plane(t, c, z)] {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.draw(t, l.factor, r, dst); err != nil {
-			return formatError("subblock at %d: %v", t.pos, err)
+		if err := s.draw(tl, l.factor, r, dst); err != nil {
+			return formatError("subblock at %d: %v", tl.pos, err)
 		}
 	}
 	return nil

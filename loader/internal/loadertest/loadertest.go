@@ -51,3 +51,21 @@ func Frame(t *testing.T, src loader.Source, i int) []byte {
 	}
 	return buf
 }
+
+// OpenFirstPlane is the body of the readers' open benchmarks: each
+// iteration opens path with open, reads the first XY plane of level 0 and
+// closes the source.
+func OpenFirstPlane(b *testing.B, path string, open func(ctx context.Context, path string) (loader.Source, error)) {
+	b.Helper()
+	ctx := context.Background()
+	for b.Loop() {
+		src, err := open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, _, err := loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: "xy"}); err != nil {
+			b.Fatal(err)
+		}
+		src.Close()
+	}
+}
