@@ -20,5 +20,5 @@ func FuzzOpen(f *testing.F) {
 		points: []string{"a", "b"}, channels: []string{"x"}, colors: []uint32{7}}.buildSmall())
 	f.Add(synth{w: 4, h: 2, comps: 2, bits: 12, loops: []loop{{'Z', 2}}, compress: true, padRow: 2,
 		channels: []string{"a", "b"}, colors: []uint32{1, 2}}.buildSmall())
-	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.nd2", 1<<20, Match, Open) })
+	loadertest.Fuzz(f, "f.nd2", 1<<20, Match, Open)
 }
