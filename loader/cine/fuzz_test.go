@@ -22,5 +22,5 @@ func FuzzOpen(f *testing.F) {
 	seed := append([]byte(nil), b[:second+8+128*128*2]...)
 	le.PutUint32(seed[offImageCount:], 2)
 	f.Add(seed)
-	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.cine", 128<<10, Match, Open) })
+	loadertest.Fuzz(f, "f.cine", 128<<10, Match, Open)
 }

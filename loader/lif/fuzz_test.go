@@ -26,7 +26,7 @@ func FuzzOpen(f *testing.F) {
 		b, _, _ := synthetic(v)
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.lif", fuzzMax, Match, Open) })
+	loadertest.Fuzz(f, "f.lif", fuzzMax, Match, Open)
 }
 
 // shrunk is the real file b with its XML header kept, but for the last

@@ -242,7 +242,9 @@ func memoryBlocks(f *loader.File, off int64, version string) (map[string]block, 
 		fail := func(what string, args ...any) (map[string]block, error) {
 			return nil, formatError("memory block at byte %d: %s", off, fmt.Sprintf(what, args...))
 		}
-		h, err := f.Bytes(off, 13)
+		// 14 bytes: the framing is told by byte 13, the memory ID's
+		// marker after a 32-bit size, which every block has.
+		h, err := f.Bytes(off, 14)
 		if err != nil {
 			return fail("%v", loader.ErrTruncated)
 		}

@@ -21,5 +21,5 @@ func FuzzOpen(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.nii", 16<<10, Match, Open) })
+	loadertest.Fuzz(f, "f.nii", 16<<10, Match, Open)
 }

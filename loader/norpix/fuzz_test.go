@@ -17,5 +17,5 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add(seq(4, 6, 4, 3, 5, 0.01))
-	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.seq", 64<<10, Match, Open) })
+	loadertest.Fuzz(f, "f.seq", 64<<10, Match, Open)
 }

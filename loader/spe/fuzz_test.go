@@ -21,5 +21,5 @@ func FuzzOpen(f *testing.F) {
 	f.Add(one)
 	lf, _ := spe3(3, 8, 5, 0.5)
 	f.Add(lf)
-	f.Fuzz(func(t *testing.T, b []byte) { loadertest.FuzzFile(t, b, "f.spe", 64<<10, Match, Open) })
+	loadertest.Fuzz(f, "f.spe", 64<<10, Match, Open)
 }
