@@ -15,6 +15,9 @@ type page struct {
 	height      int
 	spp         int // samples per pixel
 	dtype       loader.DType
+	bits        int  // stored bits per sample (packed below 8, and 9 to 15, unpacked on read)
+	half        bool // 16-bit floats, read as float32
+	lsbFirst    bool // FillOrder 2: bits stored least significant first
 	compression int
 	predictor   int
 	planar      bool // PlanarConfiguration 2 with several samples
@@ -182,11 +185,18 @@ func (f *file) parseSamples(p *page, fs fields) error {
 	if err != nil {
 		return err
 	}
+	p.bits = int(bps)
 	switch {
+	case (sf == 1 || sf == 4) && bps >= 1 && bps < 8:
+		p.dtype = loader.Uint8
+	case (sf == 1 || sf == 4) && bps > 8 && bps < 16:
+		p.dtype = loader.Uint16
 	case sf == 1 || sf == 4:
 		p.dtype = loader.IntDType(int(bps), false)
 	case sf == 2:
 		p.dtype = loader.IntDType(int(bps), true)
+	case sf == 3 && bps == 16:
+		p.dtype, p.half = loader.Float32, true
 	case sf == 3 && bps == 32:
 		p.dtype = loader.Float32
 	case sf == 3 && bps == 64:
@@ -252,11 +262,14 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	switch pr {
 	case 1:
 	case 2:
+		if p.packed() {
+			return unsupported("horizontal predictor on %d-bit samples", p.bits)
+		}
 		if p.dtype.Size() > 4 && !p.dtype.Float() {
 			return unsupported("horizontal predictor on %s", p.dtype)
 		}
 	case 3:
-		if !p.dtype.Float() {
+		if !p.dtype.Float() || p.packed() {
 			return formatErr("floating-point predictor on %s samples", p.dtype)
 		}
 	default:
@@ -267,14 +280,17 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	if err != nil {
 		return err
 	}
-	if fo == 2 {
-		return unsupported("FillOrder 2 (reversed bits)")
+	switch {
+	case fo == 2 && p.compression == cNone:
+		p.lsbFirst = true
+	case fo == 2:
+		return unsupported("FillOrder 2 (reversed bits) with %s compression", compressionName(p.compression))
 	}
 	return nil
 }
 
 func (f *file) checkPalette(p *page) error {
-	bits := p.dtype.Size() * 8
+	bits := p.bits
 	if p.dtype.Signed() || p.dtype.Float() || bits > 16 {
 		return unsupported("%s palette indices", p.dtype)
 	}
@@ -290,7 +306,7 @@ func (f *file) checkPalette(p *page) error {
 
 // palette returns the page's colour map as RGB triples.
 func (f *file) palette(p *page) [][3]uint16 {
-	n := uint64(1) << (p.dtype.Size() * 8)
+	n := uint64(1) << p.bits
 	pal := make([][3]uint16, n)
 	for i := uint64(0); i < n; i++ {
 		for c := uint64(0); c < 3; c++ {
@@ -303,9 +319,21 @@ func (f *file) palette(p *page) [][3]uint16 {
 // sameLayout reports whether q can be read with the chunk geometry of p.
 func (p *page) sameLayout(q *page) bool {
 	return p.width == q.width && p.height == q.height && p.spp == q.spp &&
-		p.dtype == q.dtype && p.planar == q.planar && p.tiled == q.tiled &&
+		p.dtype == q.dtype && p.bits == q.bits && p.planar == q.planar && p.tiled == q.tiled &&
 		(!p.tiled || (p.bw == q.bw && p.bh == q.bh))
 }
+
+// packed reports whether p's samples are stored in a bit width other than
+// that of their type (1 to 15 bits but 8), unpacked on read.
+func (p *page) packed() bool { return !p.half && p.bits != p.dtype.Size()*8 }
+
+// converted reports whether p's stored samples are changed on read (unpacked,
+// widened, their bits reversed), so that they are never copied as stored.
+func (p *page) converted() bool { return p.half || p.lsbFirst || p.packed() }
+
+// direct reports whether p's stored blocks are its samples as they are read
+// (but for byte order).
+func (p *page) direct() bool { return p.compression == cNone && !p.converted() }
 
 // reduced reports whether the page is a reduced-resolution copy or a mask
 // rather than a page of the stack.
