@@ -21,6 +21,9 @@ import (
 // and half-precision samples and leaves the samples little-endian. It never
 // writes past out.
 func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
+	if p.compression == cJPEG {
+		return s.unJPEG(p, b, raw, out)
+	}
 	if !p.converted() {
 		if err := inflate(p, b, raw, out, p.bh*p.rowBytes()); err != nil {
 			return err

@@ -36,6 +36,7 @@ type page struct {
 	subifds                    entry // reduced-resolution copies of the page
 	resUnit                    int
 	ijMeta, ijCounts           entry // ImageJ's display metadata and its block sizes
+	jpegTables                 entry // JPEG: the tables every block's stream uses
 }
 
 // fields collects the raw entries of an IFD that parsePage interprets.
@@ -57,7 +58,8 @@ func (f *file) readFields(off int64) (fields, int64, error) {
 			tagStripByteCounts, tagXResolution, tagYResolution, tagPlanarConfig,
 			tagResolutionUnit, tagPredictor, tagColorMap, tagTileWidth,
 			tagTileLength, tagTileOffsets, tagTileByteCounts, tagSampleFormat,
-			tagImageDepth, tagSubIFDs, tagIJMetaCounts, tagIJMeta:
+			tagImageDepth, tagSubIFDs, tagIJMetaCounts, tagIJMeta, tagJPEGTables,
+			tagExtraSamples, tagYCbCrSubSamp, tagT4Options, tagT6Options:
 			if _, dup := fs[e.tag]; !dup {
 				fs[e.tag] = e
 			}
@@ -225,7 +227,9 @@ func (f *file) parseSamples(p *page, fs fields) error {
 	p.photometric = int(ph)
 	switch ph {
 	case 6:
-		return unsupported("YCbCr colour")
+		if p.spp != 3 {
+			return formatErr("YCbCr image with %d samples", p.spp)
+		}
 	case 32844, 32845:
 		return unsupported("LogLuv colour")
 	case 3:
@@ -245,6 +249,13 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	case 0:
 		c = cNone
 	case cNone, cLZW, cDeflate, cDeflOld, cPackBits, cZSTD:
+		if p.photometric == 6 {
+			return unsupported("YCbCr colour without JPEG compression")
+		}
+	case cJPEG:
+		if err := f.checkJPEG(p, fs); err != nil {
+			return err
+		}
 	default:
 		if name, ok := compressionNames[int(c)]; ok {
 			return unsupported("%s compression", name)
@@ -256,7 +267,7 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	if err != nil {
 		return err
 	}
-	if c == cNone || c == cPackBits {
+	if c == cNone || c == cPackBits || c == cJPEG {
 		pr = 1 // these codecs have no predictor stage
 	}
 	switch pr {
@@ -285,6 +296,28 @@ func (f *file) parseCoding(p *page, fs fields) error {
 		p.lsbFirst = true
 	case fo == 2:
 		return unsupported("FillOrder 2 (reversed bits) with %s compression", compressionName(p.compression))
+	}
+	return nil
+}
+
+// checkJPEG checks that p, JPEG-compressed, is what image/jpeg decodes:
+// 8-bit gray, or RGB or YCbCr (read as RGB), with valid JPEGTables.
+func (f *file) checkJPEG(p *page, fs fields) error {
+	if p.bits != 8 || p.dtype != loader.Uint8 {
+		return unsupported("%d-bit JPEG", p.bits)
+	}
+	rgb := p.spp == 3 && (p.photometric == 2 || p.photometric == 6)
+	if p.spp != 1 && !rgb || p.photometric == 3 || p.planar && p.photometric == 6 {
+		return unsupported("JPEG of %d samples, photometric %d", p.spp, p.photometric)
+	}
+	if e, ok := fs[tagJPEGTables]; ok {
+		if e.typ != tUndefined && e.typ != tByte || e.count > maxJPEGTables {
+			return formatErr("bad JPEGTables")
+		}
+		if err := f.values(e, "JPEGTables"); err != nil {
+			return err
+		}
+		p.jpegTables = e
 	}
 	return nil
 }

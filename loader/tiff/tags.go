@@ -21,13 +21,18 @@ const (
 	tagPlanarConfig    = 284
 	tagResolutionUnit  = 296
 	tagPredictor       = 317
+	tagT4Options       = 292
+	tagT6Options       = 293
 	tagColorMap        = 320
 	tagTileWidth       = 322
 	tagTileLength      = 323
 	tagTileOffsets     = 324
 	tagTileByteCounts  = 325
 	tagSubIFDs         = 330
+	tagExtraSamples    = 338
 	tagSampleFormat    = 339
+	tagJPEGTables      = 347
+	tagYCbCrSubSamp    = 530
 	tagImageDepth      = 32997
 	tagIJMetaCounts    = 50838 // ImageJ's IJMetadataByteCounts
 	tagIJMeta          = 50839 // ImageJ's IJMetadata
@@ -37,6 +42,7 @@ const (
 const (
 	cNone     = 1
 	cLZW      = 5
+	cJPEG     = 7
 	cDeflate  = 8
 	cPackBits = 32773
 	cDeflOld  = 32946
