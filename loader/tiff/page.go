@@ -105,6 +105,19 @@ func (f *file) perSample(fs fields, tag uint16, spp int, def uint64, what string
 	return v, nil
 }
 
+// extraSamples returns the number of extra samples (alpha, or unspecified)
+// the ExtraSamples tag declares, 0 without one.
+func (f *file) extraSamples(fs fields) (int, error) {
+	e, ok := fs[tagExtraSamples]
+	if !ok {
+		return 0, nil
+	}
+	if !isUint(e) || e.count > 1<<12 {
+		return 0, formatErr("bad ExtraSamples tag")
+	}
+	return int(e.count), f.values(e, "ExtraSamples values")
+}
+
 // parsePage reads and checks the IFD at off.
 func (f *file) parsePage(off int64) (*page, error) {
 	fs, next, err := f.readFields(off)
@@ -233,8 +246,12 @@ func (f *file) parseSamples(p *page, fs fields) error {
 	case 32844, 32845:
 		return unsupported("LogLuv colour")
 	case 3:
-		if p.spp != 1 {
-			return formatErr("palette image with %d samples", p.spp)
+		extra, err := f.extraSamples(fs)
+		if err != nil {
+			return err
+		}
+		if p.spp != 1 && (p.spp != 2 || extra != 1) {
+			return formatErr("palette image with %d samples, %d of them extra", p.spp, extra)
 		}
 	}
 	return nil
