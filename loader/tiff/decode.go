@@ -43,7 +43,7 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 		} else if err := inflate(p, b, raw, stored, p.bh*srb); err != nil {
 			return err
 		}
-		if p.lsbFirst {
+		if p.lsbFirst && p.compression == cNone {
 			reverseBits(stored)
 		}
 	}
@@ -56,8 +56,9 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 	return nil
 }
 
-// inflate decompresses raw, stored block b of p, into out. full is the size
-// of a whole block, which a short last strip may have been stored at.
+// inflate decompresses raw, stored block b of p, into out (for CCITT
+// compression, packed rows of bits). full is the size of a whole block,
+// which a short last strip may have been stored at.
 func inflate(p *page, b int, raw, out []byte, full int) error {
 	var err error
 	switch p.compression {
@@ -69,6 +70,8 @@ func inflate(p *page, b int, raw, out []byte, full int) error {
 		err = unPackBits(raw, out)
 	case cZSTD:
 		err = unZSTD(raw, out, full)
+	case cG3, cG4:
+		err = unFax(p, raw, out)
 	default:
 		copy(out, raw)
 	}

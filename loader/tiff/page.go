@@ -19,6 +19,7 @@ type page struct {
 	half        bool // 16-bit floats, read as float32
 	lsbFirst    bool // FillOrder 2: bits stored least significant first
 	compression int
+	faxFill     bool // CCITT Group 3 with fill bits before each EOL
 	predictor   int
 	planar      bool // PlanarConfiguration 2 with several samples
 	photometric int
@@ -273,6 +274,10 @@ func (f *file) parseCoding(p *page, fs fields) error {
 		if err := f.checkJPEG(p, fs); err != nil {
 			return err
 		}
+	case cG3, cG4:
+		if err := f.checkFax(p, fs, int(c)); err != nil {
+			return err
+		}
 	default:
 		if name, ok := compressionNames[int(c)]; ok {
 			return unsupported("%s compression", name)
@@ -284,7 +289,7 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	if err != nil {
 		return err
 	}
-	if c == cNone || c == cPackBits || c == cJPEG {
+	if c != cLZW && c != cDeflate && c != cDeflOld && c != cZSTD {
 		pr = 1 // these codecs have no predictor stage
 	}
 	switch pr {
@@ -309,7 +314,7 @@ func (f *file) parseCoding(p *page, fs fields) error {
 		return err
 	}
 	switch {
-	case fo == 2 && p.compression == cNone:
+	case fo == 2 && (p.compression == cNone || p.compression == cG3 || p.compression == cG4):
 		p.lsbFirst = true
 	case fo == 2:
 		return unsupported("FillOrder 2 (reversed bits) with %s compression", compressionName(p.compression))
@@ -335,6 +340,37 @@ func (f *file) checkJPEG(p *page, fs fields) error {
 			return err
 		}
 		p.jpegTables = e
+	}
+	return nil
+}
+
+// checkFax checks that p, compressed with CCITT Group 3 or 4 (c), is
+// bilevel and coded as golang.org/x/image/ccitt decodes it: Group 3 1-D
+// (with or without fill bits), Group 4.
+func (f *file) checkFax(p *page, fs fields, c int) error {
+	if p.bits != 1 || p.spp != 1 {
+		return formatErr("CCITT compression of %d samples of %d bits", p.spp, p.bits)
+	}
+	if c == cG3 {
+		o, err := f.scalar(fs, tagT4Options, 0)
+		if err != nil {
+			return err
+		}
+		switch {
+		case o&1 != 0:
+			return unsupported("2-D CCITT Group 3 coding")
+		case o&2 != 0:
+			return unsupported("CCITT Group 3 uncompressed mode")
+		}
+		p.faxFill = o&4 != 0
+		return nil
+	}
+	o, err := f.scalar(fs, tagT6Options, 0)
+	if err != nil {
+		return err
+	}
+	if o&2 != 0 {
+		return unsupported("CCITT Group 4 uncompressed mode")
 	}
 	return nil
 }

@@ -41,6 +41,8 @@ const (
 // Compression schemes that can be decoded.
 const (
 	cNone     = 1
+	cG3       = 3
+	cG4       = 4
 	cLZW      = 5
 	cJPEG     = 7
 	cDeflate  = 8
