@@ -44,6 +44,10 @@ func (f *file) parseBlocks(p *page, fs fields) error {
 		}
 		p.bw, p.bh = int(tw), int(th)
 		offTag, cntTag = tagTileOffsets, tagTileByteCounts
+		if _, ok := fs[tagTileOffsets]; !ok {
+			// Old writers put tiles' offsets and sizes in the strip tags.
+			offTag, cntTag = tagStripOffsets, tagStripByteCounts
+		}
 	} else {
 		rps, err := f.scalar(fs, tagRowsPerStrip, 1<<32-1)
 		if err != nil {
