@@ -1,5 +1,5 @@
 // Package testtool runs the external programs that make test fixtures
-// (ImageMagick, Debian's python3 with tifffile, nibabel, zarr, dask, ffmpeg).
+// (ImageMagick, Debian's python3 with tifffile, nibabel, zarr, dask and GDAL, ffmpeg).
 // When a program is missing a test is skipped on a developer machine but
 // fails under CI (CI=true), so a CI run cannot pass without its peers.
 package testtool

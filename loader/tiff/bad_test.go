@@ -34,7 +34,7 @@ patch('plain.tif', 'huge.tif', 0, 257, 'I', 0x3fffffff)
 patch('plain.tif', 'huger.tif', 0, 257, 'I', 0xffffffff)
 patch('plain.tif', 'counts.tif', 0, 279, 'I', 0x7ffffff0)
 patch('plain.tif', 'offsets.tif', 1, 273, 'I', 0x7ffffff0)
-patch('plain.tif', 'bits12.tif', 0, 258, 'H', 12)
+patch('plain.tif', 'bits24.tif', 0, 258, 'H', 24)
 patch('plain.tif', 'rps0.tif', 0, 278, 'I', 0)
 patch('zlib.tif', 'fpred.tif', 0, 317, 'H', 3)
 patch('zlib.tif', 'pred9.tif', 0, 317, 'H', 9)
@@ -63,7 +63,7 @@ func TestBadFiles(t *testing.T) {
 		{"rps0.tif", "RowsPerStrip is 0", false, false},
 		{"fpred.tif", "floating-point predictor on uint16", false, false},
 		{"garbage.tif", "block 0", false, false},
-		{"bits12.tif", "12-bit unsigned samples", true, false},
+		{"bits24.tif", "24-bit unsigned samples", true, false},
 		{"pred9.tif", "predictor 9", true, false},
 	}
 	for _, c := range cases {

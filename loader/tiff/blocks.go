@@ -44,6 +44,10 @@ func (f *file) parseBlocks(p *page, fs fields) error {
 		}
 		p.bw, p.bh = int(tw), int(th)
 		offTag, cntTag = tagTileOffsets, tagTileByteCounts
+		if _, ok := fs[tagTileOffsets]; !ok {
+			// Old writers put tiles' offsets and sizes in the strip tags.
+			offTag, cntTag = tagStripOffsets, tagStripByteCounts
+		}
 	} else {
 		rps, err := f.scalar(fs, tagRowsPerStrip, 1<<32-1)
 		if err != nil {
@@ -56,9 +60,10 @@ func (f *file) parseBlocks(p *page, fs fields) error {
 		offTag, cntTag = tagStripOffsets, tagStripByteCounts
 	}
 	bb := uint64(p.bw) * uint64(p.bh) * uint64(ppb) * uint64(es)
-	unit := bb // what must fit in the file: a tile, or a row of a strip
-	if !p.tiled {
-		unit = uint64(p.bw) * uint64(ppb) * uint64(es)
+	// What must fit in the file: a stored tile, or a stored row of a strip.
+	unit := (uint64(p.bw)*uint64(ppb)*uint64(p.bits) + 7) / 8
+	if p.tiled {
+		unit *= uint64(p.bh)
 	}
 	if p.compression == cNone && unit > uint64(max(f.size(), maxBeyondFile)) {
 		return formatErr("%dx%d pixel blocks of %d bytes exceed the file", p.bw, p.bh, bb)
@@ -116,8 +121,13 @@ func (p *page) blockRows(b int) int {
 	return min(p.bh, p.height-r*p.bh)
 }
 
-// rowBytes is the stored size of one row of a block.
+// rowBytes is the size of one row of a block as read (and as stored, unless
+// the samples are converted: see storedRow).
 func (p *page) rowBytes() int { return p.bw * p.blockSamples() * p.dtype.Size() }
+
+// storedRow is the stored size of one uncompressed row of a block: packed
+// samples fill whole bytes at the end of each row.
+func (p *page) storedRow() int { return (p.bw*p.blockSamples()*p.bits + 7) / 8 }
 
 // blockExtent returns block b's file offset and stored byte count (0 for an
 // empty block) after checking them against the file: a block that runs past
@@ -131,7 +141,7 @@ func (f *file) blockExtent(p *page, b int) (int64, int64, error) {
 		return 0, 0, f.beyond(p, b, uint64(n), uint64(o))
 	}
 	if p.compression == cNone {
-		want := int64(p.blockRows(b)) * int64(p.rowBytes())
+		want := int64(p.blockRows(b)) * int64(p.storedRow())
 		if n < want {
 			return 0, 0, formatErr("block %d of IFD at offset %d holds %d bytes, %d expected", b, p.ifd, n, want)
 		}
@@ -145,7 +155,7 @@ func (f *file) blockExtent(p *page, b int) (int64, int64, error) {
 // checking them against the end of the file.
 func (f *file) blockSpan(p *page, b int) (int64, int64, error) {
 	off := f.uintAt(p.offsets, uint64(b))
-	n := uint64(p.blockRows(b)) * uint64(p.rowBytes())
+	n := uint64(p.blockRows(b)) * uint64(p.storedRow())
 	if p.hasCounts {
 		if n = f.uintAt(p.counts, uint64(b)); n == 0 {
 			return 0, 0, nil
@@ -174,7 +184,7 @@ func (f *file) beyond(p *page, b int, n, off uint64) error {
 // file is not cut.
 func (f *file) cutStrip(p *page, b, rows int) (off, n int64, ok bool) {
 	o, cnt, err := f.blockSpan(p, b)
-	rb := int64(p.rowBytes())
+	rb := int64(p.storedRow())
 	want := int64(p.blockRows(b)) * rb
 	if err != nil || p.compression != cNone || p.tiled || cnt < want || f.has(o, want) {
 		return 0, 0, false
@@ -193,7 +203,7 @@ func (f *file) contiguousData(p *page) (start, size int64, ok bool) {
 	start, end := int64(-1), int64(0)
 	for b := 0; b < p.nblocks; b++ {
 		off, n, err := f.blockSpan(p, b)
-		want := int64(p.blockRows(b)) * int64(p.rowBytes())
+		want := int64(p.blockRows(b)) * int64(p.storedRow())
 		if err != nil || n < want || (start >= 0 && off != end) {
 			return 0, 0, false
 		}

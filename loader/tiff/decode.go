@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
@@ -15,9 +16,50 @@ import (
 )
 
 // decodeBlock decompresses the stored block b of p from raw into out, whose
-// length is exactly what the block decodes to, then undoes the predictor
-// and leaves the samples little-endian. It never writes past out.
+// length is exactly what the block (or, for uncompressed converted samples,
+// the rows raw holds) decodes to, then undoes the predictor, converts packed
+// and half-precision samples and leaves the samples little-endian. It never
+// writes past out.
 func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
+	if p.compression == cJPEG {
+		return s.unJPEG(p, b, raw, out)
+	}
+	if !p.converted() {
+		if err := inflate(p, b, raw, out, p.bh*p.rowBytes()); err != nil {
+			return err
+		}
+		s.finishRows(p, out)
+		return nil
+	}
+	rows := len(out) / p.rowBytes()
+	srb := p.storedRow()
+	stored := raw
+	if p.compression != cNone || p.half || p.lsbFirst {
+		buf := getScratch(rows * srb)
+		defer scratch.Put(buf)
+		stored = *buf
+		if p.compression == cNone {
+			copy(stored, raw)
+		} else if err := inflate(p, b, raw, stored, p.bh*srb); err != nil {
+			return err
+		}
+		if p.lsbFirst && p.compression == cNone {
+			reverseBits(stored)
+		}
+	}
+	if p.half {
+		s.finish(p, stored, 2, srb)
+		halfToFloat(out, stored)
+		return nil
+	}
+	unpack(out, stored, rows, srb, p.bw*p.blockSamples(), p.bits)
+	return nil
+}
+
+// inflate decompresses raw, stored block b of p, into out (for CCITT
+// compression, packed rows of bits). full is the size of a whole block,
+// which a short last strip may have been stored at.
+func inflate(p *page, b int, raw, out []byte, full int) error {
 	var err error
 	switch p.compression {
 	case cLZW:
@@ -27,34 +69,126 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 	case cPackBits:
 		err = unPackBits(raw, out)
 	case cZSTD:
-		err = unZSTD(raw, out, p.bh*p.rowBytes())
+		err = unZSTD(raw, out, full)
+	case cG3, cG4:
+		err = unFax(p, raw, out)
 	default:
 		copy(out, raw)
 	}
 	var ue *loader.UnsupportedError
-	if errors.As(err, &ue) {
+	if err == nil || errors.As(err, &ue) {
 		return err
 	}
-	if err != nil {
-		return blockErr(p, b, "%v", err)
-	}
-	s.finishRows(p, out)
-	return nil
+	return blockErr(p, b, "%v", err)
 }
 
 // finishRows turns decoded rows of p (whole rows, from a row's start) into
 // samples: the byte order, and the predictor undone.
 func (s *source) finishRows(p *page, out []byte) {
-	es, rb := p.dtype.Size(), p.rowBytes()
+	s.finish(p, out, p.dtype.Size(), p.rowBytes())
+}
+
+// finish undoes the byte order and the predictor of p on rows of rb bytes
+// of es-byte samples.
+func (s *source) finish(p *page, out []byte, es, rb int) {
 	if p.predictor == 3 {
 		unshuffleFloat(out, rb, p.blockSamples(), es)
 		return
 	}
-	if s.swapped(p) {
+	if s.f.bo == binary.BigEndian && es > 1 {
 		loader.SwapBytes(out, es)
 	}
 	if p.predictor == 2 {
 		accumulate(out, rb, p.blockSamples(), es)
+	}
+}
+
+// unpack expands rows of n samples of bits bits each (1 to 16), stored
+// most significant bit first, each row starting at a byte (srb bytes
+// apart), into out: a byte per sample up to 8 bits, else a little-endian
+// uint16. Values are kept (a 1-bit sample is 0 or 1).
+func unpack(out, src []byte, rows, srb, n, bits int) {
+	if bits <= 8 {
+		mask := byte(1)<<bits - 1
+		per := 8 / bits
+		for r := 0; r < rows; r++ {
+			in, o := src[r*srb:(r+1)*srb], out[r*n:(r+1)*n]
+			if 8%bits == 0 {
+				for i := range o {
+					sh := 8 - bits*(i%per+1)
+					o[i] = in[i/per] >> sh & mask
+				}
+				continue
+			}
+			for i := range o {
+				o[i] = byte(bitsAt(in, i*bits, bits))
+			}
+		}
+		return
+	}
+	for r := 0; r < rows; r++ {
+		in, o := src[r*srb:(r+1)*srb], out[r*n*2:(r+1)*n*2]
+		if bits == 12 {
+			for i := 0; i+1 < n; i += 2 {
+				a, b, c := uint16(in[i/2*3]), uint16(in[i/2*3+1]), uint16(in[i/2*3+2])
+				binary.LittleEndian.PutUint16(o[2*i:], a<<4|b>>4)
+				binary.LittleEndian.PutUint16(o[2*i+2:], (b&15)<<8|c)
+			}
+			if n%2 == 1 {
+				j := (n - 1) / 2 * 3
+				binary.LittleEndian.PutUint16(o[2*(n-1):], uint16(in[j])<<4|uint16(in[j+1])>>4)
+			}
+			continue
+		}
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint16(o[2*i:], uint16(bitsAt(in, i*bits, bits)))
+		}
+	}
+}
+
+// bitsAt reads the n-bit (n <= 16) big-endian field at bit offset at of b.
+func bitsAt(b []byte, at, n int) uint32 {
+	i := at / 8
+	var w uint32
+	for k := 0; k < 3; k++ {
+		w <<= 8
+		if i+k < len(b) {
+			w |= uint32(b[i+k])
+		}
+	}
+	return w >> (24 - at%8 - n) & (1<<n - 1)
+}
+
+// reverseBits reverses the order of the bits in each byte of b.
+func reverseBits(b []byte) {
+	for i, v := range b {
+		b[i] = bits.Reverse8(v)
+	}
+}
+
+// halfToFloat widens little-endian IEEE half-precision samples in src to
+// little-endian float32 samples in out.
+func halfToFloat(out, src []byte) {
+	for i := 0; i+1 < len(src) && 4*i/2+3 < len(out); i += 2 {
+		h := uint32(binary.LittleEndian.Uint16(src[i:]))
+		sign, exp, frac := h>>15, h>>10&0x1f, h&0x3ff
+		var f uint32
+		switch {
+		case exp == 0x1f: // infinity, NaN
+			f = sign<<31 | 0xff<<23 | frac<<13
+		case exp != 0:
+			f = sign<<31 | (exp+127-15)<<23 | frac<<13
+		case frac == 0:
+			f = sign << 31
+		default: // subnormal: normalise
+			e := uint32(127 - 15 + 1)
+			for frac&0x400 == 0 {
+				frac <<= 1
+				e--
+			}
+			f = sign<<31 | e<<23 | (frac&0x3ff)<<13
+		}
+		binary.LittleEndian.PutUint32(out[2*i:], f)
 	}
 }
 

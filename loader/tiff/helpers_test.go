@@ -17,7 +17,8 @@ import (
 
 // refScript dumps what tifffile reads from each file named in argv[1:] (its
 // first series) to that name + ".ref" as little-endian samples, with
-// samples moved before Y,X as the loader presents them, and prints a JSON
+// samples moved before Y,X, half floats widened and bilevel as 0/1 bytes,
+// as the loader presents them, and prints a JSON
 // object of shape, dtype and axes per file.
 const refScript = `
 import sys, json, numpy as np, tifffile
@@ -31,6 +32,10 @@ for path in sys.argv[1:]:
         a = np.moveaxis(a, axes.index('S'), -3)
         axes = axes.replace('S', '')
         axes = axes[:-2] + 'C' + axes[-2:]
+    if a.dtype == np.float16:
+        a = a.astype(np.float32)  # read as float32
+    if a.dtype == np.bool_:
+        a = a.astype(np.uint8)  # 1-bit samples read as 0 and 1
     a = np.ascontiguousarray(a)
     open(path + '.ref', 'wb').write(a.astype(a.dtype.newbyteorder('<')).tobytes())
     res[path] = {'shape': list(a.shape), 'dtype': a.dtype.name, 'axes': axes}

@@ -2,9 +2,7 @@ package tiff
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -194,20 +192,5 @@ func TestImageMagickAgainstTifffile(t *testing.T) {
 	refs := tifffileRead(t, paths...)
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) { expectRef(t, paths[i], c.axes, refs[paths[i]]) })
-	}
-}
-
-func TestJPEGUnsupported(t *testing.T) {
-	testtool.Require(t, "convert")
-	dir := t.TempDir()
-	c := imCase{name: "jpeg", pages: 2, w: 40, h: 30, depth: 8, args: []string{"-compress", "JPEG"}}
-	path, _ := c.write(t, dir)
-	_, err := loader.Open(context.Background(), path)
-	var ue *loader.UnsupportedError
-	if !errors.As(err, &ue) || ue.Feature != "JPEG compression" {
-		t.Fatalf("error %v, want unsupported JPEG compression", err)
-	}
-	if err.Error() != "tiff: unsupported JPEG compression" {
-		t.Fatalf("error %q", err)
 	}
 }

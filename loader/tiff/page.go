@@ -15,7 +15,11 @@ type page struct {
 	height      int
 	spp         int // samples per pixel
 	dtype       loader.DType
+	bits        int  // stored bits per sample (packed below 8, and 9 to 15, unpacked on read)
+	half        bool // 16-bit floats, read as float32
+	lsbFirst    bool // FillOrder 2: bits stored least significant first
 	compression int
+	faxFill     bool // CCITT Group 3 with fill bits before each EOL
 	predictor   int
 	planar      bool // PlanarConfiguration 2 with several samples
 	photometric int
@@ -33,6 +37,7 @@ type page struct {
 	subifds                    entry // reduced-resolution copies of the page
 	resUnit                    int
 	ijMeta, ijCounts           entry // ImageJ's display metadata and its block sizes
+	jpegTables                 entry // JPEG: the tables every block's stream uses
 }
 
 // fields collects the raw entries of an IFD that parsePage interprets.
@@ -54,7 +59,8 @@ func (f *file) readFields(off int64) (fields, int64, error) {
 			tagStripByteCounts, tagXResolution, tagYResolution, tagPlanarConfig,
 			tagResolutionUnit, tagPredictor, tagColorMap, tagTileWidth,
 			tagTileLength, tagTileOffsets, tagTileByteCounts, tagSampleFormat,
-			tagImageDepth, tagSubIFDs, tagIJMetaCounts, tagIJMeta:
+			tagImageDepth, tagSubIFDs, tagIJMetaCounts, tagIJMeta, tagJPEGTables,
+			tagExtraSamples, tagYCbCrSubSamp, tagT4Options, tagT6Options:
 			if _, dup := fs[e.tag]; !dup {
 				fs[e.tag] = e
 			}
@@ -98,6 +104,19 @@ func (f *file) perSample(fs fields, tag uint16, spp int, def uint64, what string
 		}
 	}
 	return v, nil
+}
+
+// extraSamples returns the number of extra samples (alpha, or unspecified)
+// the ExtraSamples tag declares, 0 without one.
+func (f *file) extraSamples(fs fields) (int, error) {
+	e, ok := fs[tagExtraSamples]
+	if !ok {
+		return 0, nil
+	}
+	if !isUint(e) || e.count > 1<<12 {
+		return 0, formatErr("bad ExtraSamples tag")
+	}
+	return int(e.count), f.values(e, "ExtraSamples values")
 }
 
 // parsePage reads and checks the IFD at off.
@@ -182,11 +201,18 @@ func (f *file) parseSamples(p *page, fs fields) error {
 	if err != nil {
 		return err
 	}
+	p.bits = int(bps)
 	switch {
+	case (sf == 1 || sf == 4) && bps >= 1 && bps < 8:
+		p.dtype = loader.Uint8
+	case (sf == 1 || sf == 4) && bps > 8 && bps < 16:
+		p.dtype = loader.Uint16
 	case sf == 1 || sf == 4:
 		p.dtype = loader.IntDType(int(bps), false)
 	case sf == 2:
 		p.dtype = loader.IntDType(int(bps), true)
+	case sf == 3 && bps == 16:
+		p.dtype, p.half = loader.Float32, true
 	case sf == 3 && bps == 32:
 		p.dtype = loader.Float32
 	case sf == 3 && bps == 64:
@@ -215,12 +241,18 @@ func (f *file) parseSamples(p *page, fs fields) error {
 	p.photometric = int(ph)
 	switch ph {
 	case 6:
-		return unsupported("YCbCr colour")
+		if p.spp != 3 {
+			return formatErr("YCbCr image with %d samples", p.spp)
+		}
 	case 32844, 32845:
 		return unsupported("LogLuv colour")
 	case 3:
-		if p.spp != 1 {
-			return formatErr("palette image with %d samples", p.spp)
+		extra, err := f.extraSamples(fs)
+		if err != nil {
+			return err
+		}
+		if p.spp != 1 && (p.spp != 2 || extra != 1) {
+			return formatErr("palette image with %d samples, %d of them extra", p.spp, extra)
 		}
 	}
 	return nil
@@ -235,6 +267,17 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	case 0:
 		c = cNone
 	case cNone, cLZW, cDeflate, cDeflOld, cPackBits, cZSTD:
+		if p.photometric == 6 {
+			return unsupported("YCbCr colour without JPEG compression")
+		}
+	case cJPEG:
+		if err := f.checkJPEG(p, fs); err != nil {
+			return err
+		}
+	case cG3, cG4:
+		if err := f.checkFax(p, fs, int(c)); err != nil {
+			return err
+		}
 	default:
 		if name, ok := compressionNames[int(c)]; ok {
 			return unsupported("%s compression", name)
@@ -246,17 +289,20 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	if err != nil {
 		return err
 	}
-	if c == cNone || c == cPackBits {
+	if c != cLZW && c != cDeflate && c != cDeflOld && c != cZSTD {
 		pr = 1 // these codecs have no predictor stage
 	}
 	switch pr {
 	case 1:
 	case 2:
+		if p.packed() {
+			return unsupported("horizontal predictor on %d-bit samples", p.bits)
+		}
 		if p.dtype.Size() > 4 && !p.dtype.Float() {
 			return unsupported("horizontal predictor on %s", p.dtype)
 		}
 	case 3:
-		if !p.dtype.Float() {
+		if !p.dtype.Float() || p.packed() {
 			return formatErr("floating-point predictor on %s samples", p.dtype)
 		}
 	default:
@@ -267,14 +313,70 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	if err != nil {
 		return err
 	}
-	if fo == 2 {
-		return unsupported("FillOrder 2 (reversed bits)")
+	switch {
+	case fo == 2 && (p.compression == cNone || p.compression == cG3 || p.compression == cG4):
+		p.lsbFirst = true
+	case fo == 2:
+		return unsupported("FillOrder 2 (reversed bits) with %s compression", compressionName(p.compression))
+	}
+	return nil
+}
+
+// checkJPEG checks that p, JPEG-compressed, is what image/jpeg decodes:
+// 8-bit gray, or RGB or YCbCr (read as RGB), with valid JPEGTables.
+func (f *file) checkJPEG(p *page, fs fields) error {
+	if p.bits != 8 || p.dtype != loader.Uint8 {
+		return unsupported("%d-bit JPEG", p.bits)
+	}
+	rgb := p.spp == 3 && (p.photometric == 2 || p.photometric == 6)
+	if p.spp != 1 && !rgb || p.photometric == 3 || p.planar && p.photometric == 6 {
+		return unsupported("JPEG of %d samples, photometric %d", p.spp, p.photometric)
+	}
+	if e, ok := fs[tagJPEGTables]; ok {
+		if e.typ != tUndefined && e.typ != tByte || e.count > maxJPEGTables {
+			return formatErr("bad JPEGTables")
+		}
+		if err := f.values(e, "JPEGTables"); err != nil {
+			return err
+		}
+		p.jpegTables = e
+	}
+	return nil
+}
+
+// checkFax checks that p, compressed with CCITT Group 3 or 4 (c), is
+// bilevel and coded as golang.org/x/image/ccitt decodes it: Group 3 1-D
+// (with or without fill bits), Group 4.
+func (f *file) checkFax(p *page, fs fields, c int) error {
+	if p.bits != 1 || p.spp != 1 {
+		return formatErr("CCITT compression of %d samples of %d bits", p.spp, p.bits)
+	}
+	if c == cG3 {
+		o, err := f.scalar(fs, tagT4Options, 0)
+		if err != nil {
+			return err
+		}
+		switch {
+		case o&1 != 0:
+			return unsupported("2-D CCITT Group 3 coding")
+		case o&2 != 0:
+			return unsupported("CCITT Group 3 uncompressed mode")
+		}
+		p.faxFill = o&4 != 0
+		return nil
+	}
+	o, err := f.scalar(fs, tagT6Options, 0)
+	if err != nil {
+		return err
+	}
+	if o&2 != 0 {
+		return unsupported("CCITT Group 4 uncompressed mode")
 	}
 	return nil
 }
 
 func (f *file) checkPalette(p *page) error {
-	bits := p.dtype.Size() * 8
+	bits := p.bits
 	if p.dtype.Signed() || p.dtype.Float() || bits > 16 {
 		return unsupported("%s palette indices", p.dtype)
 	}
@@ -290,7 +392,7 @@ func (f *file) checkPalette(p *page) error {
 
 // palette returns the page's colour map as RGB triples.
 func (f *file) palette(p *page) [][3]uint16 {
-	n := uint64(1) << (p.dtype.Size() * 8)
+	n := uint64(1) << p.bits
 	pal := make([][3]uint16, n)
 	for i := uint64(0); i < n; i++ {
 		for c := uint64(0); c < 3; c++ {
@@ -303,9 +405,21 @@ func (f *file) palette(p *page) [][3]uint16 {
 // sameLayout reports whether q can be read with the chunk geometry of p.
 func (p *page) sameLayout(q *page) bool {
 	return p.width == q.width && p.height == q.height && p.spp == q.spp &&
-		p.dtype == q.dtype && p.planar == q.planar && p.tiled == q.tiled &&
+		p.dtype == q.dtype && p.bits == q.bits && p.planar == q.planar && p.tiled == q.tiled &&
 		(!p.tiled || (p.bw == q.bw && p.bh == q.bh))
 }
+
+// packed reports whether p's samples are stored in a bit width other than
+// that of their type (1 to 15 bits but 8), unpacked on read.
+func (p *page) packed() bool { return !p.half && p.bits != p.dtype.Size()*8 }
+
+// converted reports whether p's stored samples are changed on read (unpacked,
+// widened, their bits reversed), so that they are never copied as stored.
+func (p *page) converted() bool { return p.half || p.lsbFirst || p.packed() }
+
+// direct reports whether p's stored blocks are its samples as they are read
+// (but for byte order).
+func (p *page) direct() bool { return p.compression == cNone && !p.converted() }
 
 // reduced reports whether the page is a reduced-resolution copy or a mask
 // rather than a page of the stack.

@@ -39,14 +39,14 @@ func (s *source) readTile(ctx context.Context, p *page, plane, ty, tx int, dst [
 	switch {
 	case n == 0:
 		clear(dst)
-	case p.compression == cNone && ppb == 1:
+	case p.direct() && ppb == 1:
 		if err := s.readRaw(dst, off); err != nil {
 			return err
 		}
 		if s.swapped(p) {
 			loader.SwapBytes(dst, es)
 		}
-	case p.compression == cNone:
+	case p.direct():
 		deinterleave(dst, pix*es, s.f.b[off:off+n], pix, ppb, es, s.swapped(p))
 	case ppb == 1:
 		if err := s.decodeBlock(p, b, s.f.b[off:off+n], dst); err != nil {
@@ -147,7 +147,7 @@ func (s *source) readStrip(p *page, b, y0, y1 int, dst []byte, ps int) error {
 	var src []byte
 	swap := false
 	switch {
-	case p.compression == cNone && ppb == 1:
+	case p.direct() && ppb == 1:
 		d := dst[at : at+(ry1-ry0)*rb]
 		if err := s.readRaw(d, off+int64((ry0-sy0)*rb)); err != nil {
 			return err
@@ -156,9 +156,22 @@ func (s *source) readStrip(p *page, b, y0, y1 int, dst []byte, ps int) error {
 			loader.SwapBytes(d, es)
 		}
 		return nil
-	case p.compression == cNone:
+	case p.direct():
 		src = raw[(ry0-sy0)*rb : (ry1-sy0)*rb]
 		swap = s.swapped(p)
+	case p.compression == cNone:
+		// Converted samples: the stored rows are converted one by one.
+		srb := p.storedRow()
+		part := raw[(ry0-sy0)*srb : (ry1-sy0)*srb]
+		if ppb == 1 {
+			return s.decodeBlock(p, b, part, dst[at:at+(ry1-ry0)*drb])
+		}
+		buf := getScratch((ry1 - ry0) * rb)
+		defer scratch.Put(buf)
+		if err := s.decodeBlock(p, b, part, *buf); err != nil {
+			return err
+		}
+		src = *buf
 	case ppb == 1 && ry0 == sy0 && ry1 == sy0+srows:
 		return s.decodeBlock(p, b, raw, dst[at:at+srows*drb])
 	case p.bandedStrips() && ppb == 1:

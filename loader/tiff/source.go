@@ -75,8 +75,12 @@ func (s *source) open(path string) (err error) {
 	m, pageAxes, cAxis := buildMeta(p0, l)
 	if p0.photometric == 3 {
 		m.Palette = f.palette(p0)
+		if p0.spp == 2 {
+			m.Notes = append(m.Notes, "palette colour with alpha: C 0 holds the palette indices, C 1 the alpha")
+		}
 	}
-	m.RGB = p0.photometric == 2 && p0.spp >= 3 && m.Size('C') == p0.spp
+	// YCbCr is read as RGB (see jpeg.go).
+	m.RGB = (p0.photometric == 2 || p0.photometric == 6) && p0.spp >= 3 && m.Size('C') == p0.spp
 	if s.idx.mode != modeContiguous {
 		// Pages found by arithmetic have no SubIFDs of their own.
 		s.levels = s.subLevels(m)

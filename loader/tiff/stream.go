@@ -24,7 +24,7 @@ import (
 func (p *page) streamable() bool {
 	switch p.compression {
 	case cLZW, cDeflate, cDeflOld, cZSTD:
-		return !p.tiled
+		return !p.tiled && !p.converted()
 	}
 	return false
 }

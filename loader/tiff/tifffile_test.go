@@ -367,3 +367,33 @@ tifffile.imwrite(d + '/plain.ome.tif', a, metadata={'axes': 'ZCYX'})
 		t.Errorf("channels %+v from OME-XML that names none", got)
 	}
 }
+
+// Tiled files of old writers give the tiles' offsets and byte counts in
+// StripOffsets and StripByteCounts: tifffile's tiled files with those tags
+// renamed read as tifffile reads the originals.
+func TestTilesInStripTags(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, `
+import shutil, struct
+rng = np.random.default_rng(12)
+tifffile.imwrite(d + '/tiled.tif', rng.integers(0, 65535, (2, 50, 70), dtype=np.uint16), tile=(16, 32), photometric='minisblack')
+tifffile.imwrite(d + '/tiled_zlib.tif', rng.integers(0, 255, (40, 50, 3), dtype=np.uint8), tile=(16, 16), compression='zlib', photometric='rgb')
+for name in ('tiled', 'tiled_zlib'):
+    shutil.copy(d + '/' + name + '.tif', d + '/' + name + '_old.tif')
+    with tifffile.TiffFile(d + '/' + name + '.tif') as tf:
+        entries = [(p.tags[c].offset, s) for p in tf.pages for c, s in ((324, 273), (325, 279))]
+    with open(d + '/' + name + '_old.tif', 'r+b') as f:
+        for pos, code in entries:
+            f.seek(pos)
+            f.write(struct.pack('<H', code))
+`)
+	for _, n := range []string{"tiled", "tiled_zlib"} {
+		t.Run(n, func(t *testing.T) {
+			orig, old := filepath.Join(dir, n+".tif"), filepath.Join(dir, n+"_old.tif")
+			src := expectRef(t, old, map[string]string{"tiled": "ZYX", "tiled_zlib": "CYX"}[n], tifffileRead(t, orig)[orig])
+			if p := src.(*source).p0; !p.tiled || p.offsets.tag != tagStripOffsets {
+				t.Fatalf("tiled %v, offsets from tag %d", p.tiled, p.offsets.tag)
+			}
+		})
+	}
+}

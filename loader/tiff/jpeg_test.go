@@ -1,0 +1,194 @@
+package tiff
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"vastview/internal/testtool"
+	"vastview/loader"
+)
+
+// jpegInputs writes smooth 8-bit images (JPEG's lossy coding keeps them
+// close to themselves, so that decoders differ little) as raw input for
+// ImageMagick: rgb.raw (2 pages of 70x45, interleaved) and gray.raw.
+const jpegInputs = `
+y, x = np.mgrid[0:90, 0:70]
+r = 128 + 90 * np.sin(x / 7.0) * np.cos(y / 9.0)
+g = 128 + 100 * np.cos((x + y) / 11.0)
+b = 60 + 0.05 * x * y
+rgb = np.clip(np.dstack([r, g, b]), 0, 255).astype(np.uint8)
+rgb.tofile(d + '/rgb.raw')
+rgb[:, :, 1].copy().tofile(d + '/gray.raw')
+`
+
+// gdalJPEG writes JPEG-compressed TIFFs with GDAL (libtiff and libjpeg),
+// YCbCr subsampled 2x2 as GDAL does by default, and GDAL's reading of
+// each as name.ref (samples C,Y,X).
+const gdalJPEG = `
+from osgeo import gdal
+gdal.UseExceptions()
+y, x = np.mgrid[0:45, 0:70]
+rgb = np.clip(np.stack([128 + 90 * np.sin(x / 7.0) * np.cos(y / 9.0),
+    128 + 100 * np.cos((x + y) / 11.0), 60 + 0.05 * x * y]), 0, 255).astype(np.uint8)
+def w(name, a, opts):
+    ds = gdal.GetDriverByName('GTiff').Create(d + '/' + name + '.tif', a.shape[2], a.shape[1], a.shape[0], gdal.GDT_Byte, opts)
+    for i in range(a.shape[0]):
+        ds.GetRasterBand(i + 1).WriteArray(a[i])
+    ds = None
+    gdal.Open(d + '/' + name + '.tif').ReadAsArray().tofile(d + '/' + name + '.ref')
+w('ycbcr', rgb, ['COMPRESS=JPEG', 'PHOTOMETRIC=YCBCR'])
+w('ycbcr_rows', rgb, ['COMPRESS=JPEG', 'PHOTOMETRIC=YCBCR', 'BLOCKYSIZE=16'])
+w('ycbcr_tiled', rgb, ['COMPRESS=JPEG', 'PHOTOMETRIC=YCBCR', 'TILED=YES', 'BLOCKXSIZE=32', 'BLOCKYSIZE=16'])
+w('rgb', rgb, ['COMPRESS=JPEG', 'PHOTOMETRIC=RGB', 'BLOCKYSIZE=8'])
+w('rgb_planar', rgb, ['COMPRESS=JPEG', 'INTERLEAVE=BAND', 'TILED=YES', 'BLOCKXSIZE=16', 'BLOCKYSIZE=16'])
+w('gray', rgb[1:2], ['COMPRESS=JPEG', 'BLOCKYSIZE=24'])
+`
+
+// expectClose checks that got and want (8-bit samples, the same count)
+// differ, as two JPEG decoders do (their inverse DCTs and colour
+// conversions round differently), by at most maxDiff in any sample and
+// meanDiff on average.
+func expectClose(t *testing.T, got, want []byte, maxDiff int, meanDiff float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d samples, want %d", len(got), len(want))
+	}
+	worst, sum := 0, 0
+	for i := range got {
+		d := int(got[i]) - int(want[i])
+		if d < 0 {
+			d = -d
+		}
+		worst = max(worst, d)
+		sum += d
+	}
+	mean := float64(sum) / float64(len(got))
+	t.Logf("max difference %d, mean %.3f", worst, mean)
+	if worst > maxDiff || mean > meanDiff || math.IsNaN(mean) {
+		t.Fatalf("samples differ by up to %d (mean %.3f), more than %d (%.3f)", worst, mean, maxDiff, meanDiff)
+	}
+}
+
+func TestJPEGGDAL(t *testing.T) {
+	testtool.RequirePython(t, "osgeo.gdal", "numpy")
+	dir := t.TempDir()
+	testtool.RunPython(t, "import sys, numpy as np\nd = sys.argv[1]\n"+gdalJPEG, dir)
+	cases := []struct {
+		name, axes    string
+		photometric   int
+		tiled, planar bool
+		maxDiff       int
+	}{
+		{"ycbcr", "CYX", 6, false, false, 3},
+		{"ycbcr_rows", "CYX", 6, false, false, 3},
+		{"ycbcr_tiled", "CYX", 6, true, false, 3},
+		{"rgb", "CYX", 2, false, false, 2},
+		{"rgb_planar", "CYX", 2, true, true, 2},
+		{"gray", "YX", 1, false, false, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := openTIFF(t, filepath.Join(dir, c.name+".tif"))
+			p := src.(*source).p0
+			if p.compression != cJPEG || p.photometric != c.photometric || p.tiled != c.tiled || p.planar != c.planar || p.jpegTables.tag == 0 {
+				t.Fatalf("GDAL wrote compression %d, photometric %d, tiled %v, planar %v, tables %v", p.compression, p.photometric, p.tiled, p.planar, p.jpegTables.tag != 0)
+			}
+			m := src.Meta()
+			shape := []int{45, 70}
+			if c.axes == "CYX" {
+				shape = []int{3, 45, 70}
+			}
+			if m.Axes != c.axes || !reflect.DeepEqual(m.Shape, shape) || m.DType != loader.Uint8 || m.RGB != (len(shape) == 3) {
+				t.Fatalf("meta %s %v %s RGB %v", m.Axes, m.Shape, m.DType, m.RGB)
+			}
+			expectClose(t, readAll(t, src), readFile(t, filepath.Join(dir, c.name+".ref")), c.maxDiff, 0.3)
+		})
+	}
+}
+
+func TestJPEGImageMagick(t *testing.T) {
+	testtool.Require(t, "convert")
+	dir := t.TempDir()
+	python(t, dir, jpegInputs)
+	cases := []struct {
+		name        string
+		rgb         bool
+		args        []string
+		photometric int
+		tiled       bool
+		maxDiff     int
+	}{
+		{"gray", false, nil, 1, false, 2},
+		{"gray_tiled", false, []string{"-define", "tiff:tile-geometry=32x32"}, 1, true, 2},
+		{"gray_rows", false, []string{"-define", "tiff:rows-per-strip=16"}, 1, false, 2},
+		{"rgb", true, nil, 2, false, 2},
+		{"rgb_tiled", true, []string{"-define", "tiff:tile-geometry=16x32"}, 2, true, 2},
+		// ImageMagick converts to YCbCr itself, rounding differently.
+		{"ycbcr", true, []string{"-colorspace", "YCbCr"}, 6, false, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			kind, in := "gray:", filepath.Join(dir, "gray.raw")
+			if c.rgb {
+				kind, in = "rgb:", filepath.Join(dir, "rgb.raw")
+			}
+			path := filepath.Join(dir, c.name+".tif")
+			args := append([]string{"-size", "70x45", "-depth", "8", kind + in}, c.args...)
+			testtool.Run(t, "convert", append(args, "-compress", "JPEG", path)...)
+			src := openTIFF(t, path)
+			p := src.(*source).p0
+			if p.compression != cJPEG || p.photometric != c.photometric || p.tiled != c.tiled {
+				t.Fatalf("ImageMagick wrote compression %d, photometric %d, tiled %v", p.compression, p.photometric, p.tiled)
+			}
+			m := src.Meta()
+			if m.Size('Z') != 2 || m.Size('C') != 1+2*btoi(c.rgb) || m.RGB != c.rgb {
+				t.Fatalf("meta %s %v RGB %v", m.Axes, m.Shape, m.RGB)
+			}
+			out := filepath.Join(dir, c.name+".decoded.raw")
+			testtool.Run(t, "convert", path, "-depth", "8", kind+out)
+			want := readFile(t, out)
+			if c.rgb {
+				want = planarOf(want, 2, 70*45, 1)
+			}
+			expectClose(t, readAll(t, src), want, c.maxDiff, 0.3)
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Old-style JPEG (compression 6) is refused by name: an ImageMagick JPEG
+// file with its Compression tag set to 6.
+func TestOldJPEGUnsupported(t *testing.T) {
+	testtool.Require(t, "convert")
+	dir := t.TempDir()
+	python(t, dir, jpegInputs)
+	path := filepath.Join(dir, "ojpeg.tif")
+	testtool.Run(t, "convert", "-size", "70x45", "-depth", "8", "gray:"+filepath.Join(dir, "gray.raw"), "-compress", "JPEG", path)
+	testtool.RunPython(t, `
+import sys, struct, tifffile
+with tifffile.TiffFile(sys.argv[1]) as tf:
+    pos = tf.pages[0].tags[259].valueoffset
+with open(sys.argv[1], 'r+b') as f:
+    f.seek(pos)
+    f.write(struct.pack(('<' if tf.byteorder == '<' else '>') + 'H', 6))
+`, path)
+	_, err := loader.Open(context.Background(), path)
+	var ue *loader.UnsupportedError
+	if !errors.As(err, &ue) || ue.Feature != "old-style JPEG compression" {
+		t.Fatalf("error %v, want unsupported old-style JPEG compression", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+}
