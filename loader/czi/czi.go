@@ -27,8 +27,9 @@
 // every plane has some. Pixel types Gray8, Gray16, Gray32, Gray32Float,
 // Gray64Float, Bgr24, Bgr48, Bgr96Float and Bgra32 (alpha dropped) are
 // read; compressions none, JPEG, zstd (Zstd0) and zstd with the
-// low/high-byte packing of 16-bit samples (Zstd1); JPEG XR and LZW are
-// refused by name. Scaling (metres per pixel and per Z step, given in
+// low/high-byte packing of 16-bit samples (Zstd1); JPEG XR only in a
+// build with the tag jxr (through libjxr, see jxr.go), else it and LZW
+// are refused by name. Scaling (metres per pixel and per Z step, given in
 // micrometres), channel names and colours come from the XML, T spacing
 // from the time stamps attachment. A chunk is up to 1024 x 1024 samples
 // of one plane (all three colour samples of a Bgr pixel); compressed
@@ -146,7 +147,7 @@ const (
 	cZstd1 = 6
 )
 
-var compressionNames = map[int32]string{cLZW: "LZW", cJPGXR: "JPEG XR"}
+var compressionNames = map[int32]string{cLZW: "LZW"}
 
 // The dimension letters a subblock may have besides X and Y, and the
 // ones that make series of their own.

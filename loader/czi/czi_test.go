@@ -413,7 +413,7 @@ func TestBadFilesGiveOneClearError(t *testing.T) {
 			binary.LittleEndian.PutUint64(c[32+52:], 4096)
 			return c
 		}(), "no ZISRAWDIRECTORY segment at 4096"},
-		{"jxr.czi", one(0, cJPGXR, make([]byte, 32)), "JPEG XR compression"},
+		{"jxr.czi", one(0, cJPGXR, make([]byte, 32)), "JPEG XR"},
 		{"complex.czi", one(10, cNone, make([]byte, 32*8)), "Gray64ComplexFloat pixels"},
 		{"short.czi", one(1, cNone, make([]byte, 20)), "20 bytes of data for 8 x 4 Gray16 pixels"},
 		{"zstd.czi", one(1, cZstd0, zstdFrame(make([]byte, 60))), "zstd stream decodes to 60 bytes, expected 64"},

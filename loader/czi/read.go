@@ -136,6 +136,8 @@ func (s *source) pixels(t *tile) ([]byte, error) {
 		out, err = s.unZstd1(data, int(want))
 	case cJPEG:
 		out, err = s.unJPEG(t, data)
+	case cJPGXR:
+		out, err = decodeJXR(data, t.pixel, t.sw, t.sh)
 	default:
 		if n, ok := compressionNames[t.comp]; ok {
 			return nil, unsupported(n + " compression")
