@@ -16,18 +16,25 @@ import (
 )
 
 // refScript dumps what tifffile reads from each file named in argv[1:] (its
-// first series) to that name + ".ref" as little-endian samples, with
-// samples moved before Y,X, half floats widened and bilevel as 0/1 bytes,
-// as the loader presents them, and prints a JSON
-// object of shape, dtype and axes per file.
+// first series, or the series after '#': "f.tif#2") to that argument +
+// ".ref" as little-endian samples, with samples moved before Y,X (a single
+// sample dropped), half floats widened and bilevel as 0/1 bytes, as the
+// loader presents them, and prints a JSON object of shape, dtype, axes and
+// the file's number of series per argument.
 const refScript = `
 import sys, json, numpy as np, tifffile
 res = {}
-for path in sys.argv[1:]:
+for arg in sys.argv[1:]:
+    path, _, sel = arg.partition('#')
     with tifffile.TiffFile(path) as tf:
-        s = tf.series[0]
+        s = tf.series[int(sel or 0)]
         a = s.asarray()
         axes = s.axes
+        nseries = len(tf.series)
+    for x in 'SIQ':
+        if x in axes and a.shape[axes.index(x)] == 1:
+            a = np.squeeze(a, axes.index(x))
+            axes = axes.replace(x, '')
     if 'S' in axes:
         a = np.moveaxis(a, axes.index('S'), -3)
         axes = axes.replace('S', '')
@@ -37,17 +44,18 @@ for path in sys.argv[1:]:
     if a.dtype == np.bool_:
         a = a.astype(np.uint8)  # 1-bit samples read as 0 and 1
     a = np.ascontiguousarray(a)
-    open(path + '.ref', 'wb').write(a.astype(a.dtype.newbyteorder('<')).tobytes())
-    res[path] = {'shape': list(a.shape), 'dtype': a.dtype.name, 'axes': axes}
+    open(arg + '.ref', 'wb').write(a.astype(a.dtype.newbyteorder('<')).tobytes())
+    res[arg] = {'shape': list(a.shape), 'dtype': a.dtype.name, 'axes': axes, 'series': nseries}
 json.dump(res, sys.stdout)
 `
 
 // ref is an array as tifffile reads it.
 type ref struct {
-	Shape []int  `json:"shape"`
-	DType string `json:"dtype"`
-	Axes  string `json:"axes"`
-	Data  []byte `json:"-"`
+	Shape  []int  `json:"shape"`
+	DType  string `json:"dtype"`
+	Axes   string `json:"axes"`
+	Series int    `json:"series"` // the file's number of series
+	Data   []byte `json:"-"`
 }
 
 // tifffileRead returns what tifffile reads from each path.

@@ -96,23 +96,23 @@ func (x *pageIndex) nextOf(k int) int64 {
 // publishBatch is how many pages a background walk finds between wake-ups.
 const publishBatch = 256
 
-// walkList walks the chain from first, reading r (the same file), listing
-// up to limit stack pages (all when limit <= 0). With bg it runs in a
-// goroutine stopped by close.
-func (x *pageIndex) walkList(f *file, r io.ReaderAt, first int64, limit int, bg bool) error {
+// walkList walks the chain from first in a goroutine stopped by close,
+// reading r (the same file), listing up to limit stack pages (all when
+// limit <= 0).
+func (x *pageIndex) walkList(f *file, r io.ReaderAt, first int64, limit int) {
 	x.mode = modeList
 	x.progress = make(chan struct{})
 	x.stop = make(chan struct{})
-	if !bg {
-		x.walk(&walker{f: f, r: r}, first, limit)
-		return x.err
-	}
 	x.wg.Add(1)
 	go func() {
 		defer x.wg.Done()
 		x.walk(&walker{f: f, r: r}, first, limit)
 	}()
-	return nil
+}
+
+// setList sets x to list the stack pages at offs, all found.
+func (x *pageIndex) setList(offs []int64) {
+	x.mode, x.offs, x.n, x.done = modeList, offs, len(offs), true
 }
 
 func (x *pageIndex) walk(w *walker, off int64, limit int) {

@@ -22,6 +22,9 @@ type layout struct {
 	// images of an uncompressed stack back to back after page 0's, so a
 	// page can be found without its IFD (see contiguous.go).
 	contiguous bool
+	// shaped is true for tifffile's shape description, which tifffile
+	// writes on the first page of each series it writes.
+	shaped bool
 }
 
 // plainLayout is a stack without axis metadata: n pages along Z.

@@ -28,7 +28,7 @@ func shapedLayout(desc string, p0 *page) *layout {
 	if len(sh.Axes) != len(sh.Shape) || len(sh.Axes) < 2 {
 		return nil
 	}
-	l := &layout{format: "tiff", pages: 1, contiguous: true, spacing: map[byte]float64{}, units: map[byte]string{}}
+	l := &layout{format: "tiff", pages: 1, contiguous: true, shaped: true, spacing: map[byte]float64{}, units: map[byte]string{}}
 	spp := 1
 	for i := 0; i < len(sh.Axes); i++ {
 		a, n := sh.Axes[i], sh.Shape[i]
@@ -89,6 +89,6 @@ func shapeOnlyLayout(shape []int, p0 *page) *layout {
 		}
 	}
 	l := plainLayout(n)
-	l.contiguous = true
+	l.contiguous, l.shaped = true, true
 	return l
 }

@@ -29,13 +29,17 @@ type source struct {
 	cAxis     int // meta axis of the samples, -1 if none
 	closeOnce sync.Once
 	streams   streams // decoders of strips read in bands, where they stopped
+
+	path   string
+	walked *walked     // the chain as index walked it at open, or nil
+	plan   *seriesPlan // the file's series when it holds several, or nil
 }
 
 // newSource parses the mapped TIFF lf (opened from path) and indexes its
 // pages. A fault on the mapping (the file shrank while it was parsed) is a
 // truncated error.
 func newSource(lf *loader.File, path string) (*source, error) {
-	s := &source{lf: lf, idx: &pageIndex{}}
+	s := &source{lf: lf, idx: &pageIndex{}, path: path}
 	if err := s.open(path); err != nil {
 		s.idx.close()
 		s.closeFile()
@@ -72,7 +76,20 @@ func (s *source) open(path string) (err error) {
 	if err != nil {
 		return err
 	}
+	if l, err = s.findSeries(l); err != nil {
+		return err
+	}
+	return s.describe(l, 0)
+}
+
+// describe builds the metadata of series i (0 for a file of one) from its
+// first page, s.p0, and its layout l.
+func (s *source) describe(l *layout, i int) error {
+	f, p0 := s.f, s.p0
 	m, pageAxes, cAxis := buildMeta(p0, l)
+	if s.plan != nil {
+		m.Series, m.SeriesIndex = s.plan.list, i
+	}
 	if p0.photometric == 3 {
 		m.Palette = f.palette(p0)
 		if p0.spp == 2 {
@@ -147,15 +164,21 @@ func (s *source) byArithmetic(l *layout, hint int) bool {
 func (s *source) indexChain(l *layout, hint int) (*layout, error) {
 	f, p0, x := s.f, s.p0, s.idx
 	r := s.chainReader()
-	if hint > 0 {
+	if hint > 0 && !(l.shaped && hint <= maxSurveyed) {
 		x.n = hint
-		return l, x.walkList(f, r, p0.ifd, hint, true)
+		x.walkList(f, r, p0.ifd, hint)
+		return l, nil
 	}
-	if err := x.walkList(f, r, p0.ifd, 0, false); err != nil && !isTruncated(err) {
+	offs, keys, next, err := survey(f, r, p0.ifd, hint)
+	if err != nil && !isTruncated(err) {
 		return nil, err
 	}
-	x.err = nil
-	x.n = len(x.offs)
+	x.setList(offs)
+	s.walked = &walked{keys: keys, next: next}
+	if hint > 0 {
+		x.n = hint
+		return l, nil
+	}
 	return s.fit(l, x.n), nil
 }
 

@@ -19,6 +19,8 @@ type walker struct {
 	chain  []int64 // every IFD visited, in chain order
 	sorted int     // chain[:sorted] is strictly increasing
 	late   map[int64]struct{}
+	keys   bool    // read each IFD's key
+	last   pageKey // with keys: the key of the IFD visited last
 }
 
 // step visits the IFD at off: it returns the next offset and whether the
@@ -59,6 +61,11 @@ func (w *walker) head(off int64) (next int64, subfile uint64, err error) {
 	np, err := f.checkIFDEnd(off, cnt)
 	if err != nil {
 		return 0, 0, err
+	}
+	if w.keys {
+		if w.last, err = w.key(off, b, int64(cnt)); err != nil {
+			return 0, 0, err
+		}
 	}
 	var nb []byte
 	if np+ns <= off+int64(len(b)) {
