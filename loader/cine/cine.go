@@ -93,10 +93,14 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	if h < 0 {
 		h = -h
 	}
-	switch compression {
-	case 0:
-	case 256, 1024:
-		return nil, unsupported(fmt.Sprintf("packed %d-bit frames", map[uint32]int{256: 10, 1024: 12}[compression]))
+	// Packed frames: 10-bit (Phantom's log-encoded codes) or 12-bit
+	// samples, most significant bit first, rows top down (as PIMS and
+	// pycine read them).
+	packed := map[uint32]int{256: 10, 1024: 12}[compression]
+	switch {
+	case compression == 0:
+	case packed > 0:
+		bits, bottomUp = 16, false
 	default:
 		return nil, unsupported(fmt.Sprintf("compressed frames (bitmap compression %d)", compression))
 	}
@@ -115,6 +119,9 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 		return nil, formatError("the header says %d frames of %d×%d samples", frames, w, h)
 	}
 	frameBytes := w * h * int64(dt.Size())
+	if packed > 0 {
+		frameBytes = rawvol.PackedBytes(w*h, packed)
+	}
 	// Frame offsets: 8 bytes each, all within the file.
 	if frames > size/8 {
 		return nil, formatError("the header says %d frames; the file has %d bytes: %v", frames, size, loader.ErrTruncated)
@@ -138,7 +145,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	}
 	shape := []int{int(frames), int(h), int(w)}
 	m := loader.NewMeta("cine", "TYX", shape, dt, rawvol.PlaneChunk(shape, false), spacing, units)
-	m.Notes = su.notes(int(bits), fileCompression == 2)
+	m.Notes = su.notes(int(bits), packed, fileCompression == 2)
 	data, err := rawvol.Framed(path, int(frames), frameBytes, func(mf *loader.File, i int) (int64, error) {
 		// The annotation's first word is its size; the samples follow it.
 		a, err := mf.Bytes(offsets[i], 4)
@@ -149,6 +156,9 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	})
 	if err != nil {
 		return nil, formatError("%v", err)
+	}
+	if packed > 0 {
+		data = rawvol.Unpacked(data, w*h, packed)
 	}
 	if bottomUp {
 		data = rawvol.BottomUp(data, int(h), w*int64(dt.Size()))
@@ -238,9 +248,14 @@ var cfaNames = map[uint32]string{1: "GBRG/RGGB", 2: "BGGR/GRBG", 3: "GB/RG", 4: 
 // notes says what a user of the frames should know that the array does
 // not: the sensor's bits, a colour filter mosaic shown as stored, when the
 // recording started.
-func (su setup) notes(bits int, raw bool) []string {
+func (su setup) notes(bits, packed int, raw bool) []string {
 	var n []string
-	if su.realBPP > 0 && su.realBPP < bits {
+	switch {
+	case packed == 10:
+		n = append(n, "packed 10-bit samples: the camera's log-encoded codes, shown as stored (not linearized)")
+	case packed > 0:
+		n = append(n, fmt.Sprintf("packed %d-bit samples, read as 16-bit", packed))
+	case su.realBPP > 0 && su.realBPP < bits:
 		n = append(n, fmt.Sprintf("sensor samples of %d bits, stored in %d", su.realBPP, bits))
 	}
 	if c := su.cfa & 0xff; c != 0 || raw {

@@ -90,7 +90,6 @@ func TestBadCineGivesOneClearError(t *testing.T) {
 		{"frames.cine", func(b []byte) []byte { return b[:len(b)-5000] }, "truncated"},
 		{"jpeg.cine", func(b []byte) []byte { le.PutUint16(b[offCompression:], 1); return b }, "compressed"},
 		{"rgb.cine", func(b []byte) []byte { le.PutUint16(b[bmi+14:], 24); return b }, "24 bits"},
-		{"packed.cine", func(b []byte) []byte { le.PutUint32(b[bmi+16:], 1024); return b }, "packed 12-bit"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if err := os.WriteFile(path, c.edit(bytes.Clone(b)), 0o644); err != nil {
@@ -141,5 +140,90 @@ func TestRawMosaicCine(t *testing.T) {
 	}
 	if !bytes.Equal(loadertest.Frame(t, src, 5), loadertest.Frame(t, gray, 5)) {
 		t.Error("the mosaic's frame is not the one stored")
+	}
+}
+
+// TestPackedCine: frames of packed 10- and 12-bit samples (most significant
+// bit first, rows top down) read as the 16-bit values they pack. The files
+// are the legacy cine's frames, shifted to the packed width and packed by
+// numpy's bit routines, a packer we did not write.
+func TestPackedCine(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(shared, "cine_legacy.cine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(context.Background(), filepath.Join(shared, "cine_legacy.cine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := src.Meta()
+	frames, pixels := m.Shape[0], m.Shape[1]*m.Shape[2]
+	var all []byte
+	for i := range frames {
+		all = append(all, loadertest.Frame(t, src, i)...)
+	}
+	src.Close()
+	le := binary.LittleEndian
+	dir := t.TempDir()
+	for _, bits := range []int{10, 12} {
+		t.Run(fmt.Sprint(bits), func(t *testing.T) {
+			want := make([]byte, len(all))
+			for k := 0; k < len(all); k += 2 {
+				le.PutUint16(want[k:], le.Uint16(all[k:])>>(14-bits)) // 14-bit samples
+			}
+			raw, packed := filepath.Join(dir, "want.raw"), filepath.Join(dir, "packed.raw")
+			if err := os.WriteFile(raw, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			testtool.RequirePython(t, "numpy")
+			testtool.RunPython(t, `
+import sys, numpy as np
+a, n = np.fromfile(sys.argv[1], '<u2'), int(sys.argv[3])
+bits = np.unpackbits(a.astype('>u2').view(np.uint8)).reshape(-1, 16)[:, 16 - n:]
+np.packbits(bits.reshape(-1)).tofile(sys.argv[2])
+`, raw, packed, fmt.Sprint(bits))
+			pk, err := os.ReadFile(packed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fb := pixels * bits / 8
+			if len(pk) != frames*fb {
+				t.Fatalf("packed %d bytes, want %d frames of %d", len(pk), frames, fb)
+			}
+			// The file up to frame 0, then each frame's annotation and its
+			// packed samples, the offsets table pointing at them.
+			table := int(le.Uint32(b[offOffsets:]))
+			first := int(le.Uint64(b[table:]))
+			out := bytes.Clone(b[:first])
+			for i := range frames {
+				at := int(le.Uint64(b[table+8*i:]))
+				ann := b[at:][:le.Uint32(b[at:])]
+				le.PutUint64(out[table+8*i:], uint64(len(out)))
+				out = append(out, ann...)
+				out = append(out, pk[i*fb:][:fb]...)
+			}
+			bmi := int(le.Uint32(b[offImageHeader:]))
+			le.PutUint32(out[bmi+16:], map[int]uint32{10: 256, 12: 1024}[bits])
+			le.PutUint32(out[bmi+20:], uint32(fb))
+			path := filepath.Join(dir, fmt.Sprintf("packed%d.cine", bits))
+			if err := os.WriteFile(path, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src, err := loader.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			m := src.Meta()
+			if fmt.Sprint(m.Shape) != fmt.Sprint([]int{frames, 128, 128}) || m.DType != loader.Uint16 ||
+				len(m.Notes) == 0 || !strings.Contains(m.Notes[0], fmt.Sprintf("packed %d-bit", bits)) {
+				t.Fatalf("meta %v %s notes %q", m.Shape, m.DType, m.Notes)
+			}
+			for i := range frames {
+				if got := loadertest.Frame(t, src, i); !bytes.Equal(got, want[i*2*pixels:][:2*pixels]) {
+					t.Fatalf("frame %d differs from the samples packed", i)
+				}
+			}
+		})
 	}
 }
