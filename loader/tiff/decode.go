@@ -24,11 +24,14 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 	if p.compression == cJPEG {
 		return s.unJPEG(p, b, raw, out)
 	}
-	if !p.converted() {
+	if !p.converted() || p.ycc {
 		if err := inflate(p, b, raw, out, p.bh*p.rowBytes()); err != nil {
 			return err
 		}
 		s.finishRows(p, out)
+		if p.ycc {
+			yccToRGB(out)
+		}
 		return nil
 	}
 	rows := len(out) / p.rowBytes()

@@ -154,3 +154,29 @@ func upsample(out, in []byte, st, w, h, vs int) {
 		}
 	}
 }
+
+// yccToRGB converts pixels of Y, Cb, Cr bytes in b to R, G, B in place by
+// the TIFF 6.0 formula with its default coefficients (those of JPEG: 0.299,
+// 0.587, 0.114) and full-range codes, each rounded to nearest.
+func yccToRGB(b []byte) {
+	const kr, kb = 0.299, 0.114
+	const kg = 1 - kr - kb
+	for i := 0; i+2 < len(b); i += 3 {
+		y, cb, cr := float64(b[i]), float64(b[i+1])-128, float64(b[i+2])-128
+		r := y + 2*(1-kr)*cr
+		bl := y + 2*(1-kb)*cb
+		g := (y - kr*r - kb*bl) / kg
+		b[i], b[i+1], b[i+2] = clampByte(r), clampByte(g), clampByte(bl)
+	}
+}
+
+// clampByte rounds v to the nearest byte value, clamped to 0..255.
+func clampByte(v float64) byte {
+	switch {
+	case v <= 0:
+		return 0
+	case v >= 255:
+		return 255
+	}
+	return byte(v + 0.5)
+}

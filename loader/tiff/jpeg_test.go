@@ -1,12 +1,14 @@
 package tiff
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"vastview/internal/testtool"
@@ -190,5 +192,61 @@ with open(sys.argv[1], 'r+b') as f:
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// yccFixtures writes YCbCr TIFFs without JPEG compression (tifffile stores
+// the samples as given), the RGB that the TIFF 6.0 formula gives for them
+// (computed in floating point and rounded), and a subsampled copy.
+const yccFixtures = `
+rng = np.random.default_rng(5)
+a = rng.integers(0, 255, (2, 33, 41, 3), dtype=np.uint8, endpoint=True)
+tifffile.imwrite(d + '/ycc.tif', a, photometric='ycbcr')
+tifffile.imwrite(d + '/ycc_zlib.tif', a, photometric='ycbcr', compression='zlib', predictor=2, rowsperstrip=5)
+y, cb, cr = a[..., 0].astype(float), a[..., 1] - 128.0, a[..., 2] - 128.0
+r, b = y + 1.402 * cr, y + 1.772 * cb
+g = (y - 0.299 * r - 0.114 * b) / 0.587
+rgb = np.clip(np.floor(np.stack([r, g, b], -1) + 0.5), 0, 255).astype(np.uint8)
+np.ascontiguousarray(np.moveaxis(rgb, -1, 1)).tofile(d + '/ycc.rgb')
+tifffile.imwrite(d + '/ycc22.tif', a[0], photometric='ycbcr')
+with tifffile.TiffFile(d + '/ycc22.tif') as t:
+    at = t.pages[0].tags[530].valueoffset
+with open(d + '/ycc22.tif', 'r+b') as f:
+    f.seek(at)
+    f.write(np.array([2, 2], '<u2').tobytes())
+`
+
+// TestYCbCrUncompressed: YCbCr pixels stored whole read as the RGB the
+// TIFF formula gives, and within one level of ImageMagick's (libtiff's
+// integer conversion rounds differently); subsampled chroma without JPEG
+// is refused in one line.
+func TestYCbCrUncompressed(t *testing.T) {
+	dir := t.TempDir()
+	python(t, dir, yccFixtures)
+	want := readFile(t, filepath.Join(dir, "ycc.rgb"))
+	convert := testtool.Require(t, "convert")
+	for _, n := range []string{"ycc", "ycc_zlib"} {
+		path := filepath.Join(dir, n+".tif")
+		src := openTIFF(t, path)
+		if m := src.Meta(); m.Axes != "ZCYX" || !m.RGB || !reflect.DeepEqual(m.Shape, []int{2, 3, 33, 41}) {
+			t.Fatalf("%s: %s %v rgb %v", n, m.Axes, m.Shape, m.RGB)
+		}
+		got := readAll(t, src)
+		if !bytes.Equal(got, want) {
+			i := firstDiff(got, want)
+			t.Fatalf("%s: %d samples, sample %d differs from the formula's (of %d)", n, len(got), i, len(want))
+		}
+		im := testtool.Run(t, convert, path+"[0]", "-depth", "8", "rgb:-")
+		const plane = 33 * 41
+		for k := 0; k < plane*3; k++ {
+			if d := int(got[k%3*plane+k/3]) - int(im[k]); d < -1 || d > 1 {
+				t.Fatalf("%s: pixel %d sample %d: %d, ImageMagick %d", n, k/3, k%3, got[k%3*plane+k/3], im[k])
+			}
+		}
+	}
+	err := openErr(t, filepath.Join(dir, "ycc22.tif"))
+	var ue *loader.UnsupportedError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "subsampled 2x2") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("subsampled: %v, want one line refusing it", err)
 	}
 }

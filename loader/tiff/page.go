@@ -20,6 +20,7 @@ type page struct {
 	lsbFirst    bool // FillOrder 2: bits stored least significant first
 	compression int
 	faxFill     bool // CCITT Group 3 with fill bits before each EOL
+	ycc         bool // YCbCr pixels without JPEG compression, read as RGB
 	predictor   int
 	planar      bool // PlanarConfiguration 2 with several samples
 	photometric int
@@ -268,7 +269,9 @@ func (f *file) parseCoding(p *page, fs fields) error {
 		c = cNone
 	case cNone, cLZW, cDeflate, cDeflOld, cPackBits, cZSTD:
 		if p.photometric == 6 {
-			return unsupported("YCbCr colour without JPEG compression")
+			if err := f.checkYCbCr(p, fs); err != nil {
+				return err
+			}
 		}
 	case cJPEG:
 		if err := f.checkJPEG(p, fs); err != nil {
@@ -344,6 +347,30 @@ func (f *file) checkJPEG(p *page, fs fields) error {
 	return nil
 }
 
+// checkYCbCr checks that p, YCbCr without JPEG compression, stores 8-bit
+// pixels whole (Y, Cb, Cr for each), which are read as RGB the way JPEG
+// (JFIF) converts them. Subsampled chroma is refused.
+func (f *file) checkYCbCr(p *page, fs fields) error {
+	if p.bits != 8 || p.dtype != loader.Uint8 || p.planar {
+		return unsupported("YCbCr colour of %d-bit samples or in planes without JPEG compression", p.bits)
+	}
+	h, v := uint64(2), uint64(2) // TIFF's default subsampling
+	if e, ok := fs[tagYCbCrSubSamp]; ok {
+		if !isUint(e) || e.count != 2 {
+			return formatErr("bad YCbCrSubSampling")
+		}
+		if err := f.values(e, "YCbCrSubSampling values"); err != nil {
+			return err
+		}
+		h, v = f.uintAt(e, 0), f.uintAt(e, 1)
+	}
+	if h != 1 || v != 1 {
+		return unsupported("YCbCr colour subsampled %dx%d without JPEG compression", h, v)
+	}
+	p.ycc = true
+	return nil
+}
+
 // checkFax checks that p, compressed with CCITT Group 3 or 4 (c), is
 // bilevel and coded as golang.org/x/image/ccitt decodes it: Group 3 1-D
 // (with or without fill bits), Group 4.
@@ -415,7 +442,7 @@ func (p *page) packed() bool { return !p.half && p.bits != p.dtype.Size()*8 }
 
 // converted reports whether p's stored samples are changed on read (unpacked,
 // widened, their bits reversed), so that they are never copied as stored.
-func (p *page) converted() bool { return p.half || p.lsbFirst || p.packed() }
+func (p *page) converted() bool { return p.half || p.lsbFirst || p.packed() || p.ycc }
 
 // direct reports whether p's stored blocks are its samples as they are read
 // (but for byte order).
