@@ -6,6 +6,10 @@ import (
 	"os"
 
 	"vastview/internal/cli"
+	"vastview/internal/subproc"
 )
 
-func main() { os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	subproc.Main() // a child process (a C decoder's) serves and exits here
+	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
+}

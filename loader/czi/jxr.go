@@ -1,11 +1,10 @@
-//go:build jxr
+//go:build !nojxr
 
 package czi
 
-// JPEG XR subblocks, decoded by Debian's libjxr (jxrlib 1.2), in builds
-// with the tag jxr (`go build -tags jxr`, with libjxr-dev installed);
-// other builds refuse them by name (jxr_off.go), because of what is not
-// guarded below.
+// JPEG XR subblocks, decoded by Debian's libjxr (jxrlib 1.2, libjxr-dev),
+// in a child process (jxr_child.go); a build with the tag nojxr refuses
+// them by name instead (jxr_off.go).
 //
 // A CZI subblock of compression 4 holds a whole JPEG XR file: the
 // TIFF-like container ("II", 0xBC, an IFD giving the pixel format GUID and
@@ -21,16 +20,14 @@ package czi
 // gray or three for colour, and the bit depth of the subblock's pixel
 // type; the output buffer is then exactly what those say.
 //
-// Not guarded: the entropy-coded data itself. libjxr decodes it without
-// bounds checks, and one changed byte there can crash the process in C:
-// a run index decoded from garbage indexes gSignificantRunBin out of
+// Not guarded here: the entropy-coded data itself. libjxr decodes it
+// without bounds checks, and one changed byte there can crash the process
+// in C: a run index decoded from garbage indexes gSignificantRunBin out of
 // bounds in DecodeSignificantRun (SIGSEGV, seen with single-byte
 // corruptions past the first ~120 bytes of a codestream). Guarding that
-// would mean validating the whole bitstream — decoding it — so a corrupt
-// or hostile JPEG XR subblock can still take the viewer down; only
-// decoding in another process would contain it. The codestream is copied
-// out of the mapped file first, so a file cut short while it is read
-// fails in Go, not inside libjxr.
+// would mean validating the whole bitstream — decoding it — which is why
+// decoding runs in a child process: a corrupt subblock crashes the child,
+// and reading that subblock fails with an error saying so.
 //
 // Each call makes its own stream and decoder objects; libjxr keeps no
 // shared state between them, so subblocks decode in parallel.
@@ -286,21 +283,21 @@ func jxrError(what string, e C.ERR) error {
 	return fmt.Errorf("JPEG XR: %s: libjxr error %d", what, int(e))
 }
 
-// decodeJXR decodes the JPEG XR file data into exactly the stored pixels
-// of a w x h subblock of CZI pixel type pt: little-endian samples, rows
-// packed, Bgr order for colour. It is safe for concurrent use.
-func decodeJXR(data []byte, pt int32, w, h int) ([]byte, error) {
+// jxrCheck checks, in Go, that data is a JPEG XR file of a pixel format
+// that CZI pixel type pt is stored in, and returns that format and the
+// codestream.
+func jxrCheck(data []byte, pt int32) (*jxrFormat, []byte, error) {
 	px, ok := pixels[pt]
 	if !ok || jxrFor[pt] == nil {
 		name := px.name
 		if name == "" {
 			name = fmt.Sprintf("type %d", pt)
 		}
-		return nil, unsupported("JPEG XR compression of " + name + " pixels")
+		return nil, nil, unsupported("JPEG XR compression of " + name + " pixels")
 	}
 	name, cs, err := jxrContainer(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var f *jxrFormat
 	for _, n := range jxrFor[pt] {
@@ -313,8 +310,21 @@ func decodeJXR(data []byte, pt int32, w, h int) ([]byte, error) {
 		}
 	}
 	if f == nil {
-		return nil, fmt.Errorf("a JPEG XR picture of %s pixels for a subblock of %s pixels", name, px.name)
+		return nil, nil, fmt.Errorf("a JPEG XR picture of %s pixels for a subblock of %s pixels", name, px.name)
 	}
+	return f, cs, nil
+}
+
+// decodeJXRHere decodes the JPEG XR file data into exactly the stored
+// pixels of a w x h subblock of CZI pixel type pt, in this process (see
+// decodeJXR): little-endian samples, rows packed, Bgr order for colour. It
+// is safe for concurrent use.
+func decodeJXRHere(data []byte, pt int32, w, h int) ([]byte, error) {
+	f, cs, err := jxrCheck(data, pt)
+	if err != nil {
+		return nil, err
+	}
+	px := pixels[pt]
 	file := jxrFile(*f, cs)
 	buf := C.CBytes(file) // libjxr reads only C memory, never the mapped file
 	defer C.free(buf)

@@ -1,9 +1,9 @@
-//go:build !jxr
+//go:build nojxr
 
 package czi
 
-// decodeJXR refuses JPEG XR subblocks: libjxr, which decodes them in a
-// build with the tag jxr, can crash on a corrupt codestream (jxr.go).
+// decodeJXR refuses JPEG XR subblocks in a build with the tag nojxr,
+// which needs no libjxr.
 func decodeJXR(_ []byte, _ int32, _, _ int) ([]byte, error) {
-	return nil, unsupported("JPEG XR compression (decoded only by a build with -tags jxr and libjxr-dev)")
+	return nil, unsupported("JPEG XR compression (this build leaves out libjxr)")
 }

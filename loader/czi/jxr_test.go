@@ -1,4 +1,4 @@
-//go:build jxr
+//go:build !nojxr
 
 package czi
 
@@ -504,5 +504,41 @@ func TestJXRBadGivesOneClearError(t *testing.T) {
 			!errors.As(err, &fe) && !errors.As(err, &ue) {
 			t.Errorf("%s: %v, want one line saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestJXRCrashContained: corrupt entropy-coded data, on which libjxr can
+// crash, costs the subblock only — decoding runs in a child process — and
+// each failure is one line; a crash is reported as one.
+func TestJXRCrashContained(t *testing.T) {
+	needJxrTools(t)
+	const w, h = 64, 48
+	g16 := u16plane(w, h, 3)
+	good := jxrEncode(t, "g.pgm", pnm(w, h, 1, 2, g16), 3)
+	want, err := decodeJXR(good, 1, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashes := 0
+	for at := 120; at < len(good); at++ {
+		b := bytes.Clone(good)
+		b[at] ^= 0x5a
+		_, err := decodeJXR(b, 1, w, h)
+		if err == nil {
+			continue
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("byte %d: error of several lines: %q", at, err)
+		}
+		if strings.Contains(err.Error(), "JPEG XR decoder child process crashed") {
+			crashes++
+		}
+	}
+	t.Logf("%d of %d one-byte corruptions crashed libjxr", crashes, len(good)-120)
+	if crashes == 0 {
+		t.Fatal("no corruption crashed libjxr: containment not exercised")
+	}
+	if got, err := decodeJXR(good, 1, w, h); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the good subblock after the crashes: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -49,6 +50,11 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 			return err
 		}
 		if err := s.draw(tl, l.factor, r, dst); err != nil {
+			var ue *loader.UnsupportedError
+			if errors.As(err, &ue) {
+				// Said once, with the subblock: "czi: unsupported … (subblock at N)".
+				return &loader.UnsupportedError{Format: ue.Format, Feature: fmt.Sprintf("%s (subblock at %d)", ue.Feature, tl.pos)}
+			}
 			return formatError("subblock at %d: %v", tl.pos, err)
 		}
 	}
