@@ -12,7 +12,8 @@ import (
 // panic, no hang, and a Source that opens describes a valid array. Seeds:
 // the real mosaic tiles.czi (when present; the other real files are
 // larger and add nothing it lacks) and a small synthetic one (zstd tiles
-// of two scenes, each with a pyramid subblock).
+// of two scenes, each with a pyramid subblock), and one of a JPEG XR
+// subblock where JxrEncApp can make it.
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"tiles.czi"} {
 		if b, err := os.ReadFile(filepath.Join(shared, name)); err == nil {
@@ -20,6 +21,7 @@ func FuzzOpen(f *testing.F) {
 		}
 	}
 	f.Add(fuzzSeed())
+	addJXRSeed(f)
 	loadertest.Fuzz(f, "f.czi", 1<<20, Match, Open)
 }
 

@@ -542,3 +542,14 @@ func TestJXRCrashContained(t *testing.T) {
 		t.Fatalf("the good subblock after the crashes: %v", err)
 	}
 }
+
+// addJXRSeed adds a small CZI of one JPEG XR subblock to FuzzOpen's seeds.
+func addJXRSeed(f *testing.F) {
+	if _, err := exec.LookPath("JxrEncApp"); err != nil {
+		return
+	}
+	const w, h = 24, 16
+	data := jxrEncode(f, "g.pgm", pnm(w, h, 1, 2, u16plane(w, h, 5)), 3)
+	cw := &cziWriter{blocks: []blockW{{pixel: 1, comp: cJPGXR, dims: plane2D(0, 0, w, h, w, h, nil), data: data}}}
+	f.Add(cw.bytes())
+}

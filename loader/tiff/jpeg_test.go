@@ -3,7 +3,9 @@ package tiff
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -248,5 +250,88 @@ func TestYCbCrUncompressed(t *testing.T) {
 	var ue *loader.UnsupportedError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "subsampled 2x2") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("subsampled: %v, want one line refusing it", err)
+	}
+}
+
+// jpegTIFF writes a one-strip TIFF whose strip is the JPEG file jpg (a
+// whole JPEG stream, tables included), of w x h pixels of spp samples with
+// the given photometric and YCbCrSubSampling (h, v; none when 0).
+func jpegTIFF(t *testing.T, path string, jpg []byte, w, h, spp, photometric, sh, sv int) {
+	t.Helper()
+	le := binary.LittleEndian
+	type ent struct {
+		tag, typ uint16
+		vals     []uint32
+	}
+	bps := make([]uint32, spp)
+	for i := range bps {
+		bps[i] = 8
+	}
+	ents := []ent{{256, 4, []uint32{uint32(w)}}, {257, 4, []uint32{uint32(h)}}, {258, 3, bps}, {259, 3, []uint32{7}},
+		{262, 3, []uint32{uint32(photometric)}}, {273, 4, []uint32{8}}, {277, 3, []uint32{uint32(spp)}},
+		{278, 4, []uint32{uint32(h)}}, {279, 4, []uint32{uint32(len(jpg))}}}
+	if sh > 0 {
+		ents = append(ents, ent{530, 3, []uint32{uint32(sh), uint32(sv)}})
+	}
+	b := append([]byte("II*\x00\x00\x00\x00\x00"), jpg...)
+	if len(b)%2 == 1 {
+		b = append(b, 0)
+	}
+	ifd := len(b)
+	le.PutUint32(b[4:], uint32(ifd))
+	extra := ifd + 2 + 12*len(ents) + 4
+	b = append(b, make([]byte, extra-ifd)...)
+	le.PutUint16(b[ifd:], uint16(len(ents)))
+	for i, e := range ents {
+		p := b[ifd+2+12*i:]
+		le.PutUint16(p, e.tag)
+		le.PutUint16(p[2:], e.typ)
+		le.PutUint32(p[4:], uint32(len(e.vals)))
+		size := map[uint16]int{3: 2, 4: 4}[e.typ]
+		var vb []byte
+		for _, v := range e.vals {
+			if size == 2 {
+				vb = le.AppendUint16(vb, uint16(v))
+			} else {
+				vb = le.AppendUint32(vb, v)
+			}
+		}
+		if len(vb) <= 4 {
+			copy(p[8:], vb)
+		} else {
+			le.PutUint32(p[8:], uint32(len(b)))
+			b = append(b, vb...)
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJPEGSubsampledChroma: YCbCr JPEG strips with chroma subsampled 4:2:2
+// and 4:2:0 (standalone JPEG files made by ImageMagick, put in TIFF
+// strips) read as ImageMagick decodes those JPEG files, up to how each
+// upsamples chroma (libjpeg interpolates it, Go's decoder repeats it).
+func TestJPEGSubsampledChroma(t *testing.T) {
+	convert := testtool.Require(t, "convert")
+	dir := t.TempDir()
+	python(t, dir, jpegInputs)
+	for _, c := range []struct {
+		name          string
+		sh, sv, limit int
+	}{{"422", 2, 1, 3}, {"420", 2, 2, 3}, {"444", 1, 1, 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			jpg := filepath.Join(dir, c.name+".jpg")
+			testtool.Run(t, convert, "-size", "70x90", "-depth", "8", "rgb:"+filepath.Join(dir, "rgb.raw"),
+				"-sampling-factor", fmt.Sprintf("%dx%d", c.sh, c.sv), "-quality", "92", jpg)
+			path := filepath.Join(dir, c.name+".tif")
+			jpegTIFF(t, path, readFile(t, jpg), 70, 90, 3, 6, c.sh, c.sv)
+			src := openTIFF(t, path)
+			if m := src.Meta(); m.Axes != "CYX" || !m.RGB {
+				t.Fatalf("meta %s %v", m.Axes, m.Shape)
+			}
+			want := planarOf(testtool.Run(t, convert, jpg, "-depth", "8", "rgb:-"), 1, 70*90, 1)
+			expectClose(t, readAll(t, src), want, c.limit, 0.3)
+		})
 	}
 }

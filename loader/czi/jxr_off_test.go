@@ -1,0 +1,8 @@
+//go:build nojxr
+
+package czi
+
+import "testing"
+
+// addJXRSeed adds nothing in a build without libjxr.
+func addJXRSeed(*testing.F) {}
