@@ -13,6 +13,7 @@ import (
 	"golang.org/x/image/tiff/lzw"
 
 	"vastview/loader"
+	istream "vastview/loader/internal/stream"
 )
 
 // decodeBlock decompresses the stored block b of p from raw into out, whose
@@ -274,28 +275,12 @@ func unPackBits(raw, out []byte) error {
 	return nil
 }
 
-var (
-	zstdOnce sync.Once
-	zstdDec  *zstd.Decoder
-	zstdErr  error
-)
-
-// zstdDecoder is shared: DecodeAll is safe for concurrent use, and the cap
-// limit stops a frame from decoding more than its block should hold.
-func zstdDecoder() (*zstd.Decoder, error) {
-	zstdOnce.Do(func() {
-		zstdDec, zstdErr = zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(0),
-			zstd.WithDecoderMaxMemory(maxBlockBytes),
-			zstd.WithDecodeAllCapLimit(true))
-	})
-	return zstdDec, zstdErr
-}
-
-// unZSTD decodes raw into out. A short last strip that was stored at the
-// full strip size (up to full bytes) is decoded into scratch space and cut.
+// unZSTD decodes raw into out with the shared decoder, whose cap limit
+// stops a frame from decoding more than its block should hold. A short
+// last strip that was stored at the full strip size (up to full bytes) is
+// decoded into scratch space and cut.
 func unZSTD(raw, out []byte, full int) error {
-	d, err := zstdDecoder()
+	d, err := istream.ZstdDecoder()
 	if err != nil {
 		return err
 	}
