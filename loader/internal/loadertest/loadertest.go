@@ -4,9 +4,11 @@ package loadertest
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,4 +180,20 @@ func OpenFirstPlane(b *testing.B, path string, open func(ctx context.Context, pa
 		}
 		src.Close()
 	}
+}
+
+// ClearError checks that err, from opening or reading the bad file what,
+// is what a user of a reader is told: one line, saying want, typed as a
+// loader.FormatError or loader.UnsupportedError. It reports whether it
+// was, failing t (without stopping it) if not.
+func ClearError(t testing.TB, what string, err error, want string) bool {
+	t.Helper()
+	var fe *loader.FormatError
+	var ue *loader.UnsupportedError
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") ||
+		!errors.As(err, &fe) && !errors.As(err, &ue) {
+		t.Errorf("%s: %v, want one line saying %q", what, err, want)
+		return false
+	}
+	return true
 }
