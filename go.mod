@@ -7,6 +7,7 @@ require (
 	github.com/edsrzf/mmap-go v1.2.0
 	github.com/klauspost/compress v1.20.4
 	github.com/pierrec/lz4/v4 v4.1.33
+	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/image v0.48.0
 	golang.org/x/sync v0.25.0
 )

@@ -267,7 +267,11 @@ func (f *file) parseCoding(p *page, fs fields) error {
 	switch c {
 	case 0:
 		c = cNone
-	case cNone, cLZW, cDeflate, cDeflOld, cPackBits, cZSTD:
+	case cWebP:
+		if err := checkWebP(p); err != nil {
+			return err
+		}
+	case cNone, cLZW, cDeflate, cDeflOld, cPackBits, cZSTD, cLZMA:
 		if p.photometric == 6 {
 			if err := f.checkYCbCr(p, fs); err != nil {
 				return err

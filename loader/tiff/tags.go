@@ -49,6 +49,8 @@ const (
 	cPackBits = 32773
 	cDeflOld  = 32946
 	cZSTD     = 50000
+	cLZMA     = 34925
+	cWebP     = 50001
 )
 
 var compressionNames = map[int]string{
