@@ -45,17 +45,20 @@ func benchPyramid(ctx context.Context, env *benchEnv) error {
 	env.report("pyramid.build_levels.ratio_to_plain_read", buildS/readS, "x")
 
 	env.progress("exporting OME-Zarr")
-	exportS, rss, err := timedExport(f.path, work, "zstd")
+	exportS, rss, _, err := timedExport(f.path, work, "zstd")
 	if err != nil {
 		return err
 	}
 	env.report("pyramid.export.seconds", exportS, "s")
 	env.report("pyramid.export.peak_rss_gib", float64(rss)/(1<<30), "GiB")
-	rawS, _, err := timedExport(f.path, work, "none")
+	rawS, _, files, err := timedExport(f.path, work, "none")
 	if err != nil {
 		return err
 	}
 	env.report("pyramid.export_uncompressed.seconds", rawS, "s")
+	if err := reportFloors(env, f.path, work, files, exportS, rawS); err != nil {
+		return err
+	}
 
 	env.progress("exporting with Dask (slow)")
 	daskS, err := timedDask(f.path, filepath.Join(work, "dask.zarr"))
@@ -118,17 +121,54 @@ func timedBuild(ctx context.Context, path, diskRoot string) (float64, error) {
 }
 
 // timedExport runs `vastview pyramid --budget 1GiB --codec CODEC` in a
-// child process with an empty cache folder and returns its wall time and
-// peak RSS in bytes.
-func timedExport(path, work, codec string) (float64, int64, error) {
+// child process with an empty cache folder and returns its wall time, peak
+// RSS in bytes and the sizes of the files it wrote.
+func timedExport(path, work, codec string) (float64, int64, []int64, error) {
 	out := filepath.Join(work, codec+".ome.zarr")
 	defer os.RemoveAll(out)
 	s, rss, err := runSelf([]string{"XDG_CACHE_HOME=" + filepath.Join(work, "cache-"+codec)},
 		"pyramid", path, out, "--budget", "1GiB", "--codec", codec)
 	if err != nil {
-		return 0, 0, fmt.Errorf("export: %w", err)
+		return 0, 0, nil, fmt.Errorf("export: %w", err)
 	}
-	return s, rss, nil
+	files, err := outputFiles(out)
+	return s, rss, files, err
+}
+
+// reportFloors measures, for the uncompressed export's files (their count
+// and sizes), compressing them alone and writing them alone (raw, and at
+// their compressed sizes), and reports the exports as ratios to those
+// floors.
+func reportFloors(env *benchEnv, path, work string, files []int64, exportS, rawS float64) error {
+	var total, largest int64
+	for _, n := range files {
+		total += n
+		largest = max(largest, n)
+	}
+	data, err := sample(path, max(largest, 64<<20))
+	if err != nil {
+		return err
+	}
+	env.progress("floors: %d files, %.2f GB", len(files), float64(total)/1e9)
+	compS, packed, err := compressFloor(data, files)
+	if err != nil {
+		return err
+	}
+	writeRawS, err := writeFloor(work, data, files)
+	if err != nil {
+		return err
+	}
+	writeZS, err := writeFloor(work, data, packed)
+	if err != nil {
+		return err
+	}
+	env.report("pyramid.floor.output_files", float64(len(files)), "files")
+	env.report("pyramid.floor.compress_zstd1.seconds", compS, "s")
+	env.report("pyramid.floor.write_raw.seconds", writeRawS, "s")
+	env.report("pyramid.floor.write_compressed.seconds", writeZS, "s")
+	env.report("pyramid.export.ratio_to_compress_plus_write", exportS/(compS+writeZS), "x")
+	env.report("pyramid.export_uncompressed.ratio_to_write", rawS/writeRawS, "x")
+	return nil
 }
 
 // runSelf runs this program with args (and env added to the environment)

@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sync/errgroup"
+)
+
+// outputFiles lists the sizes of the files an export wrote under root.
+func outputFiles(root string) ([]int64, error) {
+	var sizes []int64
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			sizes = append(sizes, info.Size())
+		}
+		return err
+	})
+	return sizes, err
+}
+
+// sample is up to n bytes read from the start of path: data like the
+// output's, to compress or write.
+func sample(path string, n int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b := make([]byte, n)
+	m, err := fh.ReadAt(b, 0)
+	if m > 0 {
+		err = nil
+	}
+	return b[:m], err
+}
+
+// compressFloor times zstd level 1 (the export's codec) compressing
+// pieces of the given sizes, cut from data, on every core with one reused
+// encoder and buffer per goroutine: compression alone, no reads or
+// writes. It returns the time and the compressed sizes.
+func compressFloor(data []byte, sizes []int64) (float64, []int64, error) {
+	out := make([]int64, len(sizes))
+	var next int
+	var mu sync.Mutex
+	t0 := time.Now()
+	var g errgroup.Group
+	for range runtime.GOMAXPROCS(0) {
+		g.Go(func() error {
+			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+			if err != nil {
+				return err
+			}
+			var dst []byte
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(sizes) {
+					return nil
+				}
+				off := int64(i) * 4096 % max(1, int64(len(data))-sizes[i])
+				dst = enc.EncodeAll(data[off:off+min(sizes[i], int64(len(data)))], dst[:0])
+				out[i] = int64(len(dst))
+			}
+		})
+	}
+	err := g.Wait()
+	return time.Since(t0).Seconds(), out, err
+}
+
+// writeFloor times writing files of the given sizes (bytes from data)
+// into a fresh folder under work, one goroutine per core, without fsync:
+// the file-system work of an export's output alone.
+func writeFloor(work string, data []byte, sizes []int64) (float64, error) {
+	dir, err := os.MkdirTemp(work, "floor-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	var next int
+	var mu sync.Mutex
+	t0 := time.Now()
+	var g errgroup.Group
+	for w := range runtime.GOMAXPROCS(0) {
+		sub := filepath.Join(dir, string(rune('a'+w)))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			return 0, err
+		}
+		g.Go(func() error {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(sizes) {
+					return nil
+				}
+				b := data[:min(sizes[i], int64(len(data)))]
+				if err := os.WriteFile(filepath.Join(sub, strconv.Itoa(i)), b, 0o644); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	err = g.Wait()
+	return time.Since(t0).Seconds(), err
+}
