@@ -1,4 +1,6 @@
-package mrc_test
+// Package clitest runs the command line on MRC files, apart from the
+// reader's own tests so that fuzzing them does not build the GUI.
+package clitest
 
 import (
 	"bytes"
