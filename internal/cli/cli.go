@@ -16,6 +16,7 @@ import (
 	_ "vastview/loader/lif"
 	_ "vastview/loader/metaimage"
 	_ "vastview/loader/mrc"
+	_ "vastview/loader/n5"
 	_ "vastview/loader/nd2"
 	_ "vastview/loader/nifti"
 	_ "vastview/loader/norpix"
