@@ -130,8 +130,12 @@ type image struct {
 	parent *attrs // a BigDataViewer setup's attributes (nil if none)
 }
 
-// maxVisit bounds the groups searched for images in a folder.
+// maxVisit bounds the groups searched for images in a folder: the
+// images found in the first maxVisit are listed.
 const maxVisit = 4096
+
+// errStop ends the search for images once maxVisit groups are seen.
+var errStop = errors.New("enough groups searched")
 
 // maxDepth bounds how deep groups are searched.
 const maxDepth = 8
@@ -171,7 +175,7 @@ func findImages(ctx context.Context, st store.Store) ([]*image, error) {
 				continue
 			}
 			if visited++; visited > maxVisit {
-				return formatError("more than %d groups below the root", maxVisit)
+				return errStop
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -202,7 +206,7 @@ func findImages(ctx context.Context, st store.Store) ([]*image, error) {
 		}
 		return nil
 	}
-	if err := walk("", a, 1); err != nil {
+	if err := walk("", a, 1); err != nil && err != errStop {
 		return nil, err
 	}
 	if len(imgs) == 0 && skipped != nil {
