@@ -42,7 +42,7 @@ func newSource(ctx context.Context, st store.Store, imgs []*image, i int) (*Sour
 		}
 		return nil, formatError("%s: %v", img.describe(), err)
 	}
-	if len(imgs) > 1 {
+	if len(imgs) > 1 || img.path != "" { // a container: its images by path
 		metas := make([]*loader.Meta, len(imgs))
 		names := make([]string, len(imgs))
 		for j, o := range imgs {
