@@ -82,21 +82,22 @@ func Match(path string, head []byte) bool {
 	return ok && loader.HasExt(path, exts...)
 }
 
-// byteOrder is the byte order of header b: the machine stamp's, or when
-// the stamp is not one of the two MRC2014 names, the order in which the
-// sizes and mode are plausible. ok is false when neither is.
+// byteOrder is the byte order of header b: the machine stamp's when the
+// sizes and mode are plausible in it, else (no MRC2014 stamp, or one that
+// names the wrong order, as some files in the wild do, and mrcfile
+// allows) the order in which they are. ok is false when neither is.
 func byteOrder(b []byte) (binary.ByteOrder, bool) {
-	switch {
-	case b[offStamp] == 0x44 && (b[offStamp+1] == 0x44 || b[offStamp+1] == 0x41):
-		return binary.LittleEndian, plausible(b, binary.LittleEndian)
-	case b[offStamp] == 0x11 && b[offStamp+1] == 0x11:
-		return binary.BigEndian, plausible(b, binary.BigEndian)
-	case plausible(b, binary.LittleEndian):
-		return binary.LittleEndian, true
-	case plausible(b, binary.BigEndian):
-		return binary.BigEndian, true
+	first, second := binary.ByteOrder(binary.LittleEndian), binary.ByteOrder(binary.BigEndian)
+	if b[offStamp] == 0x11 && b[offStamp+1] == 0x11 {
+		first, second = second, first
 	}
-	return binary.LittleEndian, false
+	switch {
+	case plausible(b, first):
+		return first, true
+	case plausible(b, second):
+		return second, true
+	}
+	return first, false
 }
 
 // plausible reports whether header b, read in byte order bo, has positive

@@ -53,6 +53,10 @@ for c in json.loads(sys.argv[2]):
         with open(path, "r+b") as f:
             f.seek(208)
             f.write(b"\0" * 8)
+    if c["stamp"]:
+        with open(path, "r+b") as f:
+            f.seek(212)
+            f.write(c["stamp"].encode())
     with mrcfile.open(path, permissive=True) as m:
         d = m.data
         vs = m.voxel_size
@@ -75,6 +79,7 @@ type fixture struct {
 	Big   bool      `json:"big"`
 	Ext   int       `json:"ext"`
 	Old   bool      `json:"old"`
+	Stamp string    `json:"stamp"` // a machine stamp to write over mrcfile's
 }
 
 // mrcfileSays is what mrcfile reads of a fixture.
@@ -116,13 +121,15 @@ var fixtures = []fixture{
 	{Name: "ext.ali", DType: "uint16", Shape: []int{3, 8, 9}, Kind: "stack", Ext: 1000},
 	{Name: "old.mrc", DType: "int16", Shape: []int{2, 9, 8}, Kind: "volume", Old: true, Voxel: []float64{3, 3, 3}},
 	{Name: "oldbig.mrc", DType: "float32", Shape: []int{2, 5, 4}, Kind: "volume", Old: true, Big: true},
+	{Name: "wrongstamp.mrc", DType: "int16", Shape: []int{2, 6, 5}, Kind: "volume", Big: true, Stamp: "DD"},
 }
 
 // TestAgainstMrcfile opens files mrcfile wrote, in every mode it writes,
 // both byte orders, with and without an extended header and the MRC2014
 // tag: the axes and shape follow mrcfile's shape and its idea of an image
 // stack, the voxel size is mrcfile's, and every sample equals what
-// mrcfile reads.
+// mrcfile reads (a machine stamp naming the wrong byte order as mrcfile's
+// permissive mode reads it).
 func TestAgainstMrcfile(t *testing.T) {
 	dir := writeFixtures(t, fixtures)
 	for _, c := range fixtures {
