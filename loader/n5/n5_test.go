@@ -14,7 +14,8 @@ import (
 	"vastview/loader"
 )
 
-// writeScript writes an N5 container with zarr-python's N5Store: one
+// writeScript writes an N5 container with zarr-python's N5Store (and
+// one dataset with its N5FSStore): one
 // dataset per compressor numcodecs has (raw, gzip, zlib, bz2, lz4, blosc,
 // zstd) and per data type, with edge blocks; an n5-viewer scale pyramid
 // (s0, s1, s2 with downsamplingFactors and pixelResolution) and a
@@ -74,6 +75,10 @@ for k, f in enumerate([1, 2]):
     a = tp.create_dataset("s%d" % k, shape=level.shape, chunks=(4, 4, 4), dtype="int16", compressor=numcodecs.Zstd())
     a[:] = level
     save("setup0/timepoint0/s%d" % k, a)
+fs = zarr.open_group(zarr.N5FSStore(root), mode="a")
+a = fs.create_dataset("fsstore/uint16", shape=(3, 10, 9), chunks=(2, 4, 4), dtype="uint16", compressor=numcodecs.GZip())
+a[:] = values(a.shape, a.dtype)
+save("fsstore/uint16", a)
 with open(os.path.join(out, "manifest.json"), "w") as f:
     json.dump(manifest, f)
 `
@@ -241,7 +246,8 @@ np.save(os.path.join(out, "e.npy"), v)
 	checkLevel(t, src, 0, filepath.Join(dir, "e.npy"))
 }
 
-// TestBadN5GivesOneClearError: xz compression, a block cut short, a block
+// TestBadN5GivesOneClearError: xz compression, 64-bit integers and a
+// one-dimensional dataset, a block cut short, a block
 // of the wrong number of dimensions and attributes that are not JSON are
 // refused in one line saying why; a missing block reads as zeros and
 // says it is not stored.
@@ -255,13 +261,19 @@ import numcodecs
 import zarr
 warnings.simplefilter("ignore")
 out = sys.argv[1]
-for name, c in [("xz", numcodecs.LZMA()), ("raw", None)]:
-    a = zarr.open(zarr.N5Store(os.path.join(out, name + ".n5")), mode="w", shape=(4, 6), chunks=(2, 3), dtype="uint16", compressor=c)
+for name, c, shape, dt in [("xz", numcodecs.LZMA(), (4, 6), "uint16"), ("raw", None, (4, 6), "uint16"),
+                           ("u64", None, (4, 6), "uint64"), ("line", None, (10,), "uint8")]:
+    chunks = (2, 3) if len(shape) == 2 else shape
+    a = zarr.open(zarr.N5Store(os.path.join(out, name + ".n5")), mode="w", shape=shape, chunks=chunks, dtype=dt, compressor=c)
     a[:] = 7
 `, dir)
 	raw := filepath.Join(dir, "raw.n5")
-	if _, err := Open(context.Background(), filepath.Join(dir, "xz.n5")); err == nil || !strings.Contains(err.Error(), "xz") {
-		t.Errorf("xz: %v", err)
+	for name, want := range map[string]string{"xz": "xz", "u64": "uint64", "line": "1 dimensions"} {
+		_, err := Open(context.Background(), filepath.Join(dir, name+".n5"))
+		var ue *loader.UnsupportedError
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") || !errors.As(err, &ue) {
+			t.Errorf("%s: %v, want one line saying %q", name, err, want)
+		}
 	}
 	src, err := Open(context.Background(), raw)
 	if err != nil {
@@ -303,4 +315,34 @@ for name, c in [("xz", numcodecs.LZMA()), ("raw", None)]:
 	if _, err := Open(context.Background(), raw); err == nil || strings.Contains(err.Error(), "\n") {
 		t.Errorf("bad attributes: %v", err)
 	}
+}
+
+// TestAxesAndResolution reads the axis names and sample sizes a dataset's
+// attributes give, as the N5 tools write them (fastest first: "axes"
+// ["x", "y", "c"] is a C, Y, X array in zarr's order), with the units.
+func TestAxesAndResolution(t *testing.T) {
+	testtool.RequirePython(t, "zarr", "numpy")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "a.n5")
+	testtool.RunPython(t, `
+import sys
+import numpy as np
+import zarr
+a = zarr.open(zarr.N5Store(sys.argv[1]), mode="w", shape=(2, 6, 8), chunks=(1, 6, 8), dtype="uint8")
+a[:] = np.arange(96).reshape(2, 6, 8)
+a.attrs["axes"] = ["x", "y", "c"]
+a.attrs["resolution"] = [0.25, 0.5, 1]
+a.attrs["units"] = ["nm", "nm", ""]
+np.save(sys.argv[1] + ".npy", a[...])
+`, root)
+	src, err := Open(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	if m.Axes != "CYX" || fmt.Sprint(m.Spacing) != "[1 0.5 0.25]" || fmt.Sprint(m.Units) != "[ nanometer nanometer]" {
+		t.Fatalf("axes %s, spacing %v %v", m.Axes, m.Spacing, m.Units)
+	}
+	checkLevel(t, src, 0, root+".npy")
 }
