@@ -10,6 +10,7 @@ import (
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 	"vastview/loader/zarr/codec"
+	"vastview/loader/zarr/store"
 )
 
 // maxAttrs bounds an attributes.json read.
@@ -34,6 +35,9 @@ type attrs struct {
 	PixelResolution     json.RawMessage `json:"pixelResolution"`
 	DownsamplingFactors json.RawMessage `json:"downsamplingFactors"`
 	Scales              json.RawMessage `json:"scales"`
+
+	// info is what the store said of the attributes.json.
+	info store.Info
 }
 
 // isDataset reports whether the attributes describe a dataset.

@@ -275,7 +275,7 @@ func readAttrs(ctx context.Context, st store.Store, dir string) (a *attrs, ok bo
 	if dir != "" {
 		key = dir + "/" + attributesFile
 	}
-	b, _, err := store.GetAtMost(ctx, st, key, maxAttrs)
+	b, info, err := store.GetAtMost(ctx, st, key, maxAttrs)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return &attrs{}, false, nil
@@ -289,6 +289,7 @@ func readAttrs(ctx context.Context, st store.Store, dir string) (a *attrs, ok bo
 	if err != nil {
 		return nil, false, formatError("%s: %v", key, strings.TrimPrefix(err.Error(), "n5: attributes.json: "))
 	}
+	a.info = info
 	return a, true, nil
 }
 

@@ -135,7 +135,8 @@ func checkLevel(t *testing.T, src loader.Source, level int, npy string) {
 // each compressor and data type, by its folder and as a series of the
 // container: the shape and chunks are zarr's (N5's fastest-first lists
 // reversed) and every sample equals what zarr reads, edge blocks
-// included.
+// included; each dataset has one identity, whichever way it is opened,
+// and no two datasets the same.
 func TestAgainstZarrPython(t *testing.T) {
 	dir, manifest := writeContainer(t)
 	root := filepath.Join(dir, "c.n5")
@@ -145,6 +146,7 @@ func TestAgainstZarrPython(t *testing.T) {
 	}
 	defer whole.Close()
 	series := whole.Meta().Series
+	ids := map[loader.Identity]bool{}
 	for _, e := range manifest {
 		if strings.HasPrefix(e.Path, "pyramid/") || strings.HasPrefix(e.Path, "setup0/") {
 			continue
@@ -163,6 +165,11 @@ func TestAgainstZarrPython(t *testing.T) {
 						m.Levels[0].Chunk, e.Shape, e.DType, e.Chunks)
 				}
 				checkLevel(t, src, 0, filepath.Join(dir, strings.ReplaceAll(e.Path, "/", "__")+".npy"))
+				id, err := loader.SourceIdentity(loc, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids[id] = true
 			}
 			found := false
 			for _, s := range series {
@@ -172,6 +179,9 @@ func TestAgainstZarrPython(t *testing.T) {
 				t.Errorf("not among the container's series %v", series)
 			}
 		})
+	}
+	if n := len(manifest) - 5; len(ids) != n { // less the pyramids' 5 levels
+		t.Errorf("%d identities for %d datasets, each opened two ways", len(ids), n)
 	}
 }
 

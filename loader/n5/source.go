@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,7 @@ type Source struct {
 	st     store.Store
 	meta   *loader.Meta
 	imgs   []*image
+	img    *image
 	levels []*dataset
 }
 
@@ -56,7 +58,27 @@ func newSource(ctx context.Context, st store.Store, imgs []*image, i int) (*Sour
 		}
 		m.Series, m.SeriesIndex = loader.SeriesList(names, metas), i
 	}
-	return &Source{st: st, meta: m, imgs: imgs, levels: img.levels}, nil
+	return &Source{st: st, meta: m, imgs: imgs, img: img, levels: img.levels}, nil
+}
+
+// Identity names the image's content for caches of what is derived from
+// it: the identity of its folder (loader.FileIdentity), or for a URL its
+// address with the ETag, Last-Modified and size the server sent for its
+// level 0's attributes.json (an error matching loader.ErrNoValidator if
+// it sent neither ETag nor Last-Modified). It is safe for concurrent use.
+func (s *Source) Identity() (loader.Identity, error) {
+	switch st := s.st.(type) {
+	case *store.Folder:
+		return loader.FileIdentity(filepath.Join(st.String(), filepath.FromSlash(s.img.path)))
+	case *store.HTTP:
+		loc := strings.TrimRight(st.String(), "/")
+		if s.img.path != "" {
+			loc += "/" + s.img.path
+		}
+		info := s.levels[0].attrs.info
+		return loader.URLIdentity(loc, info.ETag, info.Modified, info.Size)
+	}
+	return loader.Identity{}, fmt.Errorf("no identity for a store in %s", s.st)
 }
 
 // Meta describes the image.
