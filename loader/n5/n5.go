@@ -48,16 +48,22 @@ func init() {
 // .n5 or naming a folder below one. head must be nil. It is safe for
 // concurrent use.
 func Match(p string, head []byte) bool {
-	if head != nil || loader.IsPattern(p) {
+	if head != nil {
 		return false
 	}
-	if loader.IsURL(p) {
+	if loader.IsURL(p) { // a query string is no glob pattern
 		u := strings.ToLower(p)
 		if i := strings.IndexAny(u, "?#"); i >= 0 {
 			u = u[:i]
 		}
 		u = strings.TrimRight(u, "/")
+		if strings.HasSuffix(u, ".zarr") {
+			return false // a Zarr store kept inside an N5 folder
+		}
 		return strings.HasSuffix(u, ".n5") || strings.Contains(u, ".n5/")
+	}
+	if loader.IsPattern(p) {
+		return false
 	}
 	f, err := os.Open(filepath.Join(p, attributesFile))
 	if err != nil {
