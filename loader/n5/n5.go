@@ -13,9 +13,11 @@
 // does) and the compressed big-endian samples. A group whose s0, s1, ...
 // are datasets (n5-viewer's scale levels, a BigDataViewer timepoint) is
 // one image with those levels, scaled by their "downsamplingFactors" (or
-// the group's "scales", or BigDataViewer's per-setup list); a group
-// holding several images lists them as series, selected by index or by
-// path ("container.n5#setup1/timepoint0"). Groups are searched in a local
+// the group's "scales", or BigDataViewer's per-setup list); the
+// timepoints of a BigDataViewer setup that agree in their levels' shapes
+// are one image whose T axis runs over them. A group holding several
+// images lists them as series, selected by index or by path
+// ("container.n5#setup1", "container.n5#em/raw"). Groups are searched in a local
 // folder; over HTTP, which cannot list, the address must be a dataset or
 // a multiscale group. Blocks are read on demand; a block that is not
 // stored reads as zeros with an error matching loader.ErrNotStored.
@@ -132,6 +134,10 @@ func (img *image) err() error {
 type image struct {
 	path   string // "/"-separated, relative to the root ("" for the root)
 	levels []*dataset
+	// frames, for a BigDataViewer setup whose timepoints are joined, are
+	// the timepoints' images, one per position on T (levels are the
+	// first's).
+	frames []*image
 	group  *attrs // the multiscale group's attributes (nil for a dataset)
 	parent *attrs // a BigDataViewer setup's attributes (nil if none)
 }
@@ -222,7 +228,7 @@ func findImages(ctx context.Context, st store.Store) ([]*image, error) {
 		return nil, formatError("no datasets in the container")
 	}
 	slices.SortStableFunc(imgs, func(x, y *image) int { return loader.NaturalCompare(x.path, y.path) })
-	return imgs, nil
+	return joinTimepoints(imgs), nil
 }
 
 // imageAt returns the image at dir (attributes a): a dataset, a group
@@ -330,6 +336,9 @@ func imageMeta(img *image) (*loader.Meta, error) {
 			trans[i] = (f[i] - 1) / 2 * spacing[i]
 		}
 		m.Levels = append(m.Levels, loader.Level{Shape: d.shape, Chunk: d.block, Scale: scale, Translation: trans})
+	}
+	if img.frames != nil {
+		m = withTime(m, len(img.frames))
 	}
 	return m, nil
 }

@@ -18,9 +18,9 @@ import (
 // one dataset with its N5FSStore): one
 // dataset per compressor numcodecs has (raw, gzip, zlib, bz2, lz4, blosc,
 // zstd) and per data type, with edge blocks; an n5-viewer scale pyramid
-// (s0, s1, s2 with downsamplingFactors and pixelResolution) and a
-// BigDataViewer setup (setup0/timepoint0/s0, s1 with the setup's
-// downsamplingFactors). Beside the container, each dataset's array as
+// (s0, s1, s2 with downsamplingFactors and pixelResolution) and
+// BigDataViewer setups (setup0/timepoint0/s0, s1 with the setup's
+// downsamplingFactors; setup1 of timepoints 0, 1, 2 and 10). Beside the container, each dataset's array as
 // zarr reads it (NAME.npy, little-endian, "/" in the path as "__") and a
 // manifest of the datasets (manifest.json).
 const writeScript = `
@@ -75,6 +75,17 @@ for k, f in enumerate([1, 2]):
     a = tp.create_dataset("s%d" % k, shape=level.shape, chunks=(4, 4, 4), dtype="int16", compressor=numcodecs.Zstd())
     a[:] = level
     save("setup0/timepoint0/s%d" % k, a)
+setup = g.create_group("setup1")
+setup.attrs["downsamplingFactors"] = [[1, 1, 1], [2, 2, 1]]
+setup.attrs["dataType"] = "uint8"
+for t in [0, 1, 2, 10]:
+    tp = setup.create_group("timepoint%d" % t)
+    full = ((values((3, 10, 12), "uint8").astype(np.int64) + 40 * t) % 256).astype(np.uint8)
+    for k, f in enumerate([1, 2]):
+        level = full[:, ::f, ::f]
+        a = tp.create_dataset("s%d" % k, shape=level.shape, chunks=(2, 4, 4), dtype="uint8", compressor=numcodecs.GZip())
+        a[:] = level
+        save("setup1/timepoint%d/s%d" % (t, k), a)
 fs = zarr.open_group(zarr.N5FSStore(root), mode="a")
 a = fs.create_dataset("fsstore/uint16", shape=(3, 10, 9), chunks=(2, 4, 4), dtype="uint16", compressor=numcodecs.GZip())
 a[:] = values(a.shape, a.dtype)
@@ -148,7 +159,7 @@ func TestAgainstZarrPython(t *testing.T) {
 	series := whole.Meta().Series
 	ids := map[loader.Identity]bool{}
 	for _, e := range manifest {
-		if strings.HasPrefix(e.Path, "pyramid/") || strings.HasPrefix(e.Path, "setup0/") {
+		if strings.HasPrefix(e.Path, "pyramid/") || strings.HasPrefix(e.Path, "setup") {
 			continue
 		}
 		t.Run(e.Path, func(t *testing.T) {
@@ -188,7 +199,7 @@ func TestAgainstZarrPython(t *testing.T) {
 			checkLevel(t, byIndex, 0, filepath.Join(dir, strings.ReplaceAll(e.Path, "/", "__")+".npy"))
 		})
 	}
-	if n := len(manifest) - 5; len(ids) != n { // less the pyramids' 5 levels
+	if n := len(manifest) - 5 - 8; len(ids) != n { // less the pyramids' levels
 		t.Errorf("%d identities for %d datasets, each opened two ways", len(ids), n)
 	}
 }
@@ -366,4 +377,34 @@ np.save(sys.argv[1] + ".npy", a[...])
 		t.Fatalf("axes %s, spacing %v %v", m.Axes, m.Spacing, m.Units)
 	}
 	checkLevel(t, src, 0, root+".npy")
+}
+
+// TestTimepoints opens a BigDataViewer setup of four timepoints that zarr
+// wrote: one image whose T axis runs over the timepoints in the order of
+// their numbers, each level's samples those zarr reads of each timepoint.
+func TestTimepoints(t *testing.T) {
+	dir, _ := writeContainer(t)
+	src, err := loader.Open(context.Background(), filepath.Join(dir, "c.n5")+"#setup1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	if m.Axes != "TZYX" || fmt.Sprint(m.Shape) != "[4 3 10 12]" || len(m.Levels) != 2 || fmt.Sprint(m.Levels[1].Scale) != "[1 1 2 2]" {
+		t.Fatalf("axes %s shape %v, %d levels %+v", m.Axes, m.Shape, len(m.Levels), m.Levels)
+	}
+	for k := range m.Levels {
+		var want []byte
+		for _, tp := range []int{0, 1, 2, 10} {
+			_, _, b := testtool.ReadNPY(t, filepath.Join(dir, fmt.Sprintf("setup1__timepoint%d__s%d.npy", tp, k)))
+			want = append(want, b...)
+		}
+		got, err := loader.ReadAll(context.Background(), src, k, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("level %d differs from zarr's timepoints", k)
+		}
+	}
 }

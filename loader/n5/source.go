@@ -55,6 +55,9 @@ func newSource(ctx context.Context, st store.Store, imgs []*image, i int) (*Sour
 			}
 			l0 := o.levels[0]
 			metas[j] = &loader.Meta{Axes: axesOf(l0.attrs, len(l0.shape)), Shape: l0.shape, DType: l0.dtype}
+			if o.frames != nil {
+				metas[j].Axes, metas[j].Shape = "T"+metas[j].Axes, append([]int{len(o.frames)}, l0.shape...)
+			}
 		}
 		m.Series, m.SeriesIndex = loader.SeriesList(names, metas), i
 	}
@@ -108,6 +111,9 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 		return err
 	}
 	d := s.levels[level]
+	if s.img.frames != nil { // T picks the timepoint
+		d, idx = s.img.frames[idx[0]].levels[level], idx[1:]
+	}
 	key := d.blockKey(idx)
 	b, _, err := store.GetAtMost(ctx, s.st, key, d.maxBlock+d.maxBlock/4+1<<20)
 	if err != nil {
