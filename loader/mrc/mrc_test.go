@@ -307,3 +307,27 @@ func TestBadMRCGivesOneClearError(t *testing.T) {
 		}
 	}
 }
+
+// TestAxisOrderNoted: a file whose MAPC/MAPR/MAPS put its axes in another
+// order (mrcfile writes the header field as asked) is shown as stored,
+// and info says so.
+func TestAxisOrderNoted(t *testing.T) {
+	testtool.RequirePython(t, "mrcfile", "numpy")
+	path := filepath.Join(t.TempDir(), "swapped.mrc")
+	testtool.RunPython(t, `
+import sys
+import numpy as np
+import mrcfile
+with mrcfile.new(sys.argv[1]) as m:
+    m.set_data(np.arange(2 * 3 * 4, dtype=np.int16).reshape(2, 3, 4))
+    m.header.mapc, m.header.mapr, m.header.maps = 2, 1, 3
+`, path)
+	src, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if n := src.Meta().Notes; len(n) != 1 || !strings.Contains(n[0], "2/1/3") {
+		t.Errorf("notes %q", n)
+	}
+}
