@@ -15,6 +15,8 @@ import (
 	_ "vastview/loader/czi"
 	_ "vastview/loader/lif"
 	_ "vastview/loader/metaimage"
+	_ "vastview/loader/mrc"
+	_ "vastview/loader/n5"
 	_ "vastview/loader/nd2"
 	_ "vastview/loader/nifti"
 	_ "vastview/loader/norpix"

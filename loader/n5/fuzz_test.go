@@ -1,0 +1,150 @@
+package n5
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vastview/internal/nd"
+	"vastview/internal/testtool"
+)
+
+// seedScript writes tiny datasets with zarr-python's N5Store into argv[1],
+// one per compressor, each of one block (whole, or with an edge).
+const seedScript = `
+import os, sys, warnings
+import numpy as np
+import numcodecs
+import zarr
+warnings.simplefilter("ignore")
+out = sys.argv[1]
+for name, c, shape, chunks, dt in [
+        ("raw", None, (3, 5), (3, 5), "uint8"), ("gzip", numcodecs.GZip(1), (2, 3, 4), (2, 3, 4), "int16"),
+        ("zlib", numcodecs.Zlib(1), (3, 4), (2, 4), "uint32"), ("bz2", numcodecs.BZ2(1), (4, 4), (4, 4), "float32"),
+        ("lz4", numcodecs.LZ4(), (4, 6), (4, 6), "uint16"), ("blosc", numcodecs.Blosc("lz4", 5, 1), (5, 4), (5, 4), "int32"),
+        ("zstd", numcodecs.Zstd(1), (2, 2, 3), (2, 2, 3), "float64")]:
+    a = zarr.open(zarr.N5Store(os.path.join(out, name)), mode="w", shape=shape, chunks=chunks, dtype=dt, compressor=c)
+    a[:] = (np.arange(int(np.prod(shape))) % 100).reshape(shape)
+`
+
+// FuzzOpen opens a dataset made of arbitrary attributes.json and block
+// bytes (the block at grid position 0 of as many dimensions as the
+// attributes give): no panic, no hang, and a Source that opens describes
+// a valid array whose chunks read or fail cleanly. Seeds: one-block
+// datasets zarr-python wrote with each compressor.
+func FuzzOpen(f *testing.F) {
+	setDefaultMinimization()
+	testtool.RequirePython(f, "zarr", "numcodecs", "numpy")
+	tmp := f.TempDir()
+	testtool.RunPython(f, seedScript, tmp)
+	for _, name := range []string{"raw", "gzip", "zlib", "bz2", "lz4", "blosc", "zstd"} {
+		dir := filepath.Join(tmp, name)
+		a, err := os.ReadFile(filepath.Join(dir, attributesFile))
+		if err != nil {
+			f.Fatal(err)
+		}
+		blocks, _ := filepath.Glob(filepath.Join(dir, "0", "0*"))
+		if len(blocks) == 0 {
+			f.Fatalf("%s: no block", name)
+		}
+		for len(blocks) == 1 {
+			st, err := os.Stat(blocks[0])
+			if err != nil {
+				f.Fatal(err)
+			}
+			if !st.IsDir() {
+				break
+			}
+			blocks, _ = filepath.Glob(filepath.Join(blocks[0], "0"))
+		}
+		b, err := os.ReadFile(blocks[0])
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(a, b)
+	}
+	dir := f.TempDir()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "n5fuzz-"); err == nil {
+			f.Cleanup(func() { os.RemoveAll(d) })
+			dir = d
+		}
+	}
+	var mu sync.Mutex // one input in the folder at a time
+	f.Fuzz(func(t *testing.T, attrsJSON, block []byte) {
+		if len(attrsJSON)+len(block) > 64<<10 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		root := filepath.Join(dir, "d.n5")
+		os.RemoveAll(root)
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, attributesFile), attrsJSON, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if a, err := parseAttrs(attrsJSON); err == nil && len(a.Dimensions) >= 1 && len(a.Dimensions) <= maxDims {
+			p := filepath.Join(root, strings.Repeat("0"+string(filepath.Separator), len(a.Dimensions)-1))
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, "0"), block, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		Match(root, nil)
+		src, err := Open(context.Background(), root)
+		if err != nil {
+			return
+		}
+		defer src.Close()
+		m := src.Meta()
+		if err := m.Validate(); err != nil {
+			t.Fatalf("opened an invalid array: %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		for li := range m.Levels {
+			l := &m.Levels[li]
+			if l.ChunkBytes(m.DType) > 1<<22 {
+				continue
+			}
+			buf := make([]byte, l.ChunkBytes(m.DType))
+			grid := l.Grid()
+			idx := make([]int, len(grid))
+			for n := 0; n < 64; n++ {
+				src.ReadChunk(ctx, li, idx, buf)
+				if !nd.Next(idx, grid) {
+					break
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatal("reading hangs")
+		}
+	})
+}
+
+// setDefaultMinimization caps the minimization of each new input at 200
+// runs, as loadertest.Fuzz does, unless the command line sets
+// -test.fuzzminimizetime: the engine's default of 60 s per input stops
+// fuzzing for minutes at a time.
+func setDefaultMinimization() {
+	const name = "test.fuzzminimizetime"
+	fl := flag.Lookup(name)
+	if fl == nil {
+		return
+	}
+	set := false
+	flag.Visit(func(g *flag.Flag) { set = set || g.Name == name })
+	if !set {
+		fl.Value.Set("200x")
+	}
+}
