@@ -158,7 +158,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 		return nil, formatError("%v", err)
 	}
 	if packed > 0 {
-		data = rawvol.Unpacked(data, w*h, packed)
+		data = rawvol.Unpacked(data, frameBytes, w*h*2, func(dst, src []byte) { rawvol.UnpackMSB(dst, src, packed) })
 	}
 	if bottomUp {
 		data = rawvol.BottomUp(data, int(h), w*int64(dt.Size()))
