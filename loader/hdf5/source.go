@@ -371,14 +371,17 @@ func (s *source) ReadChunk(ctx context.Context, lv int, idx []int, dst []byte) e
 	d := l.sets[si]
 	idx, chunk = idx[l.lead:], chunk[l.lead:]
 	if l.plane {
-		return d.readPlane(idx, chunk, dst)
-	}
-	scaled := make([]uint64, len(idx))
-	for i, v := range idx {
-		scaled[i] = uint64(v)
-	}
-	if err := d.readChunkData(ctx, scaled, dst); err != nil {
-		return err
+		if err := d.readPlane(idx, chunk, dst); err != nil {
+			return err
+		}
+	} else {
+		scaled := make([]uint64, len(idx))
+		for i, v := range idx {
+			scaled[i] = uint64(v)
+		}
+		if err := d.readChunkData(ctx, scaled, dst); err != nil {
+			return err
+		}
 	}
 	// Zero what lies beyond the level's edge (an edge chunk holds fill
 	// values there, an Imaris one padding).
