@@ -342,3 +342,6 @@ func leUint(b []byte) uint64 {
 
 // newReader is a reader over b with h's field sizes.
 func (h *File) newReader(b []byte) *reader { return &reader{b: b, osz: h.offSize, lsz: h.lenSize} }
+
+// asFormatError is errors.As for a *loader.FormatError.
+func asFormatError(err error, fe **loader.FormatError) bool { return errors.As(err, fe) }

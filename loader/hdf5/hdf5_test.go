@@ -2,6 +2,7 @@ package hdf5
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"os"
@@ -98,3 +99,5 @@ func TestPlugins(t *testing.T) {
 	dir, fs := fixtures(t, "plugins", "hdf5plugin")
 	checkFixtures(t, dir, fs)
 }
+
+func asError(err error, target any) bool { return errors.As(err, target) }
