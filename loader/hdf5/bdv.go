@@ -339,8 +339,8 @@ func (h *File) bdvSource(sd *spimData, groups [][]bdvSetup, g int, times []int) 
 		var ll loader.Level
 		var dims []uint64
 		var chunk []int
-		for ti, t := range times {
-			for ci, s := range setups {
+		for _, t := range times {
+			for _, s := range setups {
 				p := fmt.Sprintf("/t%05d/s%02d/%d/cells", t, s.ID, r)
 				d, err := h.datasetAt(p)
 				if err != nil {
@@ -376,8 +376,6 @@ func (h *File) bdvSource(sd *spimData, groups [][]bdvSetup, g int, times []int) 
 						return nil, errorf("%s is stored unlike the other views of level %d", p, r)
 					}
 				}
-				_ = ti
-				_ = ci
 				lv.sets = append(lv.sets, d)
 			}
 		}

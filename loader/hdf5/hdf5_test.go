@@ -2,11 +2,12 @@ package hdf5
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"vastview/internal/testtool"
@@ -18,11 +19,19 @@ type fixture struct {
 }
 
 // fixtures writes the h5py fixtures of group which ("core", "latest",
-// "plugins") into a new folder.
+// "plugins") into a folder, once per test binary.
 func fixtures(t *testing.T, which string, modules ...string) (string, []fixture) {
 	t.Helper()
 	testtool.RequirePython(t, append([]string{"h5py", "numpy"}, modules...)...)
-	dir := t.TempDir()
+	fixMu.Lock()
+	defer fixMu.Unlock()
+	if c, ok := fixCache[which]; ok {
+		return c.dir, c.fs
+	}
+	dir, err := os.MkdirTemp(fixRoot, which)
+	if err != nil {
+		t.Fatal(err)
+	}
 	script, err := os.ReadFile("testdata/fixtures.py")
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +41,29 @@ func fixtures(t *testing.T, which string, modules ...string) (string, []fixture)
 	if err := json.Unmarshal(out, &fs); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	fixCache[which] = fixtureSet{dir, fs}
 	return dir, fs
+}
+
+type fixtureSet struct {
+	dir string
+	fs  []fixture
+}
+
+var (
+	fixMu    sync.Mutex
+	fixCache = map[string]fixtureSet{}
+	fixRoot  string
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	if fixRoot, err = os.MkdirTemp("", "hdf5test"); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(fixRoot)
+	os.Exit(code)
 }
 
 // checkFixtures opens every dataset and compares all of its samples with

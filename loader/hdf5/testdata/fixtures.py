@@ -26,12 +26,19 @@ def save(fname, f, path):
     np.save(npy, a)
     cases.append({"file": fname, "path": path, "npy": npy})
 
+def compact(f, name, data):
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_layout(h5py.h5d.COMPACT)
+    space = h5py.h5s.create_simple(data.shape, data.shape)
+    h5py.h5d.create(f.id, name.encode(), h5py.h5t.py_create(data.dtype), space, dcpl=dcpl)
+    f[name][...] = data
+
 def common(fname, libver):
     p = os.path.join(out, fname)
     with h5py.File(p, 'w', libver=libver) as f:
         f.create_dataset('/a/b/data', data=vals((5, 37, 29), 'u2', 1), chunks=(2, 16, 16), compression='gzip')
         f.create_dataset('contig', data=vals((3, 20, 30), 'f4', 2))
-        f.create_dataset('compact2d', data=vals((10, 12), 'i1', 3), chunks=None)
+        compact(f, 'compact2d', vals((10, 12), 'i1', 3))
         f.create_dataset('be', data=vals((4, 19, 21), '>i2', 4), chunks=(3, 8, 8), shuffle=True, compression='gzip')
         f.create_dataset('f64', data=vals((2, 3, 17, 13), 'f8', 5), chunks=(1, 2, 8, 8), fletcher32=True)
         f.create_dataset('u8', data=vals((33, 31), 'u1', 6), chunks=(8, 8))

@@ -1,0 +1,192 @@
+package hdf5
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vastview/internal/testtool"
+	"vastview/loader"
+)
+
+// TestStructures checks that the fixtures exercise what they are meant
+// to: superblock and object header versions, group storage, and each
+// chunk index, as HDF5 1.10 writes them.
+func TestStructures(t *testing.T) {
+	dir, _ := fixtures(t, "latest")
+	edir, _ := fixtures(t, "core")
+	open := func(p string) *File {
+		h, err := OpenFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h
+	}
+	early, late := open(filepath.Join(edir, "earliest.h5")), open(filepath.Join(dir, "latest.h5"))
+	if early.sbVer != 0 || late.sbVer != 3 {
+		t.Errorf("superblock versions %d, %d; want 0, 3", early.sbVer, late.sbVer)
+	}
+	ub := open(filepath.Join(edir, "userblock.h5"))
+	if ub.base != 1024 {
+		t.Errorf("user block: base %d, want 1024", ub.base)
+	}
+	lay := open(filepath.Join(dir, "layouts.h5"))
+	want := map[string]int{
+		"/single": indexSingle, "/single_gz": indexSingle, "/implicit": indexImplicit,
+		"/fixed": indexFixed, "/fixed_gz": indexFixed, "/fixed_paged": indexFixed, "/fixed_paged_gz": indexFixed,
+		"/ext": indexExtArray, "/ext_gz": indexExtArray, "/ext_mid": indexExtArray,
+		"/bt2": indexBTree2, "/bt2_gz": indexBTree2,
+	}
+	for p, idx := range want {
+		d, err := lay.datasetAt(p)
+		if err != nil || d == nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if d.layout != layoutChunked || d.index != idx {
+			t.Errorf("%s: layout %d index %d, want chunked index %d", p, d.layout, d.index, idx)
+		}
+	}
+	for _, c := range []struct {
+		h       *File
+		p       string
+		layout  int
+		objVer2 bool
+	}{{early, "/a/b/data", layoutChunked, false}, {early, "/contig", layoutContiguous, false}, {early, "/compact2d", layoutCompact, false},
+		{late, "/a/b/data", layoutChunked, true}} {
+		d, err := c.h.datasetAt(c.p)
+		if err != nil || d == nil {
+			t.Fatalf("%s: %v", c.p, err)
+		}
+		if d.layout != c.layout || (c.layout == layoutChunked && d.index != indexBTree1 && !c.objVer2) {
+			t.Errorf("%s: layout %d index %d", c.p, d.layout, d.index)
+		}
+		b, _ := c.h.readAt(d.obj.addr, 4, "header")
+		if (string(b) == "OHDR") != c.objVer2 {
+			t.Errorf("%s: object header %q", c.p, b)
+		}
+	}
+	// Groups: a symbol table (earliest), dense links (latest, 12 links).
+	for _, c := range []struct {
+		h     *File
+		p     string
+		dense bool
+	}{{early, "/many", false}, {late, "/many", true}, {lay, "/dense", true}} {
+		o, err := c.h.lookup(c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := o.find(msgSymbolTable) != nil; st == c.dense {
+			t.Errorf("%s: symbol table %v", c.p, st)
+		}
+		if c.dense {
+			if o.find(msgLinkInfo) == nil || o.find(msgLink) != nil {
+				t.Errorf("%s: links not dense", c.p)
+			}
+		}
+		ls, err := c.h.links(o)
+		if err != nil || len(ls) != 12 {
+			t.Errorf("%s: %d links, %v", c.p, len(ls), err)
+		}
+	}
+}
+
+// TestAttributes compares the attributes read with h5py's: variable and
+// fixed-length strings and numbers, in a symbol-table group and in a
+// group with dense links.
+func TestAttributes(t *testing.T) {
+	for _, which := range []string{"core", "latest"} {
+		dir, _ := fixtures(t, which)
+		name := map[string]string{"core": "earliest.h5", "latest": "latest.h5"}[which]
+		p := filepath.Join(dir, name)
+		out := testtool.RunPython(t, `
+import sys, h5py
+a = h5py.File(sys.argv[1], 'r')['a'].attrs
+print(a['vlen']); print(a['fixed'].decode()); print(' '.join(repr(float(v)) for v in a['nums']))
+`, p)
+		want := strings.Split(strings.TrimSpace(string(out)), "\n")
+		h, err := OpenFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := h.lookup("/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := h.attrs(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nums := fields(want[2])
+		if a["vlen"].Str != want[0] || a["fixed"].Str != want[1] || len(a["nums"].Nums) != len(nums) {
+			t.Errorf("%s: attributes %+v, h5py %q", which, a, want)
+		}
+		for i := range nums {
+			if a["nums"].Nums[i] != nums[i] {
+				t.Errorf("%s: nums %v, h5py %v", which, a["nums"].Nums, nums)
+			}
+		}
+		h.Close()
+	}
+}
+
+// TestAxes: ilastik's axistags name the axes; without them the shape
+// decides (documented in axes()).
+func TestAxes(t *testing.T) {
+	testtool.RequirePython(t, "h5py", "numpy")
+	dir := t.TempDir()
+	p := filepath.Join(dir, "axes.h5")
+	testtool.RunPython(t, `
+import sys, json, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    d = f.create_dataset('tagged', data=np.zeros((3, 4, 5, 6), 'u1'))
+    d.attrs['axistags'] = json.dumps({'axes': [{'key': k, 'typeFlags': 2} for k in 'tcyx']})
+    f.create_dataset('small4', data=np.zeros((3, 4, 5, 6), 'u1'))
+    f.create_dataset('big4', data=np.zeros((9, 4, 5, 6), 'u1'))
+    f.create_dataset('five', data=np.zeros((2, 3, 4, 5, 6), 'u1'))
+    f.create_dataset('three', data=np.zeros((4, 5, 6), 'u1'))
+    f.create_dataset('one', data=np.zeros((6,), 'u1'))
+`, p)
+	for sel, axes := range map[string]string{"/tagged": "TCYX", "/small4": "CZYX", "/big4": "TZYX", "/five": "TCZYX", "/three": "ZYX"} {
+		src, err := loader.Open(context.Background(), p+"#"+sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.Meta().Axes; got != axes {
+			t.Errorf("%s: axes %s, want %s", sel, got, axes)
+		}
+		if n := len(src.Meta().Series); n != 5 {
+			t.Errorf("%d series listed, want the 5 of 2 to 5 dimensions", n)
+		}
+		src.Close()
+	}
+}
+
+// TestErrors: a file cut short and 64-bit integers each give one clear
+// line.
+func TestErrors(t *testing.T) {
+	testtool.RequirePython(t, "h5py", "numpy")
+	dir := t.TempDir()
+	p := filepath.Join(dir, "i64.h5")
+	testtool.RunPython(t, `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('big', data=np.zeros((40, 50), 'i8'))
+`, p)
+	_, err := loader.Open(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "64-bit integer") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("int64: %v", err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.h5")
+	os.WriteFile(cut, b[:len(b)/3], 0o644)
+	_, err = loader.Open(context.Background(), cut)
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("truncated: %v", err)
+	}
+}
