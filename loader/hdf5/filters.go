@@ -225,7 +225,7 @@ func bitshuffleDecode(f filter, b []byte, es, limit int) ([]byte, error) {
 	n := int(total) / es
 	out := make([]byte, total)
 	p := 12
-	tmp := make([]byte, bs*es)
+	tmp := make([]byte, min(bs, n)*es)
 	done := 0
 	for done+8 <= n {
 		m := min(bs, n-done)

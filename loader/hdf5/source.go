@@ -237,9 +237,13 @@ func (h *File) openImage(ctx context.Context, p string, want int) (*source, erro
 	return src, nil
 }
 
+// count is the number of samples (saturating at 2^63).
 func (d *dataset) count() uint64 {
 	n := uint64(1)
 	for _, x := range d.dims {
+		if x != 0 && n > (1<<63)/x {
+			return 1 << 63
+		}
 		n *= x
 	}
 	return n
@@ -247,7 +251,11 @@ func (d *dataset) count() uint64 {
 
 // check verifies that the dataset's stored samples lie in the file.
 func (d *dataset) check() error {
-	total := d.count() * uint64(d.dt.size)
+	total := d.count()
+	if total > 1<<62/uint64(max(d.dt.size, 1)) {
+		return errorf("%s: %v samples", d.path, d.dims)
+	}
+	total *= uint64(d.dt.size)
 	switch d.layout {
 	case layoutContiguous:
 		if d.addr == undef {
@@ -400,6 +408,9 @@ func (d *dataset) readPlane(idx, chunk []int, dst []byte) error {
 	}
 	off *= es
 	if d.layout == layoutCompact {
+		if off > uint64(len(d.compact)) {
+			return errorf("%s: plane beyond the compact data", d.path)
+		}
 		copy(dst, d.compact[off:])
 	} else if d.addr == undef {
 		d.fillBuf(dst)
