@@ -339,45 +339,41 @@ func (h *File) bdvSource(sd *spimData, groups [][]bdvSetup, g int, times []int) 
 		var ll loader.Level
 		var dims []uint64
 		var chunk []int
-		for _, t := range times {
-			for _, s := range setups {
-				p := fmt.Sprintf("/t%05d/s%02d/%d/cells", t, s.ID, r)
+		// The first view gives the level's geometry; the others are opened
+		// when first read, and checked then.
+		p := fmt.Sprintf("/t%05d/s%02d/%d/cells", times[0], setups[0].ID, r)
+		d, err := h.datasetAt(p)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			if len(d.dims) != 3 {
+				return nil, errorf("%s has %d dimensions, want 3", p, len(d.dims))
+			}
+			if err := d.image(); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			dims, chunk = d.dims, d.chunks3()
+			lv.plane = d.layout != layoutChunked
+			dt := d.dtype
+			if dt == loader.Int16 {
+				dt = loader.Uint16
+			}
+			if r == 0 {
+				m.DType = dt
+			} else if dt != m.DType {
+				return nil, errorf("%s holds %v, level 0 %v", p, dt, m.DType)
+			}
+			geom := geometry{size: []int{int(dims[0]), int(dims[1]), int(dims[2])}, chunk: chunk, dtype: d.dtype, planar: lv.plane}
+			r := r
+			lv.lazy = newLazySets(nt*nc, func(i int) (*dataset, error) {
+				p := fmt.Sprintf("/t%05d/s%02d/%d/cells", times[i/nc], setups[i%nc].ID, r)
 				d, err := h.datasetAt(p)
-				if err != nil {
+				if err != nil || d == nil {
 					return nil, err
 				}
-				if d != nil {
-					if len(d.dims) != 3 {
-						return nil, errorf("%s has %d dimensions, want 3", p, len(d.dims))
-					}
-					if err := d.image(); err != nil {
-						return nil, fmt.Errorf("%s: %w", p, err)
-					}
-					if err := d.check(); err != nil {
-						return nil, err
-					}
-					c := []int{1, int(d.dims[1]), int(d.dims[2])}
-					if d.layout == layoutChunked {
-						c = []int{int(d.chunk[0]), int(d.chunk[1]), int(d.chunk[2])}
-					}
-					if dims == nil {
-						dims, chunk = d.dims, c
-						lv.plane = d.layout != layoutChunked
-						dt := d.dtype
-						if dt == loader.Int16 {
-							dt = loader.Uint16
-						}
-						if r == 0 && m.DType == loader.Invalid {
-							m.DType = dt
-						} else if dt != m.DType {
-							return nil, errorf("%s holds %v, level 0 %v", p, dt, m.DType)
-						}
-					} else if fmt.Sprint(d.dims) != fmt.Sprint(dims) || fmt.Sprint(c) != fmt.Sprint(chunk) || (d.layout != layoutChunked) != lv.plane {
-						return nil, errorf("%s is stored unlike the other views of level %d", p, r)
-					}
-				}
-				lv.sets = append(lv.sets, d)
-			}
+				return d, geom.fits(d, p)
+			})
 		}
 		if dims == nil {
 			return nil, errorf("no cells of level %d", r)

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"vastview/loader"
 )
@@ -72,6 +73,9 @@ type File struct {
 	// rootSTE holds the root's cached symbol table (superblocks 0 and 1),
 	// used when the root object header has none.
 	rootBTree, rootHeap uint64
+	// linkCache holds the links of the groups listed so far, by object
+	// header address.
+	linkCache sync.Map
 }
 
 // OpenFile opens the HDF5 file at path.

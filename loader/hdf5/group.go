@@ -19,6 +19,18 @@ const maxLinks = 1 << 20
 // links lists the hard links of the group whose object header is o, in
 // the order of their names (or of creation, when the group tracks it).
 func (h *File) links(o *object) ([]link, error) {
+	if v, ok := h.linkCache.Load(o.addr); ok {
+		return v.([]link), nil
+	}
+	ls, err := h.readLinks(o)
+	if err == nil {
+		h.linkCache.Store(o.addr, ls)
+	}
+	return ls, err
+}
+
+// readLinks is links without the cache.
+func (h *File) readLinks(o *object) ([]link, error) {
 	var out []link
 	if m := o.find(msgSymbolTable); m != nil {
 		r := h.newReader(m.data)

@@ -118,8 +118,8 @@ func (h *File) openImaris(p string) (*source, bool, error) {
 		}
 	}
 	type lv struct {
-		sets   [][]*dataset // [t][c]
-		size   [3]int       // Z, Y, X
+		tps    map[int]uint64 // time point groups
+		size   [3]int         // Z, Y, X
 		chunk  []int
 		dtype  loader.DType
 		planar bool
@@ -141,86 +141,61 @@ func (h *File) openImaris(p string) (*source, bool, error) {
 		if ntr == 0 || ntr != nt {
 			return fail("resolution level %d has %d time points, level 0 %d", r, ntr, nt)
 		}
-		l := lv{sets: make([][]*dataset, nt)}
-		for t := 0; t < nt; t++ {
-			addr, ok := tps[t]
-			if !ok {
-				continue
-			}
-			to, err := h.readObject(addr)
-			if err != nil {
-				return nil, true, err
-			}
-			chs, ncr, err := h.numbered(to, "Channel ")
-			if err != nil {
-				return nil, true, err
-			}
-			if r == 0 && t == 0 {
-				nc = ncr
-			}
-			if ncr != nc || nc == 0 {
-				return fail("level %d time point %d has %d channels, want %d", r, t, ncr, nc)
-			}
-			l.sets[t] = make([]*dataset, nc)
-			for c := 0; c < nc; c++ {
-				caddr, ok := chs[c]
-				if !ok {
-					continue
-				}
-				co, err := h.readObject(caddr)
-				if err != nil {
-					return nil, true, err
-				}
-				name := fmt.Sprintf("/DataSet/ResolutionLevel %d/TimePoint %d/Channel %d/Data", r, t, c)
-				d, err := h.childDataset(co, "Data", name)
-				if err != nil {
-					return nil, true, err
-				}
-				if d == nil {
-					continue
-				}
-				if len(d.dims) != 3 {
-					return fail("%s has %d dimensions, want 3", name, len(d.dims))
-				}
-				if err := d.image(); err != nil {
-					return nil, true, fmt.Errorf("%s: %w", name, err)
-				}
-				if err := d.check(); err != nil {
-					return nil, true, err
-				}
-				chunk := []int{1, 1, int(d.dims[1]), int(d.dims[2])}
-				if d.layout == layoutChunked {
-					chunk = []int{int(d.chunk[0]), int(d.chunk[1]), int(d.chunk[2])}
-				} else {
-					chunk = chunk[1:]
-				}
-				if l.chunk == nil {
-					l.chunk, l.dtype, l.planar = chunk, d.dtype, d.layout != layoutChunked
-					ca, _ := h.attrs(co)
-					for i, k := range []string{"ImageSizeZ", "ImageSizeY", "ImageSizeX"} {
-						v, ok := attrFloat(ca, k)
-						if !ok && r == 0 {
-							v, ok = attrFloat(info, k[len(k)-1:])
-						}
-						n := int(d.dims[i])
-						if ok && v >= 1 && v <= float64(n) {
-							n = int(v)
-						}
-						l.size[i] = n
-					}
-				} else if fmt.Sprint(chunk) != fmt.Sprint(l.chunk) || d.dtype != l.dtype || d.layout == layoutChunked == l.planar {
-					return fail("%s is stored unlike the other data of its level", name)
-				}
-				for i := 0; i < 3; i++ {
-					if int(d.dims[i]) < l.size[i] {
-						return fail("%s of %v is smaller than the image of %v", name, d.dims, l.size)
-					}
-				}
-				l.sets[t][c] = d
-			}
+		// The first time point's first channel gives the level's geometry;
+		// the other data are opened when first read, and checked then.
+		l := lv{tps: tps}
+		addr, ok := tps[0]
+		if !ok {
+			return fail("resolution level %d has no time point 0", r)
 		}
-		if l.chunk == nil {
-			return fail("resolution level %d has no data", r)
+		to, err := h.readObject(addr)
+		if err != nil {
+			return nil, true, err
+		}
+		chs, ncr, err := h.numbered(to, "Channel ")
+		if err != nil {
+			return nil, true, err
+		}
+		if r == 0 {
+			nc = ncr
+		}
+		if ncr != nc || nc == 0 {
+			return fail("level %d time point 0 has %d channels, want %d", r, ncr, nc)
+		}
+		caddr, ok := chs[0]
+		if !ok {
+			return fail("resolution level %d has no channel 0", r)
+		}
+		co, err := h.readObject(caddr)
+		if err != nil {
+			return nil, true, err
+		}
+		name := fmt.Sprintf("/DataSet/ResolutionLevel %d/TimePoint 0/Channel 0/Data", r)
+		d, err := h.childDataset(co, "Data", name)
+		if err != nil {
+			return nil, true, err
+		}
+		if d == nil {
+			return fail("no %s", name)
+		}
+		if len(d.dims) != 3 {
+			return fail("%s has %d dimensions, want 3", name, len(d.dims))
+		}
+		if err := d.image(); err != nil {
+			return nil, true, fmt.Errorf("%s: %w", name, err)
+		}
+		l.chunk, l.dtype, l.planar = d.chunks3(), d.dtype, d.layout != layoutChunked
+		ca, _ := h.attrs(co)
+		for i, k := range []string{"ImageSizeZ", "ImageSizeY", "ImageSizeX"} {
+			v, ok := attrFloat(ca, k)
+			if !ok && r == 0 {
+				v, ok = attrFloat(info, k[len(k)-1:])
+			}
+			n := int(d.dims[i])
+			if ok && v >= 1 && v <= float64(n) {
+				n = int(v)
+			}
+			l.size[i] = n
 		}
 		if r > 0 && l.dtype != lvs[0].dtype {
 			return fail("resolution level %d holds %v, level 0 %v", r, l.dtype, lvs[0].dtype)
@@ -275,15 +250,37 @@ func (h *File) openImaris(p string) (*source, bool, error) {
 			ll.Scale = append(ll.Scale, s)
 			ll.Translation = append(ll.Translation, tr)
 		}
-		for t := 0; t < nt; t++ {
-			for c := 0; c < nc; c++ {
-				var d *dataset
-				if l.sets[t] != nil {
-					d = l.sets[t][c]
-				}
-				level.sets = append(level.sets, d)
+		tps, r := l.tps, r
+		geom := geometry{size: l.size[:], chunk: l.chunk, dtype: l.dtype, planar: l.planar}
+		level.lazy = newLazySets(nt*nc, func(i int) (*dataset, error) {
+			t, c := i/nc, i%nc
+			addr, ok := tps[t]
+			if !ok {
+				return nil, nil
 			}
-		}
+			to, err := h.readObject(addr)
+			if err != nil {
+				return nil, err
+			}
+			chs, _, err := h.numbered(to, "Channel ")
+			if err != nil {
+				return nil, err
+			}
+			caddr, ok := chs[c]
+			if !ok {
+				return nil, nil
+			}
+			co, err := h.readObject(caddr)
+			if err != nil {
+				return nil, err
+			}
+			name := fmt.Sprintf("/DataSet/ResolutionLevel %d/TimePoint %d/Channel %d/Data", r, t, c)
+			d, err := h.childDataset(co, "Data", name)
+			if err != nil || d == nil {
+				return nil, err
+			}
+			return d, geom.fits(d, name)
+		})
 		m.Levels = append(m.Levels, ll)
 		src.levels = append(src.levels, level)
 		if r == 0 {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"vastview/loader"
 )
@@ -146,6 +147,88 @@ type level struct {
 	shape []int // per axis after lead
 	// plane is true for contiguous or compact data read plane by plane.
 	plane bool
+	// lazy, when set, opens the datasets (in place of sets) as they are
+	// first read.
+	lazy *lazySets
+}
+
+// dataset returns dataset i of the level (nil when not stored).
+func (l *level) dataset(i int) (*dataset, error) {
+	if l.lazy != nil {
+		return l.lazy.get(i)
+	}
+	if i >= len(l.sets) {
+		return nil, nil
+	}
+	return l.sets[i], nil
+}
+
+// lazySets opens datasets on first use, each once.
+type lazySets struct {
+	open func(i int) (*dataset, error)
+	once []sync.Once
+	ds   []*dataset
+	errs []error
+}
+
+func newLazySets(n int, open func(i int) (*dataset, error)) *lazySets {
+	return &lazySets{open: open, once: make([]sync.Once, n), ds: make([]*dataset, n), errs: make([]error, n)}
+}
+
+func (z *lazySets) get(i int) (*dataset, error) {
+	if i < 0 || i >= len(z.ds) {
+		return nil, nil
+	}
+	z.once[i].Do(func() { z.ds[i], z.errs[i] = z.open(i) })
+	return z.ds[i], z.errs[i]
+}
+
+// geometry is what every dataset of a level must share: at least the
+// level's size, the same chunks, sample type and storage.
+type geometry struct {
+	size   []int
+	chunk  []int
+	dtype  loader.DType
+	planar bool
+}
+
+// fits checks dataset d (named name) against g.
+func (g *geometry) fits(d *dataset, name string) error {
+	if len(d.dims) != len(g.size) {
+		return errorf("%s has %d dimensions, want %d", name, len(d.dims), len(g.size))
+	}
+	if err := d.image(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := d.check(); err != nil {
+		return err
+	}
+	for i, n := range g.size {
+		if int(d.dims[i]) < n {
+			return errorf("%s of %v is smaller than the image of %v", name, d.dims, g.size)
+		}
+	}
+	if fmt.Sprint(d.chunks3()) != fmt.Sprint(g.chunk) || d.dtype.Size() != g.dtype.Size() || (d.layout != layoutChunked) != g.planar {
+		return errorf("%s is stored unlike the first dataset of its level", name)
+	}
+	return nil
+}
+
+// chunks3 is the dataset's chunk shape, or a plane for unchunked data.
+func (d *dataset) chunks3() []int {
+	n := len(d.dims)
+	c := make([]int, n)
+	if d.layout == layoutChunked {
+		for i := range c {
+			c[i] = int(d.chunk[i])
+		}
+		return c
+	}
+	for i := range c {
+		c[i] = 1
+	}
+	c[n-1], c[n-2] = int(d.dims[n-1]), int(d.dims[n-2])
+	return c
 }
 
 func (s *source) Meta() *loader.Meta { return s.meta }
@@ -372,11 +455,14 @@ func (s *source) ReadChunk(ctx context.Context, lv int, idx []int, dst []byte) e
 	for i := 0; i < l.lead; i++ {
 		si = si*m.Levels[lv].Shape[i] + idx[i]
 	}
-	if si >= len(l.sets) || l.sets[si] == nil {
+	d, err := l.dataset(si)
+	if err != nil {
+		return err
+	}
+	if d == nil {
 		clear(dst)
 		return nil
 	}
-	d := l.sets[si]
 	idx, chunk = idx[l.lead:], chunk[l.lead:]
 	if l.plane {
 		if err := d.readPlane(idx, chunk, dst); err != nil {
