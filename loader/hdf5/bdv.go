@@ -174,6 +174,11 @@ func openBDV(ctx context.Context, path string, series int) (loader.Source, error
 		return nil, fmt.Errorf("%s: %w", h5, err)
 	}
 	src, err := h.bdvSource(&sd, groups, series, times)
+	if err == nil {
+		if verr := src.meta.Validate(); verr != nil {
+			err = errorf("%v", verr)
+		}
+	}
 	if err != nil {
 		h.Close()
 		return nil, fmt.Errorf("%s: %w", filepath.Base(h5), err)

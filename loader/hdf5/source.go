@@ -254,6 +254,11 @@ func openIndex(ctx context.Context, p string, i int) (loader.Source, error) {
 		return nil, err
 	}
 	src, err := h.openImage(ctx, p, i)
+	if err == nil {
+		if verr := src.meta.Validate(); verr != nil {
+			err = errorf("%v", verr)
+		}
+	}
 	if err != nil {
 		h.Close()
 		return nil, err

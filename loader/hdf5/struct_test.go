@@ -29,6 +29,12 @@ func TestStructures(t *testing.T) {
 	if early.sbVer != 0 || late.sbVer != 3 {
 		t.Errorf("superblock versions %d, %d; want 0, 3", early.sbVer, late.sbVer)
 	}
+	if h := open(filepath.Join(edir, "sizes44.h5")); h.offSize != 4 || h.lenSize != 4 {
+		t.Errorf("sizes44.h5: %d-byte addresses, %d-byte lengths", h.offSize, h.lenSize)
+	}
+	if v := open(filepath.Join(dir, "v108.h5")).sbVer; v != 2 {
+		t.Errorf("v108.h5: superblock version %d, want 2", v)
+	}
 	ub := open(filepath.Join(edir, "userblock.h5"))
 	if ub.base != 1024 {
 		t.Errorf("user block: base %d, want 1024", ub.base)

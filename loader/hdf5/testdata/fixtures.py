@@ -166,6 +166,17 @@ def plugins(fname):
         np.save(npy, a)
         cases.append({"file": fname, "path": '/' + name, "npy": npy})
 
+def sizes44(fname):
+    # 4-byte addresses and lengths.
+    p = os.path.join(out, fname)
+    fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+    fcpl.set_sizes(4, 4)
+    fid = h5py.h5f.create(p.encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl)
+    with h5py.File(fid) as f:
+        f.create_dataset('data', data=vals((19, 23), 'u2', 51), chunks=(4, 8), compression='gzip')
+    with h5py.File(p, 'r') as f:
+        save(fname, f, '/data')
+
 def userblock(fname):
     p = os.path.join(out, fname)
     with h5py.File(p, 'w', userblock_size=1024) as f:
@@ -176,8 +187,10 @@ def userblock(fname):
 if which in ("all", "core"):
     common('earliest.h5', 'earliest')
     userblock('userblock.h5')
+    sizes44('sizes44.h5')
 if which in ("all", "latest"):
     common('latest.h5', 'latest')
+    common('v108.h5', 'v108')
     layouts('layouts.h5')
 if which in ("all", "plugins"):
     plugins('plugins.h5')
