@@ -225,6 +225,22 @@ func (h *File) readAt(addr uint64, n int64, what string) ([]byte, error) {
 	return b, nil
 }
 
+// readInto reads len(b) bytes at addr into b, checking the range first.
+func (h *File) readInto(b []byte, addr uint64, what string) error {
+	abs := addr + h.base
+	n := uint64(len(b))
+	if addr == undef || abs < addr || abs > uint64(h.size) || n > uint64(h.size)-abs {
+		return errorf("%s: %d bytes at %#x exceed the file of %d bytes", what, n, addr, h.size)
+	}
+	if m, err := h.r.ReadAt(b, int64(abs)); m < len(b) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = loader.ErrTruncated
+		}
+		return errorf("%s: %v", what, err)
+	}
+	return nil
+}
+
 // readUpTo reads up to n bytes at addr, fewer where the file ends.
 func (h *File) readUpTo(addr uint64, n int64, what string) ([]byte, error) {
 	if addr == undef {

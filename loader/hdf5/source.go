@@ -370,6 +370,9 @@ func (d *dataset) level(m *loader.Meta) level {
 	return l
 }
 
+// bandBytes is the size of the bands of rows contiguous data is read in.
+const bandBytes = 4 << 20
+
 // meta describes the dataset alone.
 func (d *dataset) meta() (*loader.Meta, error) {
 	d.readAttrs()
@@ -387,10 +390,13 @@ func (d *dataset) meta() (*loader.Meta, error) {
 	case layoutCompact:
 		copy(chunk, shape)
 	default:
+		// Bands of whole rows of about bandBytes.
 		for i := range chunk {
 			chunk[i] = 1
 		}
-		chunk[n-1], chunk[n-2] = shape[n-1], shape[n-2]
+		row := shape[n-1] * d.dt.size
+		chunk[n-1] = shape[n-1]
+		chunk[n-2] = max(1, min(shape[n-2], bandBytes/max(row, 1)))
 	}
 	axes := d.axes()
 	m := loader.NewMeta(formatName, axes, shape, d.dtype, chunk, nil, nil)
@@ -507,11 +513,16 @@ func (d *dataset) readPlane(idx, chunk []int, dst []byte) error {
 		d.fillBuf(dst)
 		return nil
 	} else {
-		b, err := d.h.readAt(d.addr+off, int64(len(dst)), d.path+": plane")
-		if err != nil {
+		// A band of rows; the last band of a plane may be cut short.
+		rows := min(chunk[n-2], int(d.dims[n-2])-idx[n-2]*chunk[n-2])
+		want := rows * chunk[n-1] * int(es)
+		if rows < 0 || want > len(dst) {
+			return errorf("%s: band %v outside the plane", d.path, idx)
+		}
+		if err := d.h.readInto(dst[:want], d.addr+off, d.path+": plane"); err != nil {
 			return err
 		}
-		copy(dst, b)
+		clear(dst[want:])
 	}
 	if d.dt.bigEndian {
 		loader.SwapBytes(dst, int(es))

@@ -2,6 +2,7 @@ package hdf5
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,15 @@ func TestStructures(t *testing.T) {
 	if v := open(filepath.Join(dir, "v108.h5")).sbVer; v != 2 {
 		t.Errorf("v108.h5: superblock version %d, want 2", v)
 	}
+	// A contiguous plane of 5 MB is read in bands of rows.
+	src, err := loader.Open(context.Background(), filepath.Join(edir, "earliest.h5")+"#/contig_bands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := src.Meta().Levels[0].Chunk; c[1] >= src.Meta().Shape[1] || c[2] != src.Meta().Shape[2] {
+		t.Errorf("contiguous chunk %v of %v, want bands of whole rows", c, src.Meta().Shape)
+	}
+	src.Close()
 	ub := open(filepath.Join(edir, "userblock.h5"))
 	if ub.base != 1024 {
 		t.Errorf("user block: base %d, want 1024", ub.base)
@@ -135,6 +145,110 @@ print(a['vlen']); print(a['fixed'].decode()); print(' '.join(repr(float(v)) for 
 			}
 		}
 		h.Close()
+	}
+}
+
+// TestDenseAttributes: a dataset with 21 attributes keeps them in a
+// fractal heap; each equals h5py's.
+func TestDenseAttributes(t *testing.T) {
+	dir, _ := fixtures(t, "latest")
+	p := filepath.Join(dir, "layouts.h5")
+	out := testtool.RunPython(t, `
+import sys, json, h5py
+a = h5py.File(sys.argv[1], 'r')['fixed'].attrs
+print(json.dumps({k: (v if isinstance(v, str) else float(v)) for k, v in a.items()}))
+`, p)
+	var want map[string]any
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	h, err := OpenFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	o, err := h.lookup("/fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.find(msgAttrInfo) == nil || o.find(msgAttribute) != nil {
+		t.Fatal("attributes are not stored densely")
+	}
+	got, err := h.attrs(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) != 21 {
+		t.Fatalf("%d attributes, h5py %d", len(got), len(want))
+	}
+	for k, v := range want {
+		switch v := v.(type) {
+		case string:
+			if got[k].Str != v {
+				t.Errorf("%s = %q, h5py %q", k, got[k].Str, v)
+			}
+		case float64:
+			if len(got[k].Nums) != 1 || got[k].Nums[0] != v {
+				t.Errorf("%s = %v, h5py %v", k, got[k].Nums, v)
+			}
+		}
+	}
+}
+
+// TestFletcherCorrupt: a chunk whose bytes changed after writing fails its
+// Fletcher-32 checksum, as h5py's read does.
+func TestFletcherCorrupt(t *testing.T) {
+	testtool.RequirePython(t, "h5py", "numpy")
+	p := filepath.Join(t.TempDir(), "f32.h5")
+	testtool.RunPython(t, `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('d', data=np.arange(64 * 64, dtype='u2').reshape(64, 64), chunks=(32, 32), fletcher32=True)
+`, p)
+	h, err := OpenFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.datasetAt("/d")
+	if err != nil || d == nil {
+		t.Fatal(err)
+	}
+	loc, err := d.locate([]uint64{1, 0})
+	h.Close()
+	if err != nil || loc.addr == undef {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[loc.addr+10] ^= 0x40
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := testtool.RunPython(t, `
+import sys, h5py
+try:
+    h5py.File(sys.argv[1], 'r')['d'][32:64, 0:32]
+    print('read')
+except OSError:
+    print('refused')
+`, p)
+	if strings.TrimSpace(string(out)) != "refused" {
+		t.Fatalf("h5py: %s", out)
+	}
+	src, err := loader.Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	buf := make([]byte, src.Meta().Levels[0].ChunkBytes(src.Meta().DType))
+	if err := src.ReadChunk(context.Background(), 0, []int{0, 0}, buf); err != nil {
+		t.Errorf("intact chunk: %v", err)
+	}
+	err = src.ReadChunk(context.Background(), 0, []int{1, 0}, buf)
+	if err == nil || !strings.Contains(err.Error(), "Fletcher-32") {
+		t.Errorf("corrupt chunk: %v", err)
 	}
 }
 

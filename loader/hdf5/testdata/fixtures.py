@@ -38,6 +38,7 @@ def common(fname, libver):
     with h5py.File(p, 'w', libver=libver) as f:
         f.create_dataset('/a/b/data', data=vals((5, 37, 29), 'u2', 1), chunks=(2, 16, 16), compression='gzip')
         f.create_dataset('contig', data=vals((3, 20, 30), 'f4', 2))
+        f.create_dataset('contig_bands', data=vals((2, 2500, 1001), 'u2', 11))
         compact(f, 'compact2d', vals((10, 12), 'i1', 3))
         f.create_dataset('be', data=vals((4, 19, 21), '>i2', 4), chunks=(3, 8, 8), shuffle=True, compression='gzip')
         f.create_dataset('f64', data=vals((2, 3, 17, 13), 'f8', 5), chunks=(1, 2, 8, 8), fletcher32=True)
@@ -53,7 +54,7 @@ def common(fname, libver):
         f['a'].attrs['fixed'] = np.bytes_('fixed text')
         f['a'].attrs['nums'] = np.array([1.5, -2, 3], 'f8')
     with h5py.File(p, 'r') as f:
-        for path in ['/a/b/data', '/contig', '/compact2d', '/be', '/f64', '/u8', '/i32be', '/u32', '/i16', '/f32be', '/many/d11']:
+        for path in ['/a/b/data', '/contig', '/contig_bands', '/compact2d', '/be', '/f64', '/u8', '/i32be', '/u32', '/i16', '/f32be', '/many/d11']:
             save(fname, f, path)
 
 def layouts(fname):
@@ -84,6 +85,10 @@ def layouts(fname):
         for i in range(12):
             g.create_dataset('z%02d' % (11 - i), data=vals((3, 5), 'u1', 200 + i))
         f['dense'].attrs['vlen'] = 'dense group text'
+        # More than 8 attributes: stored densely (fractal heap + v2 B-tree).
+        for i in range(20):
+            f['fixed'].attrs['a%02d' % i] = np.float64(i * 1.5 - 3)
+        f['fixed'].attrs['text'] = 'dense attribute text'
     with h5py.File(p, 'r') as f:
         for path in ['/single', '/single_gz', '/fixed', '/fixed_gz', '/fixed_paged', '/fixed_paged_gz', '/ext', '/ext_gz', '/ext_mid', '/bt2', '/bt2_gz', '/implicit', '/sparse', '/dense/z00', '/dense/z11']:
             save(fname, f, path)
