@@ -363,6 +363,9 @@ func (h *File) bdvSource(sd *spimData, groups [][]bdvSetup, g int, times []int) 
 			dt := d.dtype
 			if dt == loader.Int16 {
 				dt = loader.Uint16
+				if r == 0 {
+					m.Notes = append(m.Notes, "int16 cells read as uint16 (BigDataViewer's convention)")
+				}
 			}
 			if r == 0 {
 				m.DType = dt

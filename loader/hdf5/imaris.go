@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
@@ -294,6 +295,21 @@ func (h *File) openImaris(p string) (*source, bool, error) {
 			m.Units[i] = unit
 		}
 	}
+	// The T step: the time from the first to the last time point
+	// (DataSetInfo/TimeInfo TimePoint1..N), evenly divided.
+	if nt > 1 && axes[0] == 'T' {
+		if ti, err := h.lookup("/DataSetInfo/TimeInfo"); err == nil {
+			a, _ := h.attrs(ti)
+			t0, ok0 := imarisTime(a, "TimePoint1")
+			t1, ok1 := imarisTime(a, fmt.Sprintf("TimePoint%d", nt))
+			if dt := t1.Sub(t0).Seconds() / float64(nt-1); ok0 && ok1 && dt > 0 {
+				m.Spacing[0], m.Units[0] = dt, "second"
+				for i := range m.Levels {
+					m.Levels[i].Scale[0] = dt
+				}
+			}
+		}
+	}
 	// Channels.
 	for c := 0; c < nc; c++ {
 		var ch loader.Channel
@@ -321,6 +337,21 @@ func (h *File) openImaris(p string) (*source, bool, error) {
 		m.Channels = append(m.Channels, ch)
 	}
 	return src, true, nil
+}
+
+// imarisTime parses a TimeInfo attribute ("2021-05-04 10:00:02.500").
+func imarisTime(a map[string]Attr, name string) (time.Time, bool) {
+	v, ok := a[name]
+	if !ok || !v.IsText {
+		return time.Time{}, false
+	}
+	s := strings.TrimSpace(v.Str)
+	for _, layout := range []string{"2006-01-02 15:04:05.000", "2006-01-02 15:04:05", "2006-01-02 15:04:05.000000"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // fields parses the space-separated numbers of s; nil if any is not one.

@@ -36,6 +36,7 @@ func TestImarisWritten(t *testing.T) {
 		NT, NC   int
 		Spacing  []float64
 		Origin   []float64
+		TStep    float64
 		Channels []struct {
 			Name   string
 			Color  []int
@@ -76,6 +77,9 @@ func TestImarisWritten(t *testing.T) {
 		if m.Units[2+i] != "micrometer" {
 			t.Errorf("unit %q", m.Units[2+i])
 		}
+	}
+	if !near(m.Spacing[0], want.TStep) || m.Units[0] != "second" {
+		t.Errorf("T step %g %s, want %g s", m.Spacing[0], m.Units[0], want.TStep)
 	}
 	if len(m.Channels) != want.NC {
 		t.Fatalf("%d channels", len(m.Channels))

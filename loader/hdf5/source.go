@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"sort"
 	"strings"
@@ -399,8 +400,44 @@ func (d *dataset) meta() (*loader.Meta, error) {
 		chunk[n-2] = max(1, min(shape[n-2], bandBytes/max(row, 1)))
 	}
 	axes := d.axes()
-	m := loader.NewMeta(formatName, axes, shape, d.dtype, chunk, nil, nil)
+	spacing, units := d.spacing(axes)
+	m := loader.NewMeta(formatName, axes, shape, d.dtype, chunk, spacing, units)
 	return m, nil
+}
+
+// spacing reads the element_size_um attribute (ilastik, Fiji's HDF5
+// plugins): the size of a step in micrometres, one value per dimension or
+// per spatial axis (Z, Y, X, the last ones).
+func (d *dataset) spacing(axes string) ([]float64, []string) {
+	a, ok := d.attrs["element_size_um"]
+	if !ok || a.IsText {
+		return nil, nil
+	}
+	n := len(axes)
+	first := 0
+	switch len(a.Nums) {
+	case n:
+	case strings.Count(axes, "Z") + 2:
+		first = n - len(a.Nums)
+	default:
+		return nil, nil
+	}
+	spacing := make([]float64, n)
+	units := make([]string, n)
+	for i := range spacing {
+		spacing[i] = 1
+	}
+	for i, v := range a.Nums {
+		ax := axes[first+i]
+		if ax != 'Z' && ax != 'Y' && ax != 'X' {
+			continue
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, nil
+		}
+		spacing[first+i], units[first+i] = v, "micrometer"
+	}
+	return spacing, units
 }
 
 // axes names the dataset's dimensions: from ilastik's axistags attribute

@@ -268,6 +268,7 @@ with h5py.File(sys.argv[1], 'w') as f:
     f.create_dataset('five', data=np.zeros((2, 3, 4, 5, 6), 'u1'))
     f.create_dataset('three', data=np.zeros((4, 5, 6), 'u1'))
     f.create_dataset('one', data=np.zeros((6,), 'u1'))
+    f['three'].attrs['element_size_um'] = np.array([2.5, 0.25, 0.125], 'f4')
 `, p)
 	for sel, axes := range map[string]string{"/tagged": "TCYX", "/small4": "CZYX", "/big4": "TZYX", "/five": "TCZYX", "/three": "ZYX"} {
 		src, err := loader.Open(context.Background(), p+"#"+sel)
@@ -276,6 +277,12 @@ with h5py.File(sys.argv[1], 'w') as f:
 		}
 		if got := src.Meta().Axes; got != axes {
 			t.Errorf("%s: axes %s, want %s", sel, got, axes)
+		}
+		if sel == "/three" {
+			m := src.Meta()
+			if m.Spacing[0] != 2.5 || m.Spacing[1] != 0.25 || m.Spacing[2] != 0.125 || m.Units[0] != "micrometer" {
+				t.Errorf("element_size_um: spacing %v %v", m.Spacing, m.Units)
+			}
 		}
 		if n := len(src.Meta().Series); n != 5 {
 			t.Errorf("%d series listed, want the 5 of 2 to 5 dimensions", n)

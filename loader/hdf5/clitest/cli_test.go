@@ -64,3 +64,38 @@ with h5py.File(sys.argv[1], 'w') as f:
 		t.Errorf("bad selector: %d %q", rc, errb.String())
 	}
 }
+
+// TestCLIImaris: info --json on Bitplane's minimal Imaris file gives the
+// size h5py reads from its Channel group.
+func TestCLIImaris(t *testing.T) {
+	const ims = "/work/shared/testdata/ims/Minimal_IMS_File.ims"
+	if _, err := os.Stat(ims); err != nil {
+		t.Skip(err)
+	}
+	testtool.RequirePython(t, "h5py")
+	want := testtool.RunPython(t, `
+import sys, json, h5py
+c = h5py.File(sys.argv[1], 'r')['DataSet/ResolutionLevel 0/TimePoint 0/Channel 0']
+print(json.dumps([int(b''.join(c.attrs['ImageSize' + k])) for k in 'ZYX']))
+`, ims)
+	var out, errb bytes.Buffer
+	if rc := cli.Run([]string{"info", "--json", ims}, &out, &errb); rc != 0 {
+		t.Fatalf("info: %d %s", rc, errb.String())
+	}
+	var info struct {
+		Format, Axes, Dtype string
+		Shape               []int
+	}
+	if err := json.Unmarshal(out.Bytes(), &info); err != nil {
+		t.Fatal(err)
+	}
+	var size []int
+	if err := json.Unmarshal(want, &size); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(info.Shape)
+	exp, _ := json.Marshal(size)
+	if info.Format != "imaris" || info.Axes != "ZYX" || info.Dtype != "uint16" || string(got) != string(exp) {
+		t.Errorf("info %+v, h5py size %s", info, want)
+	}
+}

@@ -39,6 +39,8 @@ with h5py.File(path, 'w', libver='earliest') as f:
         g.attrs['ColorRange'] = s1('0.000 %d.000' % (1000 * (c + 1)))
     ti = f.create_group('DataSetInfo/TimeInfo')
     ti.attrs['DatasetTimePoints'] = s1(nt)
+    ti.attrs['TimePoint1'] = s1('2021-05-04 10:00:00.000')
+    ti.attrs['TimePoint2'] = s1('2021-05-04 10:00:02.500')
     levels = []
     size = size0
     for r in range(3):
@@ -72,6 +74,10 @@ with h5py.File(path, 'r') as f:
         np.save('%s_L%d.npy' % (base, r), lvl)
     info = f['DataSetInfo/Image'].attrs
     ext = [(float(b''.join(info['ExtMin%d' % i])), float(b''.join(info['ExtMax%d' % i]))) for i in range(3)]
+    import datetime
+    ti = f['DataSetInfo/TimeInfo'].attrs
+    stamp = lambda k: datetime.datetime.strptime(b''.join(ti[k]).decode(), '%Y-%m-%d %H:%M:%S.%f')
+    tstep = (stamp('TimePoint%d' % nt) - stamp('TimePoint1')).total_seconds() / (nt - 1)
     chans = []
     for c in range(nc):
         a = f['DataSetInfo/Channel %d' % c].attrs
@@ -81,4 +87,4 @@ with h5py.File(path, 'r') as f:
 print(json.dumps({'levels': [list(s) for s in levels], 'nt': nt, 'nc': nc,
                   'spacing': [(ext[2][1] - ext[2][0]) / levels[0][0], (ext[1][1] - ext[1][0]) / levels[0][1], (ext[0][1] - ext[0][0]) / levels[0][2]],
                   'origin': [ext[2][0], ext[1][0], ext[0][0]],
-                  'channels': chans}))
+                  'channels': chans, 'tstep': tstep}))
