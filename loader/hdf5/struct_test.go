@@ -109,6 +109,49 @@ func TestStructures(t *testing.T) {
 	}
 }
 
+// TestBigGroup: a group of 1500 links (fractal heap with indirect blocks,
+// a name index of two levels) lists the names h5py lists.
+func TestBigGroup(t *testing.T) {
+	dir, _ := fixtures(t, "latest")
+	p := filepath.Join(dir, "biggroup.h5")
+	names, err := os.ReadFile(p + ".names")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(string(names), "\n")
+	h, err := OpenFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	o, err := h.lookup("/g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := h.links(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != len(want) {
+		t.Fatalf("%d links, h5py %d", len(ls), len(want))
+	}
+	for i := range ls {
+		if ls[i].name != want[i] {
+			t.Fatalf("link %d %q, h5py %q", i, ls[i].name, want[i])
+		}
+	}
+	m := o.find(msgLinkInfo)
+	r := h.newReader(m.data)
+	r.skip(2)
+	fh, err := h.readFractalHeap(r.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fh.rootRows == 0 {
+		t.Error("the fractal heap's root is a direct block; the test wants an indirect one")
+	}
+}
+
 // TestAttributes compares the attributes read with h5py's: variable and
 // fixed-length strings and numbers, in a symbol-table group and in a
 // group with dense links.

@@ -189,6 +189,20 @@ def userblock(fname):
     with h5py.File(p, 'r') as f:
         save(fname, f, '/data')
 
+def biggroup(fname):
+    # 1500 links: a fractal heap with indirect blocks, a name index of
+    # more than one level; the names are listed for the test to compare.
+    p = os.path.join(out, fname)
+    with h5py.File(p, 'w', libver='latest') as f:
+        g = f.create_group('g')
+        for i in range(1500):
+            g.create_group('member with a longer name %04d' % i)
+        g['member with a longer name 0777'].create_dataset('data', data=vals((6, 7), 'i2', 60))
+    with h5py.File(p, 'r') as f:
+        with open(p + '.names', 'w') as n:
+            n.write('\n'.join(sorted(f['g'].keys())))
+        save(fname, f, '/g/member with a longer name 0777/data')
+
 if which in ("all", "core"):
     common('earliest.h5', 'earliest')
     userblock('userblock.h5')
@@ -197,6 +211,7 @@ if which in ("all", "latest"):
     common('latest.h5', 'latest')
     common('v108.h5', 'v108')
     layouts('layouts.h5')
+    biggroup('biggroup.h5')
 if which in ("all", "plugins"):
     plugins('plugins.h5')
 print(json.dumps(cases))
