@@ -441,7 +441,8 @@ func (d *dataset) spacing(axes string) ([]float64, []string) {
 }
 
 // axes names the dataset's dimensions: from ilastik's axistags attribute
-// when it gives an order ending in y, x; else the last two are YX, a third
+// when it gives an order ending in y, x, or from its dimension scales
+// (see dimensionAxes); else the last two are YX, a third
 // from the end Z, and before it C (4-D with a first dimension of at most 8)
 // or T, then T before C for 5-D.
 func (d *dataset) axes() string {
@@ -462,6 +463,9 @@ func (d *dataset) axes() string {
 				return ax
 			}
 		}
+	}
+	if ax := d.dimensionAxes(); ax != "" {
+		return ax
 	}
 	switch n {
 	case 2:

@@ -312,8 +312,13 @@ with h5py.File(sys.argv[1], 'w') as f:
     f.create_dataset('three', data=np.zeros((4, 5, 6), 'u1'))
     f.create_dataset('one', data=np.zeros((6,), 'u1'))
     f['three'].attrs['element_size_um'] = np.array([2.5, 0.25, 0.125], 'f4')
+    s = f.create_dataset('scaled', data=np.zeros((3, 4, 5, 6), 'u1'))
+    for i, name in enumerate(['time', 'z', 'y', 'x']):
+        f[name] = np.arange(s.shape[i], dtype='f4')
+        f[name].make_scale(name)
+        s.dims[i].attach_scale(f[name])
 `, p)
-	for sel, axes := range map[string]string{"/tagged": "TCYX", "/small4": "CZYX", "/big4": "TZYX", "/five": "TCZYX", "/three": "ZYX"} {
+	for sel, axes := range map[string]string{"/tagged": "TCYX", "/small4": "CZYX", "/big4": "TZYX", "/five": "TCZYX", "/three": "ZYX", "/scaled": "TZYX"} {
 		src, err := loader.Open(context.Background(), p+"#"+sel)
 		if err != nil {
 			t.Fatal(err)
@@ -327,8 +332,8 @@ with h5py.File(sys.argv[1], 'w') as f:
 				t.Errorf("element_size_um: spacing %v %v", m.Spacing, m.Units)
 			}
 		}
-		if n := len(src.Meta().Series); n != 5 {
-			t.Errorf("%d series listed, want the 5 of 2 to 5 dimensions", n)
+		if n := len(src.Meta().Series); n != 6 {
+			t.Errorf("%d series listed, want the 6 of 2 to 5 dimensions", n)
 		}
 		src.Close()
 	}
