@@ -262,7 +262,7 @@ func bdvTimes(typ, first, last, pattern string) ([]int, error) {
 	return nil, fmt.Errorf("time points of type %q", typ)
 }
 
-// affine composes a registration's transforms (3x4, row-major) in order.
+// composeAffine composes a registration's transforms (3x4, row-major) in order.
 func composeAffine(list []string) ([12]float64, bool) {
 	m := [12]float64{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}
 	ok := false

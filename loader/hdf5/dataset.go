@@ -589,7 +589,7 @@ func (d *dataset) fillBuf(b []byte) {
 	}
 }
 
-// withAttrs reads the dataset's attributes into d.attrs.
+// readAttrs reads the dataset's attributes into d.attrs.
 func (d *dataset) readAttrs() error {
 	if d.attrs != nil || d.obj == nil {
 		return nil

@@ -70,7 +70,7 @@ type File struct {
 	lenSize  int    // bytes of a length
 	rootAddr uint64 // the root group's object header
 	sbVer    int
-	// rootSTE holds the root's cached symbol table (superblocks 0 and 1),
+	// rootBTree and rootHeap hold the root's cached symbol table (superblocks 0 and 1),
 	// used when the root object header has none.
 	rootBTree, rootHeap uint64
 	// linkCache holds the links of the groups listed so far, by object

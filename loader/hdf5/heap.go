@@ -87,7 +87,8 @@ func (fh *fractalHeap) maxDirectRows() int {
 	return bits.TrailingZeros64(fh.maxDirect) - bits.TrailingZeros64(fh.startBlock) + 2
 }
 
-// object returns the heap object id names.
+// heapObject returns the fractal heap object that id names (managed
+// or tiny; huge objects are refused).
 func (h *File) heapObject(fh *fractalHeap, id []byte) ([]byte, error) {
 	if len(id) < 1 {
 		return nil, errorf("fractal heap: empty heap ID")

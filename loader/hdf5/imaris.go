@@ -23,8 +23,8 @@ import (
 // those are missing), and the stored levels are cropped to it. The image
 // is "TCZYX", T and C left out when there is one of them.
 
-// groupNames lists the links of the group at p whose names start with
-// prefix followed by a number, indexed by that number (missing ones "").
+// numbered maps the links of group o named prefix followed by a number to
+// their addresses, by that number, and returns one more than the largest.
 func (h *File) numbered(o *object, prefix string) (map[int]uint64, int, error) {
 	ls, err := h.links(o)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"sort"
 	"strings"
 	"sync"
 
@@ -18,17 +17,10 @@ func init() {
 	loader.Register(loader.Format{Name: formatName, Match: Match, Open: Open, Exts: []string{".h5", ".hdf5", ".he5", ".hdf", ".ims"}})
 }
 
-// Node is an object of the file reached by a path: a group or dataset.
-type Node struct {
-	Path  string
-	obj   *object
-	links []link
-}
-
 // maxObjects bounds the objects a walk of the file visits.
 const maxObjects = 1 << 16
 
-// object returns the object at the slash-separated path p ("/" the root).
+// lookup returns the object at the slash-separated path p ("/" the root).
 func (h *File) lookup(p string) (*object, error) {
 	o, err := h.readObject(h.rootAddr)
 	if err != nil {
@@ -612,14 +604,4 @@ func cropEdge(dst []byte, idx, chunk, shape []int, es int) {
 			co[i] = 0
 		}
 	}
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }

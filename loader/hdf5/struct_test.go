@@ -51,8 +51,8 @@ func TestStructures(t *testing.T) {
 	}
 	lay := open(filepath.Join(dir, "layouts.h5"))
 	want := map[string]int{
-		"/single": indexSingle, "/single_gz": indexSingle, "/implicit": indexImplicit,
-		"/fixed": indexFixed, "/fixed_gz": indexFixed, "/fixed_paged": indexFixed, "/fixed_paged_gz": indexFixed,
+		"/single": indexSingle, "/single_gz": indexSingle, "/implicit": indexImplicit, "/implicit_max": indexImplicit,
+		"/fixed": indexFixed, "/fixed_gz": indexFixed, "/fixed_max": indexFixed, "/fixed_paged": indexFixed, "/fixed_paged_gz": indexFixed,
 		"/ext": indexExtArray, "/ext_gz": indexExtArray, "/ext_mid": indexExtArray,
 		"/bt2": indexBTree2, "/bt2_gz": indexBTree2,
 	}

@@ -64,6 +64,7 @@ def layouts(fname):
         f.create_dataset('single_gz', data=vals((13, 17), 'u2', 21), chunks=(13, 17), maxshape=(13, 17), compression='gzip')
         f.create_dataset('fixed', data=vals((20, 30), 'i2', 22), chunks=(6, 7))
         f.create_dataset('fixed_gz', data=vals((20, 30), 'i2', 23), chunks=(6, 7), compression='gzip')
+        f.create_dataset('fixed_max', data=vals((20, 30), 'u2', 33), chunks=(6, 7), maxshape=(40, 61))
         f.create_dataset('fixed_paged', data=vals((40, 40, 41), 'u1', 24), chunks=(1, 1, 41))
         f.create_dataset('fixed_paged_gz', data=vals((40, 40, 41), 'u1', 25), chunks=(1, 1, 41), compression='gzip')
         f.create_dataset('ext', data=vals((300, 8, 9), 'u2', 26), chunks=(1, 8, 9), maxshape=(None, 8, 9))
@@ -78,6 +79,9 @@ def layouts(fname):
         space = h5py.h5s.create_simple((10, 11), (10, 11))
         h5py.h5d.create(f.id, b'implicit', h5py.h5t.STD_U16LE, space, dcpl=dcpl)
         f['implicit'][...] = vals((10, 11), 'u2', 31)
+        space = h5py.h5s.create_simple((10, 11), (13, 23))
+        h5py.h5d.create(f.id, b'implicit_max', h5py.h5t.STD_U8LE, space, dcpl=dcpl)
+        f['implicit_max'][...] = vals((10, 11), 'u1', 34)
         # An unwritten chunk reads as the fill value.
         f.create_dataset('sparse', shape=(20, 20), dtype='i2', chunks=(10, 10), fillvalue=-7)
         f['sparse'][0:10, 0:10] = vals((10, 10), 'i2', 32)
@@ -90,7 +94,7 @@ def layouts(fname):
             f['fixed'].attrs['a%02d' % i] = np.float64(i * 1.5 - 3)
         f['fixed'].attrs['text'] = 'dense attribute text'
     with h5py.File(p, 'r') as f:
-        for path in ['/single', '/single_gz', '/fixed', '/fixed_gz', '/fixed_paged', '/fixed_paged_gz', '/ext', '/ext_gz', '/ext_mid', '/bt2', '/bt2_gz', '/implicit', '/sparse', '/dense/z00', '/dense/z11']:
+        for path in ['/fixed_max', '/single', '/single_gz', '/fixed', '/fixed_gz', '/fixed_paged', '/fixed_paged_gz', '/ext', '/ext_gz', '/ext_mid', '/bt2', '/bt2_gz', '/implicit', '/implicit_max', '/sparse', '/dense/z00', '/dense/z11']:
             save(fname, f, path)
 
 def bshuf_blocks(a, bs):
