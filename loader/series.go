@@ -59,7 +59,8 @@ func WithSelector(path, sel string) string {
 }
 
 // SeriesIndex finds the series sel names in list: an index ("2"), else a
-// name, matched exactly and then ignoring case. The error lists what the
+// name, matched exactly, then ignoring case, then (for a name that is a
+// path from "/") without its leading slash. The error lists what the
 // file holds.
 func SeriesIndex(list []Series, sel string) (int, error) {
 	if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(list) {
@@ -72,6 +73,13 @@ func SeriesIndex(list []Series, sel string) (int, error) {
 	}
 	for i, s := range list {
 		if s.Name != "" && strings.EqualFold(s.Name, sel) {
+			return i, nil
+		}
+	}
+	// A path-like name (an HDF5 dataset's "/group/data") matches without
+	// its leading slash too.
+	for i, s := range list {
+		if strings.HasPrefix(s.Name, "/") && s.Name[1:] == strings.TrimPrefix(sel, "/") {
 			return i, nil
 		}
 	}

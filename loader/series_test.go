@@ -127,3 +127,17 @@ func TestOneImageHasOnlySeriesZero(t *testing.T) {
 		t.Errorf("#1: %v", err)
 	}
 }
+
+// TestSeriesByName: a name selects its series exactly, then ignoring case,
+// then, for a path from "/", without its leading slash; an index wins.
+func TestSeriesByName(t *testing.T) {
+	list := []Series{{Name: "/raw/data"}, {Name: "Cells"}, {Name: "/2"}}
+	for sel, want := range map[string]int{"/raw/data": 0, "raw/data": 0, "cells": 1, "Cells": 1, "2": 2, "1": 1} {
+		if i, err := SeriesIndex(list, sel); err != nil || i != want {
+			t.Errorf("%q: series %d, %v; want %d", sel, i, err, want)
+		}
+	}
+	if _, err := SeriesIndex(list, "raw"); err == nil {
+		t.Error(`"raw" selected a series`)
+	}
+}

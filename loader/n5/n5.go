@@ -36,12 +36,11 @@ import (
 	"strings"
 
 	"vastview/loader"
-	"vastview/loader/n5/internal/register"
 	"vastview/loader/zarr/store"
 )
 
 func init() {
-	register.Match, register.Open = Match, openSource
+	loader.Register(loader.Format{Name: "n5", Match: Match, Open: openSource, Exts: []string{".n5"}})
 }
 
 // Match reports whether path is a folder holding an attributes.json that

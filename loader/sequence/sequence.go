@@ -60,9 +60,9 @@ func nonNil[S loader.Source](src S, err error) (loader.Source, error) {
 	return src, nil
 }
 
-// zarrMarkers are files whose presence makes a folder a Zarr store rather
-// than a folder of frames.
-var zarrMarkers = []string{".zgroup", ".zarray", ".zattrs", "zarr.json"}
+// zarrMarkers are files whose presence makes a folder a Zarr store (or an
+// N5 container, attributes.json) rather than a folder of frames.
+var zarrMarkers = []string{".zgroup", ".zarray", ".zattrs", "zarr.json", "attributes.json"}
 
 // Match reports whether path is a glob pattern or a folder (head is nil for
 // both) that is not a Zarr store or a URL. It is safe for concurrent use.
