@@ -222,7 +222,7 @@ func NameOf(p string) string {
 	if len(n) > 100 {
 		n = n[:100]
 	}
-	if n == "" || strings.Trim(n, "_") == "" {
+	if n == "" || strings.Trim(n, "_.") == "" {
 		n = "image"
 	}
 	return n
