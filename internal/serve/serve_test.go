@@ -21,6 +21,7 @@ import (
 	"vastview/loader"
 	_ "vastview/loader/sequence"
 	_ "vastview/loader/tiff"
+	_ "vastview/loader/video"
 )
 
 // python runs script with Debian's python3 (numpy, tifffile, zarr,
@@ -455,5 +456,38 @@ func TestNames(t *testing.T) {
 	}
 	if _, err := serve.New([]serve.Image{{Name: "../a", Src: newPlane()}}, serve.Options{}); err == nil {
 		t.Error("../a was accepted")
+	}
+}
+
+// TestMovie serves an H.264 movie made by ffmpeg: one frame per chunk on
+// T, C, Y, X, each frame equal to ffmpeg's own conversion of it to packed
+// RGB, and T's spacing the frame interval in seconds.
+func TestMovie(t *testing.T) {
+	ffmpeg := testtool.Require(t, "ffmpeg")
+	testtool.Require(t, "ffprobe")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	mp4 := filepath.Join(dir, "clip.mp4")
+	testtool.Run(t, ffmpeg, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25",
+		"-frames:v", "20", "-c:v", "libx264", "-pix_fmt", "yuv420p", mp4)
+	url, srv := served(t, serve.Options{Codec: "zstd"}, mp4)
+	out := python(t, mp4, url+"/clip.ome.zarr", `
+import subprocess
+a = da.from_zarr(u + '/0')
+assert a.chunksize == (1, 3, 48, 64), a.chunksize
+raw = subprocess.run(['ffmpeg', '-hide_banner', '-nostdin', '-loglevel', 'error', '-i', d, '-f', 'rawvideo',
+    '-pix_fmt', 'rgb24', 'pipe:1'], check=True, capture_output=True).stdout
+ref = np.frombuffer(raw, np.uint8).reshape(-1, 48, 64, 3).transpose(0, 3, 1, 2)
+assert a.shape == ref.shape, (a.shape, ref.shape)
+assert np.array_equal(a[::3].compute(), ref[::3])
+g = zarr.open(fsspec.get_mapper(u), mode='r')
+ms = g.attrs['multiscales'][0]
+print(ms['axes'][0], ms['datasets'][0]['coordinateTransformations'][0]['scale'][0])
+`)
+	if out != "{'name': 't', 'type': 'time', 'unit': 'second'} 0.04\n" {
+		t.Fatalf("python printed %q", out)
+	}
+	if n, _ := srv.Chunks(); n != 7 {
+		t.Fatalf("%d chunks read for frames 0, 3, ..., 18", n)
 	}
 }
