@@ -1,5 +1,5 @@
 // Package cli runs vastview's command lines: the viewer, info, plane,
-// pyramid and bench. Its contract (flags, JSON, exit status, one line of
+// pyramid, serve and bench. Its contract (flags, JSON, exit status, one line of
 // error) is the one ../shared/DESIGN.md gives; scripts depend on it.
 package cli
 
@@ -52,6 +52,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		err = cmdPyramid(args[1:], stderr)
 	case "movie":
 		err = cmdMovie(args[1:], stderr)
+	case "serve":
+		err = cmdServe(args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -102,6 +104,13 @@ const usage = `vastview views image volumes and movies too big to load.
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr
+  vastview serve [--addr HOST:PORT] [--token T] [--compress none|zstd]
+                 [--budget SIZE] SRC...
+                                   each SRC read-only over HTTP as OME-Zarr
+                                   v0.4 at http://HOST:PORT/NAME.ome.zarr
+                                   (NAME: its base name; default address
+                                   127.0.0.1:8000; with --token, requests
+                                   need Authorization: Bearer T)
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
                                    (NAME: open, camera, pyramid, downsample, codec, zarr, project, movie, video)
