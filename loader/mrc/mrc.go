@@ -221,7 +221,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	planeBytes := nx * ny * int64(dt.Size())
 	switch h.mode {
 	case modeFloat16:
-		data = rawvol.Unpacked(data, storedPlane, planeBytes, func(dst, src []byte) { halfToFloat(dst, src, h.bo) })
+		data = rawvol.Unpacked(data, storedPlane, planeBytes, func(dst, src []byte) { loader.HalfToFloat32(dst, src, h.bo) })
 		bigEndian = false
 	case modePacked4:
 		data = rawvol.Unpacked(data, storedPlane, planeBytes, func(dst, src []byte) { unpack4(dst, src, int(nx), int(rowBytes)) })
@@ -240,32 +240,6 @@ func (h header) voxelSize() [3]float64 {
 		}
 	}
 	return v
-}
-
-// halfToFloat widens the IEEE half-precision samples in src, in byte
-// order bo, to little-endian float32 samples in dst.
-func halfToFloat(dst, src []byte, bo binary.ByteOrder) {
-	for i := 0; i+1 < len(src) && 2*i+3 < len(dst); i += 2 {
-		h := uint32(bo.Uint16(src[i:]))
-		sign, exp, frac := h>>15, h>>10&0x1f, h&0x3ff
-		var f uint32
-		switch {
-		case exp == 0x1f: // infinity, NaN
-			f = sign<<31 | 0xff<<23 | frac<<13
-		case exp != 0:
-			f = sign<<31 | (exp+127-15)<<23 | frac<<13
-		case frac == 0:
-			f = sign << 31
-		default: // subnormal: normalise
-			e := uint32(127 - 15 + 1)
-			for frac&0x400 == 0 {
-				frac <<= 1
-				e--
-			}
-			f = sign<<31 | e<<23 | (frac&0x3ff)<<13
-		}
-		binary.LittleEndian.PutUint32(dst[2*i:], f)
-	}
 }
 
 // unpack4 spreads rows of nx 4-bit samples, each row stored in rowBytes

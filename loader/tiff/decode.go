@@ -58,7 +58,7 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 	}
 	if p.half {
 		s.finish(p, stored, 2, srb)
-		halfToFloat(out, stored)
+		loader.HalfToFloat32(out, stored, binary.LittleEndian)
 		return nil
 	}
 	unpack(out, stored, rows, srb, p.bw*p.blockSamples(), p.bits)
@@ -174,32 +174,6 @@ func bitsAt(b []byte, at, n int) uint32 {
 func reverseBits(b []byte) {
 	for i, v := range b {
 		b[i] = bits.Reverse8(v)
-	}
-}
-
-// halfToFloat widens little-endian IEEE half-precision samples in src to
-// little-endian float32 samples in out.
-func halfToFloat(out, src []byte) {
-	for i := 0; i+1 < len(src) && 4*i/2+3 < len(out); i += 2 {
-		h := uint32(binary.LittleEndian.Uint16(src[i:]))
-		sign, exp, frac := h>>15, h>>10&0x1f, h&0x3ff
-		var f uint32
-		switch {
-		case exp == 0x1f: // infinity, NaN
-			f = sign<<31 | 0xff<<23 | frac<<13
-		case exp != 0:
-			f = sign<<31 | (exp+127-15)<<23 | frac<<13
-		case frac == 0:
-			f = sign << 31
-		default: // subnormal: normalise
-			e := uint32(127 - 15 + 1)
-			for frac&0x400 == 0 {
-				frac <<= 1
-				e--
-			}
-			f = sign<<31 | e<<23 | (frac&0x3ff)<<13
-		}
-		binary.LittleEndian.PutUint32(out[2*i:], f)
 	}
 }
 
