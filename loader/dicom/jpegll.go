@@ -59,6 +59,8 @@ type llDecoder struct {
 	tables    [4]huffman
 	restart   int
 	out       [][]uint16 // per component, w*h samples
+
+	wantW, wantH, wantC int
 	// bit reader
 	acc    uint64
 	nbits  int
@@ -71,10 +73,11 @@ func jpegErr(format string, args ...any) error {
 	return fmt.Errorf("lossless JPEG: %s: %w", fmt.Sprintf(format, args...), errJPEG)
 }
 
-// decodeLossless decodes a lossless JPEG stream into one slice of w*h
-// samples per component.
-func decodeLossless(data []byte) (*llDecoder, error) {
-	d := &llDecoder{data: data}
+// decodeLossless decodes a lossless JPEG stream of w×h pixels of nc
+// components into one slice of w*h samples per component (a frame of
+// another size is an error, before anything is allocated).
+func decodeLossless(data []byte, w, h, nc int) (*llDecoder, error) {
+	d := &llDecoder{data: data, wantW: w, wantH: h, wantC: nc}
 	if len(data) < 2 || data[0] != 0xFF || data[1] != 0xD8 {
 		return nil, jpegErr("no SOI marker")
 	}
@@ -159,6 +162,9 @@ func (d *llDecoder) frame(b []byte) error {
 	}
 	if d.w == 0 || d.h == 0 || nf < 1 || nf > 4 || len(b) < 6+3*nf {
 		return jpegErr("frame of %d×%d, %d components", d.w, d.h, nf)
+	}
+	if d.w != d.wantW || d.h != d.wantH || nf != d.wantC {
+		return jpegErr("frame of %d×%d×%d in an image of %d×%d×%d", d.w, d.h, nf, d.wantW, d.wantH, d.wantC)
 	}
 	for i := 0; i < nf; i++ {
 		c := b[6+3*i:]
@@ -413,12 +419,9 @@ func (d *llDecoder) skipEntropy() {
 
 // decodeLosslessFrame decodes a lossless JPEG frame of sl into dst.
 func decodeLosslessFrame(data []byte, sl *slice, dst []byte) error {
-	d, err := decodeLossless(data)
+	d, err := decodeLossless(data, sl.cols, sl.rows, sl.spp)
 	if err != nil {
 		return formatError("%v", err)
-	}
-	if d.w != sl.cols || d.h != sl.rows || len(d.comps) != sl.spp {
-		return formatError("JPEG frame of %d×%d×%d in an image of %d×%d×%d", d.w, d.h, len(d.comps), sl.cols, sl.rows, sl.spp)
 	}
 	if d.precision > sl.bitsAlloc {
 		return formatError("JPEG precision %d in samples of %d bits", d.precision, sl.bitsAlloc)
