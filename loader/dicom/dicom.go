@@ -149,6 +149,7 @@ func plausibleStart(b []byte) bool {
 // Open opens a DICOM file (with the rest of its series from its folder),
 // a folder of DICOM files, or a DICOMDIR. Errors do not repeat the path.
 func Open(ctx context.Context, path string) (loader.Source, error) {
+	path = filepath.Clean(path)
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, loader.StripPath(err)
@@ -188,6 +189,9 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	cat, err := scan(ctx, dir, files, want)
 	if err != nil {
 		return nil, err
+	}
+	if !st.IsDir() {
+		cat.opened = path
 	}
 	return cat.open(cat.chosen)
 }
@@ -619,6 +623,7 @@ type catalog struct {
 	chosen int
 	notes  []string
 	list   []loader.Series
+	opened string // the file opened ("" for a folder): its other files are Meta.DataFiles
 }
 
 // volume is one series: its slices in order (or one multi-frame file).
@@ -811,8 +816,14 @@ func (v *volume) meta() *loader.Meta {
 	if s.modality != "" {
 		m.Notes = append(m.Notes, "modality "+s.modality)
 	}
-	if s.photometric == "MONOCHROME1" {
+	switch {
+	case s.photometric == "MONOCHROME1":
 		m.Notes = append(m.Notes, "MONOCHROME1: low values are white; shown as stored")
+	case s.photometric == "MONOCHROME2" || s.photometric == "RGB" || s.photometric == "":
+	case s.syntax == tsJPEGBase && strings.HasPrefix(s.photometric, "YBR_FULL"):
+		m.Notes = append(m.Notes, s.photometric+" JPEG converted to RGB")
+	default:
+		m.Notes = append(m.Notes, "PhotometricInterpretation "+s.photometric+": samples as stored")
 	}
 	if s.orient != nil {
 		m.Notes = append(m.Notes, fmt.Sprintf("orientation (row, column) %s", fmtFloats(s.orient)))
@@ -875,12 +886,11 @@ func (c *catalog) open(i int) (loader.Source, error) {
 	if len(c.list) > 0 {
 		m.Series, m.SeriesIndex = c.list, i
 	}
-	if len(v.slices) > 1 || v.slices[0].path != "" {
+	if c.opened != "" {
 		for _, s := range v.slices {
-			m.DataFiles = append(m.DataFiles, s.path)
-		}
-		if len(m.DataFiles) == 1 {
-			m.DataFiles = nil
+			if s.path != c.opened {
+				m.DataFiles = append(m.DataFiles, s.path)
+			}
 		}
 	}
 	if err := m.Validate(); err != nil {
@@ -924,7 +934,7 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	}
 	sl, frame := s.vol.plane(z)
 	if err := s.readFrame(sl, frame, dst); err != nil {
-		if len(s.vol.slices) > 1 || sl.path != "" && len(s.meta.DataFiles) > 0 {
+		if sl.path != s.cat.opened {
 			return fmt.Errorf("%s: %w", sl.name, err)
 		}
 		return err

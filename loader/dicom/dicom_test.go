@@ -255,6 +255,13 @@ func TestSeriesFolder(t *testing.T) {
 	// One file opens its own series from the folder.
 	src, got = readAll(t, filepath.Join(dir, want[2].Files[1]))
 	checkValues(t, src, got, want[2])
+	// Also by a relative path.
+	t.Chdir(dir)
+	src, got = readAll(t, "./"+want[2].Files[0])
+	checkValues(t, src, got, want[2])
+	if m := src.Meta(); len(m.DataFiles) != 2 {
+		t.Errorf("data files %q", m.DataFiles)
+	}
 	if _, err := loader.Open(context.Background(), dir+"#Coronal"); err == nil {
 		t.Error("no error for a missing series")
 	}
