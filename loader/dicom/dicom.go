@@ -169,7 +169,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	default:
 		// One file: its series from its folder.
 		dir, want = filepath.Dir(path), path
-		h, err := scanFile(path)
+		h, err := scanFile(path, true)
 		if err != nil {
 			return nil, err
 		}
@@ -275,8 +275,9 @@ func isDICOMDIR(path string) bool {
 	return hasPreamble(b[:n]) && strings.Contains(string(b[:n]), "1.2.840.10008.1.3.10")
 }
 
-// scanFile reads the header of the file at path.
-func scanFile(path string) (*slice, error) {
+// scanFile reads the header of the file at path; unless sure, a file
+// that does not start as DICOM files do is skipped (nil, nil).
+func scanFile(path string, sure bool) (*slice, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, loader.StripPath(err)
@@ -288,6 +289,13 @@ func scanFile(path string) (*slice, error) {
 	}
 	if !st.Mode().IsRegular() {
 		return nil, formatError("not a regular file")
+	}
+	if !sure {
+		var b [136]byte
+		n, _ := f.ReadAt(b[:], 0)
+		if !hasPreamble(b[:n]) && !plausibleStart(b[:n]) {
+			return nil, nil
+		}
 	}
 	h, err := readHeader(f, st.Size())
 	if err != nil {
@@ -505,10 +513,7 @@ func scan(ctx context.Context, dir string, files []string, want string) (*catalo
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if !quickCheck(files[i], files[i] == want) {
-					continue
-				}
-				slicesOut[i], errs[i] = scanFile(files[i])
+				slicesOut[i], errs[i] = scanFile(files[i], files[i] == want)
 			}
 		}()
 	}
@@ -608,12 +613,6 @@ func scan(ctx context.Context, dir string, files []string, want string) (*catalo
 	}
 	cat.names()
 	return cat, nil
-}
-
-// quickCheck reports whether the file at path looks like DICOM (sure: the
-// file asked for, read whatever it holds).
-func quickCheck(path string, sure bool) bool {
-	return sure || isDICOMFile(path)
 }
 
 // catalog is every series found.

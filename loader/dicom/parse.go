@@ -357,13 +357,14 @@ func (ds dataset) item(tag uint32) dataset {
 }
 
 // readHeader parses a DICOM file's header (everything before its pixel
-// data) from r, size bytes long. read is how many bytes to read first; it
-// doubles while the header is longer.
+// data) from r, size bytes long: it reads the first 4 KiB, and twice as
+// much while the header is longer, so that little of the pixel data is
+// read with it.
 func readHeader(r io.ReaderAt, size int64) (*fileHeader, error) {
 	if size < 8 {
 		return nil, fmt.Errorf("%d bytes are too few for DICOM: %w", size, errTruncated)
 	}
-	first := int64(16 << 10)
+	first := int64(4 << 10)
 	for n := first; ; n *= 2 {
 		if n > size {
 			n = size
