@@ -3,6 +3,8 @@ package dicom_test
 import (
 	"bytes"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +15,9 @@ import (
 )
 
 // TestCLI runs info --json and plane --out x.raw on a folder of two
-// pydicom-written series (file names without an extension, beside a
-// DICOMDIR-less folder's usual clutter), opened with every format
-// registered: the folder is DICOM, not a sequence of frames.
+// pydicom-written series (file names without an extension, beside a text
+// file and a PNG picture), opened with every format registered: the folder
+// is DICOM, not a sequence of one PNG frame.
 func TestCLI(t *testing.T) {
 	dir, want := dicom.Generate(t, "",
 		dicom.Series{N: 4, Rows: 6, Cols: 7, DType: "<i2", Desc: "Axial", Number: dicom.Ptr(2), Shuffle: true, Prefix: "a",
@@ -23,6 +25,9 @@ func TestCLI(t *testing.T) {
 		dicom.Series{N: 2, Rows: 3, Cols: 3, DType: "<u1", Desc: "Scout", Number: dicom.Ptr(1), Prefix: "b"},
 	)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not an image"), 0o644)
+	var pngb bytes.Buffer
+	png.Encode(&pngb, image.NewGray(image.Rect(0, 0, 7, 6)))
+	os.WriteFile(filepath.Join(dir, "preview.png"), pngb.Bytes(), 0o644)
 	var out, errb bytes.Buffer
 	if rc := cli.Run([]string{"info", "--json", dir}, &out, &errb); rc != 0 {
 		t.Fatalf("info: %d %s", rc, errb.String())

@@ -50,6 +50,10 @@ import (
 	"vastview/loader"
 )
 
+// init registers the format. Packages initialise in the order of their
+// import paths (Go 1.21 and later), so "vastview/loader/dicom" registers
+// before "vastview/loader/sequence", whose folder match takes any folder:
+// a folder of DICOM files is tried as DICOM first.
 func init() {
 	loader.Register(loader.Format{Name: "dicom", Match: Match, Open: Open, Exts: []string{".dcm", ".dicom", ".dic", ".ima"}})
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"vastview/internal/testtool"
@@ -308,5 +309,19 @@ func TestLazy(t *testing.T) {
 		t.Error("no error for a corrupt RLE frame")
 	} else {
 		t.Log(err)
+	}
+}
+
+// TestMonochrome1 reads a MONOCHROME1 series as stored, with a note.
+func TestMonochrome1(t *testing.T) {
+	dir, want := generate(t, "", series{N: 2, Rows: 4, Cols: 3, DType: "<u2", Photometric: "MONOCHROME1"})
+	src, got := readAll(t, dir)
+	checkValues(t, src, got, want[0])
+	found := false
+	for _, n := range src.Meta().Notes {
+		found = found || strings.HasPrefix(n, "MONOCHROME1")
+	}
+	if !found {
+		t.Errorf("notes %q", src.Meta().Notes)
 	}
 }
