@@ -496,9 +496,19 @@ func (s *slice) frameBytes() int64 {
 // dtype is the sample type.
 func (s *slice) dtype() loader.DType { return loader.IntDType(s.bitsAlloc, s.signed) }
 
-// geometryKey groups slices that can be one volume.
+// geometryKey groups slices that can be one volume: of one series, size,
+// sample type and orientation (a localiser's three planes share a series
+// but are three images).
 func (s *slice) geometryKey() string {
-	return fmt.Sprintf("%s|%dx%dx%d|%d|%v|%v", s.seriesUID, s.cols, s.rows, s.spp, s.bitsAlloc, s.signed, s.frames > 1)
+	o := ""
+	for _, v := range s.orient {
+		r := math.Round(v*1e4) / 1e4
+		if r == 0 {
+			r = 0 // not -0
+		}
+		o += strconv.FormatFloat(r, 'g', -1, 64) + ","
+	}
+	return fmt.Sprintf("%s|%dx%dx%d|%d|%v|%v|%s", s.seriesUID, s.cols, s.rows, s.spp, s.bitsAlloc, s.signed, s.frames > 1, o)
 }
 
 // scan reads the headers of files (a few at a time) and groups them into

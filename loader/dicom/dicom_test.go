@@ -325,3 +325,21 @@ func TestMonochrome1(t *testing.T) {
 		t.Errorf("notes %q", src.Meta().Notes)
 	}
 }
+
+// TestOrientationSplit writes one series UID with axial and sagittal
+// slices (as a localiser has): they are two images, each sorted along its
+// own normal.
+func TestOrientationSplit(t *testing.T) {
+	dir, want := generate(t, "",
+		series{UID: "1.2.826.0.1.3680043.8.498.1", N: 3, Rows: 5, Cols: 5, DType: "<i2", Number: ptr(1), Shuffle: true, Prefix: "A"},
+		series{UID: "1.2.826.0.1.3680043.8.498.1", N: 4, Rows: 5, Cols: 5, DType: "<i2", Number: ptr(1), Shuffle: true, Prefix: "S",
+			Orient: []float64{0, 1, 0, 0, 0, -1}},
+	)
+	src, got := readAll(t, dir)
+	if m := src.Meta(); len(m.Series) != 2 || m.SeriesIndex != 1 {
+		t.Fatalf("series %+v, index %d", m.Series, m.SeriesIndex)
+	}
+	checkValues(t, src, got, want[1])
+	src, got = readAll(t, dir+"#0")
+	checkValues(t, src, got, want[0])
+}
