@@ -599,7 +599,11 @@ func scan(ctx context.Context, dir string, files []string, want string) (*catalo
 		return nil, formatError("no DICOM images among %d files", len(files))
 	}
 	if bad > 0 {
-		cat.notes = append(cat.notes, fmt.Sprintf("%d files not read (%s: %v)", bad, firstErrName, firstErr))
+		what := "1 file"
+		if bad > 1 {
+			what = fmt.Sprintf("%d files", bad)
+		}
+		cat.notes = append(cat.notes, fmt.Sprintf("%s not read (%s: %v)", what, firstErrName, firstErr))
 	}
 	for _, v := range cat.vols {
 		v.arrange()

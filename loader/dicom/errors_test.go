@@ -100,3 +100,22 @@ pydicom.dcmwrite(sys.argv[2], d, write_like_original=True)
 	src, got := readAll(t, q)
 	checkValues(t, src, got, want[0])
 }
+
+// TestBadFileInFolder cuts one file of a series short: the folder opens
+// with the others, and a note names the file left out.
+func TestBadFileInFolder(t *testing.T) {
+	dir, want := generate(t, "", series{N: 4, Rows: 6, Cols: 6, DType: "<u2"})
+	p := filepath.Join(dir, want[0].Files[2])
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, b[:len(b)-20], 0o644)
+	src, err := loader.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	note := strings.Join(m.Notes, "; ")
+	if m.Shape[0] != 3 || !strings.Contains(note, "1 file not read ("+want[0].Files[2]+":") {
+		t.Errorf("shape %v, notes %q", m.Shape, note)
+	}
+}
