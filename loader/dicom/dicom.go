@@ -13,8 +13,9 @@
 // distance between the first and last positions over the number of steps
 // (SliceThickness only when there are no positions); PixelSpacing gives
 // the Y and X spacing, in millimetres. An enhanced (multi-frame) object's
-// frames are its Z axis, positioned by the per-frame functional groups'
-// PlanePositionSequence.
+// frames are its Z axis in stored order, spaced by the per-frame
+// functional groups' PlanePositionSequence. Slices of one series that
+// differ in size or orientation are separate images.
 //
 // Samples are the stored values (8, 16 or 32 bits, signed as
 // PixelRepresentation says, the bits above BitsStored kept as stored, as
@@ -25,8 +26,12 @@
 //
 // Transfer syntaxes: implicit and explicit VR little endian, explicit VR
 // big endian, deflated explicit VR little endian, RLE lossless, JPEG
-// baseline (8-bit) and JPEG lossless (process 14, any selection value);
-// JPEG-LS, JPEG 2000 and the video syntaxes are refused by name.
+// baseline (8-bit; YBR_FULL and YBR_FULL_422 converted to RGB as
+// libjpeg's upsampling and pydicom's convert_color_space do) and JPEG
+// lossless (process 14, any selection value, point transform, restart
+// intervals); JPEG-LS, JPEG 2000 and the video syntaxes are refused by
+// name. Each encapsulated frame is found through the basic offset table,
+// one fragment per frame, or the fragments that start with a JPEG SOI.
 //
 // Opening reads each file's header up to its pixel data (a few files at a
 // time in parallel) and no samples; each chunk, one slice, is read from its
