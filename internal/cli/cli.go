@@ -13,6 +13,7 @@ import (
 	"vastview/loader"
 	_ "vastview/loader/cine" // the formats register themselves
 	_ "vastview/loader/czi"
+	_ "vastview/loader/dicom"
 	_ "vastview/loader/hdf5"
 	_ "vastview/loader/lif"
 	_ "vastview/loader/metaimage"
