@@ -50,6 +50,7 @@ type spimData struct {
 		Loader struct {
 			Format string  `xml:"format,attr"`
 			HDF5   bdvPath `xml:"hdf5"`
+			N5     bdvPath `xml:"n5"`
 		} `xml:"ImageLoader"`
 		Setups []bdvSetup `xml:"ViewSetups>ViewSetup"`
 		Times  struct {
@@ -126,7 +127,6 @@ func openBDV(ctx context.Context, path string, series int) (loader.Source, error
 	switch f := sd.Seq.Loader.Format; f {
 	case "bdv.hdf5":
 	case "bdv.n5":
-		return nil, &loader.UnsupportedError{Format: bdvFormat, Feature: `image loader "bdv.n5" (open the N5 container itself)`}
 	default:
 		return nil, &loader.UnsupportedError{Format: bdvFormat, Feature: fmt.Sprintf("image loader %q", f)}
 	}
@@ -136,6 +136,9 @@ func openBDV(ctx context.Context, path string, series int) (loader.Source, error
 		base = filepath.Join(dir, base)
 	} else if base == "" {
 		base = dir
+	}
+	if sd.Seq.Loader.Format == "bdv.n5" {
+		return openBDVN5(ctx, path, base, &sd, series)
 	}
 	h5 := strings.TrimSpace(sd.Seq.Loader.HDF5.Path)
 	if h5 == "" {
@@ -293,6 +296,32 @@ func composeAffine(list []string) ([12]float64, bool) {
 }
 
 // bdvSource builds the image of setups groups[g].
+// geometry is the spacing and origin (x, y, z) of setup's voxels at time
+// point t: from its registration (the affine transforms composed), else
+// its voxelSize.
+func (sd *spimData) geometry(setup bdvSetup, t int) (spacing, origin [3]float64) {
+	spacing = [3]float64{1, 1, 1}
+	if vs := fields(setup.Voxel.Size); len(vs) == 3 {
+		copy(spacing[:], vs)
+	}
+	for _, r := range sd.Regs {
+		if r.Setup != setup.ID || r.T != t {
+			continue
+		}
+		var list []string
+		for _, tr := range r.Transforms {
+			list = append(list, tr.Affine)
+		}
+		if a, ok := composeAffine(list); ok {
+			for j := 0; j < 3; j++ {
+				spacing[j] = math.Sqrt(a[j]*a[j] + a[4+j]*a[4+j] + a[8+j]*a[8+j])
+				origin[j] = a[4*j+3]
+			}
+		}
+	}
+	return spacing, origin
+}
+
 func (h *File) bdvSource(sd *spimData, groups [][]bdvSetup, g int, times []int) (*source, error) {
 	setups := groups[g]
 	nt, nc := len(times), len(setups)
@@ -313,26 +342,7 @@ func (h *File) bdvSource(sd *spimData, groups [][]bdvSetup, g int, times []int) 
 		lead++
 	}
 	axes += "ZYX"
-	// Spacing and origin (x, y, z) from the registration, else voxelSize.
-	spacing, origin := [3]float64{1, 1, 1}, [3]float64{}
-	if vs := fields(setups[0].Voxel.Size); len(vs) == 3 {
-		copy(spacing[:], vs)
-	}
-	for _, r := range sd.Regs {
-		if r.Setup != setups[0].ID || r.T != times[0] {
-			continue
-		}
-		var list []string
-		for _, t := range r.Transforms {
-			list = append(list, t.Affine)
-		}
-		if a, ok := composeAffine(list); ok {
-			for j := 0; j < 3; j++ {
-				spacing[j] = math.Sqrt(a[j]*a[j] + a[4+j]*a[4+j] + a[8+j]*a[8+j])
-				origin[j] = a[4*j+3]
-			}
-		}
-	}
+	spacing, origin := sd.geometry(setups[0], times[0])
 	unit := rawvol.UnitName(setups[0].Voxel.Unit)
 	m := &loader.Meta{Format: bdvFormat, Axes: axes}
 	src := &source{h: h, meta: m}
