@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"vastview/loader"
+	"vastview/loader/internal/ycc"
 )
 
 // frameIndex is where an encapsulated file's frames are: for each frame,
@@ -259,20 +260,11 @@ func decodeBaseline(data []byte, sl *slice, dst []byte) error {
 		if sl.spp != 3 {
 			return formatError("colour JPEG frame in a gray image")
 		}
-		cb, cr, ok := upsample(im)
-		if !ok {
-			cb, cr = make([]byte, n), make([]byte, n)
-			for y := 0; y < sl.rows; y++ {
-				for x := 0; x < sl.cols; x++ {
-					o := im.COffset(x, y)
-					cb[y*sl.cols+x], cr[y*sl.cols+x] = im.Cb[o], im.Cr[o]
-				}
-			}
-		}
+		cb, cr, cs := ycc.Chroma(im)
 		for y := 0; y < sl.rows; y++ {
 			for x := 0; x < sl.cols; x++ {
 				p := y*sl.cols + x
-				dst[p], dst[n+p], dst[2*n+p] = ybrToRGB(im.Y[y*im.YStride+x], cb[p], cr[p])
+				dst[p], dst[n+p], dst[2*n+p] = ycc.ToRGB(im.Y[y*im.YStride+x], cb[y*cs+x], cr[y*cs+x])
 			}
 		}
 	default:
@@ -289,88 +281,6 @@ func decodeBaseline(data []byte, sl *slice, dst []byte) error {
 		}
 	}
 	return nil
-}
-
-// ybrToRGB converts YCbCr (full range) to RGB as pydicom's
-// convert_color_space does (in float64, rounded half up, clipped).
-func ybrToRGB(y, cb, cr byte) (r, g, b byte) {
-	fy, fb, fr := float64(y), float64(cb)-128, float64(cr)-128
-	clip := func(v float64) byte {
-		v += 0.5
-		if v < 0 {
-			return 0
-		}
-		if v > 255 {
-			return 255
-		}
-		return byte(v)
-	}
-	return clip(fy + 1.402*fr), clip(fy + fb*(-0.114*1.772/0.587) + fr*(-0.299*1.402/0.587)), clip(fy + 1.772*fb)
-}
-
-// upsample returns the chroma planes of a 4:2:2 or 4:2:0 image at full
-// size, interpolated as libjpeg's "fancy" upsampling does (the decoders
-// DICOM viewers use; Go's own decoder repeats chroma samples); ok is false
-// for other layouts.
-func upsample(im *image.YCbCr) (cb, cr []byte, ok bool) {
-	w, h := im.Rect.Dx(), im.Rect.Dy()
-	cw := (w + 1) / 2
-	if cw < 2 {
-		return nil, nil, false
-	}
-	var vert bool
-	switch im.SubsampleRatio {
-	case image.YCbCrSubsampleRatio422:
-	case image.YCbCrSubsampleRatio420:
-		vert = true
-	default:
-		return nil, nil, false
-	}
-	ch := h
-	if vert {
-		ch = (h + 1) / 2
-	}
-	plane := func(src []byte) []byte {
-		out := make([]byte, w*h)
-		row := make([]byte, 2*cw)
-		sums := make([]int, cw)
-		for y := 0; y < h; y++ {
-			if !vert {
-				in := src[y*im.CStride:]
-				row[0] = in[0]
-				row[1] = byte((int(in[0])*3 + int(in[1]) + 2) >> 2)
-				for i := 1; i < cw-1; i++ {
-					v := int(in[i]) * 3
-					row[2*i] = byte((v + int(in[i-1]) + 1) >> 2)
-					row[2*i+1] = byte((v + int(in[i+1]) + 2) >> 2)
-				}
-				row[2*cw-2] = byte((int(in[cw-1])*3 + int(in[cw-2]) + 1) >> 2)
-				row[2*cw-1] = in[cw-1]
-			} else {
-				cy := y / 2
-				oy := cy - 1
-				if y%2 == 1 {
-					oy = cy + 1
-				}
-				oy = max(0, min(ch-1, oy))
-				in0, in1 := src[cy*im.CStride:], src[oy*im.CStride:]
-				for i := 0; i < cw; i++ {
-					sums[i] = int(in0[i])*3 + int(in1[i])
-				}
-				row[0] = byte((sums[0]*4 + 8) >> 4)
-				row[1] = byte((sums[0]*3 + sums[1] + 7) >> 4)
-				for i := 1; i < cw-1; i++ {
-					row[2*i] = byte((sums[i]*3 + sums[i-1] + 8) >> 4)
-					row[2*i+1] = byte((sums[i]*3 + sums[i+1] + 7) >> 4)
-				}
-				row[2*cw-2] = byte((sums[cw-1]*3 + sums[cw-2] + 8) >> 4)
-				row[2*cw-1] = byte((sums[cw-1]*4 + 7) >> 4)
-			}
-			copy(out[y*w:(y+1)*w], row[:w])
-		}
-		return out
-	}
-	return plane(im.Cb), plane(im.Cr), true
 }
 
 // readDICOMDIR returns the image files a DICOMDIR refers to, in its order.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"vastview/loader/internal/ycc"
 
 	"golang.org/x/image/webp"
 )
@@ -66,13 +67,13 @@ func webpPixel(img image.Image, x, y int) color.NRGBA {
 	case *image.YCbCr:
 		if m.SubsampleRatio == image.YCbCrSubsampleRatio420 {
 			cb, cr := fancyChroma(m, x, y)
-			r, g, b := videoYCbCrToRGB(m.Y[m.YOffset(x, y)], cb, cr)
+			r, g, b := ycc.VideoToRGB(m.Y[m.YOffset(x, y)], cb, cr)
 			return color.NRGBA{r, g, b, 255}
 		}
 	case *image.NYCbCrA:
 		if m.SubsampleRatio == image.YCbCrSubsampleRatio420 {
 			cb, cr := fancyChroma(&m.YCbCr, x, y)
-			r, g, b := videoYCbCrToRGB(m.Y[m.YOffset(x, y)], cb, cr)
+			r, g, b := ycc.VideoToRGB(m.Y[m.YOffset(x, y)], cb, cr)
 			return color.NRGBA{r, g, b, m.A[m.AOffset(x, y)]}
 		}
 	}
@@ -100,16 +101,4 @@ func fancyChroma(m *image.YCbCr, x, y int) (byte, byte) {
 		return byte((9*at(p, cx, cy) + 3*at(p, nx, cy) + 3*at(p, cx, ny) + at(p, nx, ny) + 8) >> 4)
 	}
 	return mix(m.Cb), mix(m.Cr)
-}
-
-// videoYCbCrToRGB converts BT.601 Y'CbCr of video range to R'G'B', each
-// rounded to nearest and clamped.
-func videoYCbCrToRGB(y, cb, cr byte) (byte, byte, byte) {
-	yy := 255.0 / 219 * (float64(y) - 16)
-	u, v := 255.0/224*(float64(cb)-128), 255.0/224*(float64(cr)-128)
-	const kr, kb = 0.299, 0.114
-	r := yy + 2*(1-kr)*v
-	b := yy + 2*(1-kb)*u
-	g := (yy - kr*r - kb*b) / (1 - kr - kb)
-	return clampByte(r), clampByte(g), clampByte(b)
 }
