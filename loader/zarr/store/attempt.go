@@ -15,6 +15,7 @@ var (
 	errStalled     = errors.New("stalled")
 	errAttemptSlow = errors.New("attempt too slow")
 	errReadSlow    = errors.New("read too slow")
+	errDeadline    = errors.New("read deadline passed")
 )
 
 // attemptError is how one attempt failed.
@@ -29,7 +30,10 @@ type attemptError struct {
 // a watchdog that cancels it when it stops making progress and a pacer that
 // cancels it when it is too slow. It adds its time and body bytes to used.
 // A value comes with what the response said of it.
-func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *spent) ([]byte, Info, *attemptError) {
+//
+// A kept value (nil if none) is asked for conditionally and returned as
+// it is when the server answers 304 Not Modified.
+func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *spent, kept *cached) ([]byte, Info, *attemptError) {
 	select {
 	case h.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -66,12 +70,29 @@ func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *sp
 		req.Header.Set("Range", v)
 	}
 	req.Header.Set("Accept-Encoding", "identity")
+	if kept != nil {
+		if kept.info.ETag != "" {
+			req.Header.Set("If-None-Match", kept.info.ETag)
+		}
+		if !kept.info.Modified.IsZero() {
+			req.Header.Set("If-Modified-Since", kept.info.Modified.UTC().Format(http.TimeFormat))
+		}
+	}
+	if h.opt.Sign != nil {
+		if err := h.opt.Sign(req); err != nil {
+			return nil, Info{}, &attemptError{err: err}
+		}
+	}
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return nil, Info{}, h.broken(actx, p, err, false)
 	}
 	defer resp.Body.Close()
 	body.r = resp.Body
+	if resp.StatusCode == http.StatusNotModified && kept != nil {
+		io.CopyN(io.Discard, body, 4<<10)
+		return kept.data, kept.info, nil
+	}
 	if f := h.checkStatus(resp, body, r); f != nil {
 		return nil, Info{}, f
 	}

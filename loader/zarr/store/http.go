@@ -67,6 +67,33 @@ type HTTPOptions struct {
 	// also for expired or wrong credentials, so by default 403 is an error
 	// (reported at once) rather than silently turning chunks into fill.
 	ForbiddenIsNotFound bool
+	// Deadline, if above 0, bounds a read as a whole: its attempts, the
+	// waits between them and the wait for a concurrency slot, however fast
+	// the body comes (so unlike ReadTimeout it also cuts off a large value
+	// over a slow link). Open sets it to DefaultDeadline.
+	Deadline time.Duration
+	// Sign, if not nil, is called on every request just before it is sent
+	// (after its headers are set), to authorise it: object stores sign
+	// requests with it. Its error fails the read at once; it must not
+	// put credentials in that error.
+	Sign func(*http.Request) error
+	// Reauthorize, if not nil, is called once per read when a request is
+	// refused (401 Unauthorized, 403 Forbidden); if it returns true (it
+	// changed what Sign does, say from anonymous to signed requests), the
+	// request is made again at once.
+	Reauthorize func(context.Context) bool
+	// Explain, if not nil, turns the final error of a failed read into the
+	// one returned, for a message that says what to do; the result must
+	// match what the *HTTPError given matches (errors.Is).
+	Explain func(*HTTPError) error
+	// Name, if not empty, is the store's location in messages and String
+	// instead of the base URL (an s3:// address for an object store).
+	Name string
+	// Cache, if not nil, keeps the values read, validated on use: a value
+	// the cache holds is asked for with If-None-Match / If-Modified-Since,
+	// and a 304 answer is served from the cache, as is a read that fails
+	// because the server cannot be reached.
+	Cache *DiskCache
 }
 
 // withDefaults fills in the zero fields of o.
@@ -165,6 +192,9 @@ func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	h.prefix = u.String()
 	u.User = nil
 	h.shown = u.String()
+	if h.opt.Name != "" {
+		h.shown = strings.TrimSuffix(h.opt.Name, "/") + "/"
+	}
 	h.client = h.opt.Client
 	if h.client == nil {
 		h.client, h.own = newClient(h.opt.MaxConcurrent), true
@@ -184,7 +214,8 @@ func newClient(n int) *http.Client {
 	return &http.Client{Transport: t}
 }
 
-// String returns the base URL without credentials or query string.
+// String returns the base URL without credentials or query string (or
+// HTTPOptions.Name).
 func (h *HTTP) String() string { return h.shown }
 
 // Stats returns a snapshot of the store's counters.
@@ -264,6 +295,11 @@ func (h *HTTP) begin(ctx context.Context) (context.Context, func(), error) {
 		return nil, nil, err
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
+	if h.opt.Deadline > 0 {
+		dctx, dcancel := context.WithTimeoutCause(cctx, h.opt.Deadline, errDeadline)
+		inner := cancel
+		cctx, cancel = dctx, func(err error) { dcancel(); inner(err) }
+	}
 	unhook := context.AfterFunc(h.root, func() { cancel(ErrClosed) })
 	return cctx, func() {
 		unhook()
@@ -278,11 +314,14 @@ func (h *HTTP) ended(ctx context.Context) error {
 	if h.root.Err() != nil || errors.Is(context.Cause(ctx), ErrClosed) {
 		return ErrClosed
 	}
+	if errors.Is(context.Cause(ctx), errDeadline) {
+		return fmt.Errorf("%w: no complete answer within %v", errDeadline, h.opt.Deadline)
+	}
 	return ctx.Err()
 }
 
 // read fetches r of key, retrying failed attempts.
-func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info, error) {
+func (h *HTTP) read(ctx context.Context, key string, r byteRange) (_ []byte, _ Info, err error) {
 	if err := checkKey(key); err != nil {
 		return nil, Info{}, err
 	}
@@ -293,14 +332,40 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 	defer done()
 	esc := escapeKey(key)
 	target, shown := h.prefix+esc+h.query, h.shown+esc
+	defer func() {
+		if errors.Is(err, errDeadline) && !errors.As(err, new(*HTTPError)) {
+			err = h.failed(shown, 1, &attemptError{err: err})
+		}
+	}()
+	ck := shown + "#" + r.String() // no credentials nor query string on disk
+	var kept *cached
+	if h.opt.Cache != nil {
+		if kept = h.opt.Cache.get(ck); kept != nil && r.limit > 0 && kept.info.Size > r.limit {
+			kept = nil
+		}
+	}
 	var used spent
+	reauth := false
 	for n := 1; ; n++ {
-		b, info, fail := h.attempt(ctx, target, r, &used)
+		b, info, fail := h.attempt(ctx, target, r, &used, kept)
 		if fail == nil {
+			if h.opt.Cache != nil && !sameBytes(b, kept) {
+				h.opt.Cache.put(ck, b, info)
+			}
 			return b, info, nil
 		}
 		if ctx.Err() != nil || h.root.Err() != nil {
 			return nil, Info{}, h.ended(ctx)
+		}
+		if kept != nil && fail.status == 0 && unreachable(fail.err) {
+			return kept.data, kept.info, nil
+		}
+		if (fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden) &&
+			!reauth && h.opt.Reauthorize != nil {
+			reauth = true
+			if h.opt.Reauthorize(ctx) {
+				continue
+			}
 		}
 		if !fail.retry || n > h.opt.Retries {
 			return nil, Info{}, h.failed(shown, n, fail)
@@ -321,11 +386,15 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 // failed makes the final error of a read after n attempts and counts it.
 func (h *HTTP) failed(shown string, n int, f *attemptError) error {
 	e := &HTTPError{URL: shown, Status: f.status, Attempts: n, Err: f.err}
+	var err error = e
+	if h.opt.Explain != nil {
+		err = h.opt.Explain(e)
+	}
 	if !errors.Is(e, ErrNotFound) {
 		h.stats.failures.Add(1)
-		h.stats.setError(e.Error())
+		h.stats.setError(err.Error())
 	}
-	return e
+	return err
 }
 
 // HTTPError is a failed HTTP read.
@@ -347,3 +416,8 @@ func (e *HTTPError) Error() string {
 
 // Unwrap returns Err.
 func (e *HTTPError) Unwrap() error { return e.Err }
+
+// sameBytes reports whether b is the kept value itself.
+func sameBytes(b []byte, kept *cached) bool {
+	return kept != nil && len(b) == len(kept.data) && (len(b) == 0 || &b[0] == &kept.data[0])
+}

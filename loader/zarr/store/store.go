@@ -105,13 +105,22 @@ func overLimit(n, max int64) error {
 	return &cause{fmt.Sprintf("value of %d bytes is over the %d-byte limit", n, max), ErrTooLarge}
 }
 
-// Open returns an HTTP store (default options) for http:// and https://
-// locations, and a Folder otherwise (also for file:// URLs). A folder must
+// Open returns an HTTP store (default options, the DefaultDiskCache and
+// DefaultDeadline)
+// for http:// and https:// locations, an S3 one (NewS3) for s3://,
+// s3+https:// and s3+http://, a GCS one (NewGCS) for gs://, and a Folder
+// otherwise (also for file:// URLs). A folder must
 // exist. Errors do not repeat the location.
 func Open(location string) (Store, error) {
 	low := strings.ToLower(location)
-	if strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://") {
-		return NewHTTP(location, HTTPOptions{})
+	opt := HTTPOptions{Cache: DefaultDiskCache(), Deadline: DefaultDeadline()}
+	switch {
+	case strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://"):
+		return NewHTTP(location, opt)
+	case strings.HasPrefix(low, "gs://"):
+		return NewGCS(location, opt)
+	case IsObjectURL(location):
+		return NewS3(location, opt)
 	}
 	if strings.HasPrefix(low, "file://") {
 		u, err := url.Parse(location)
@@ -141,4 +150,21 @@ func badRange(off, n int64) error {
 		return errors.New("invalid range: end overflows")
 	}
 	return nil
+}
+
+// DefaultDeadline is the bound on one read of the stores Open makes: 60s,
+// or the duration VASTVIEW_READ_DEADLINE gives ("90s", "5m"; "0" or "off"
+// for none).
+func DefaultDeadline() time.Duration {
+	switch v := strings.TrimSpace(os.Getenv("VASTVIEW_READ_DEADLINE")); v {
+	case "":
+		return 60 * time.Second
+	case "0", "off":
+		return 0
+	default:
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+		return 60 * time.Second
+	}
 }
