@@ -211,6 +211,7 @@ func newClient(n int) *http.Client {
 	t.MaxIdleConns = max(100, 2*n)
 	t.MaxIdleConnsPerHost = n
 	t.DisableCompression = true
+	t.ForceAttemptHTTP2 = true // HTTP/2 where a TLS server offers it
 	return &http.Client{Transport: t}
 }
 
