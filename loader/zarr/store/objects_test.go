@@ -2,9 +2,16 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -61,8 +68,8 @@ func TestS3AddressesFollowAWSConventions(t *testing.T) {
 
 // TestGCSReadsThroughTheXMLAPI maps gs://bucket/key onto a local server
 // standing for storage.googleapis.com: anonymous GETs of /bucket/key, a
-// missing key as ErrNotFound, a refusal as one line that says only public
-// data can be read.
+// missing key as ErrNotFound, a refusal as one line that says anonymous
+// requests read only public data and how to give credentials.
 func TestGCSReadsThroughTheXMLAPI(t *testing.T) {
 	var mu sync.Mutex
 	var paths []string
@@ -105,7 +112,7 @@ func TestGCSReadsThroughTheXMLAPI(t *testing.T) {
 		t.Errorf("missing key: %v", err)
 	}
 	_, err := open("gs://priv/img.zarr").Get(ctx, ".zattrs")
-	want := "gs://priv/img.zarr/.zattrs: access denied (403 Forbidden (AccessDenied: Anonymous caller does not have storage.objects.get access.)): only public gs:// data can be read (anonymous requests)"
+	want := "gs://priv/img.zarr/.zattrs: access denied (403 Forbidden (AccessDenied: Anonymous caller does not have storage.objects.get access.)): anonymous requests read only public data; set GOOGLE_APPLICATION_CREDENTIALS to a service account key or authorized_user file"
 	if err == nil || err.Error() != want {
 		t.Errorf("refused: %v\nwant %s", err, want)
 	}
@@ -116,5 +123,72 @@ func TestGCSReadsThroughTheXMLAPI(t *testing.T) {
 	}
 	if h, err := newGCS("gs://b/k", testOptions(), env()); err != nil || h.prefix != "https://storage.googleapis.com/b/k/" {
 		t.Errorf("default endpoint: %v %v", h, err)
+	}
+}
+
+// TestGCSServiceAccount reads a private object with the OAuth2 token that
+// a service account key (GOOGLE_APPLICATION_CREDENTIALS) is exchanged for
+// at its token_uri, here a local server, and never shows the token or the
+// key in a message.
+func TestGCSServiceAccount(t *testing.T) {
+	const token = "vv-gcs-access-token-5e1f"
+	var exchanges int
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		if r.Form.Get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" || r.Form.Get("assertion") == "" {
+			http.Error(w, "bad grant", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		exchanges++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"access_token":"` + token + `","token_type":"Bearer","expires_in":3600}`))
+	})
+	mux.HandleFunc("/priv/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte(`{"zarr_format":2}`))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(key)
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	sa, _ := json.Marshal(map[string]string{
+		"type": "service_account", "project_id": "p", "private_key_id": "k1", "private_key": pemKey,
+		"client_email": "reader@p.iam.gserviceaccount.com", "client_id": "1", "token_uri": srv.URL + "/token",
+	})
+	file := filepath.Join(t.TempDir(), "sa.json")
+	os.WriteFile(file, sa, 0o600)
+	getenv := env("VASTVIEW_GS_ENDPOINT", srv.URL, "GOOGLE_APPLICATION_CREDENTIALS", file)
+	h, err := newGCS("gs://priv/img.zarr", testOptions(), getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx := context.Background()
+	for range 3 {
+		if b, err := h.Get(ctx, ".zarray"); err != nil || string(b) != `{"zarr_format":2}` {
+			t.Fatalf("Get: %q %v", b, err)
+		}
+	}
+	if exchanges != 1 {
+		t.Errorf("%d token exchanges for 3 reads, want 1 (the token is kept)", exchanges)
+	}
+	// A file that is not credentials is refused in one line naming it.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"type":"external_account","secret":"`+token+`"}`), 0o600)
+	_, err = newGCS("gs://priv/img.zarr", testOptions(), env("GOOGLE_APPLICATION_CREDENTIALS", bad))
+	if err == nil || !strings.Contains(err.Error(), bad) || strings.Contains(err.Error(), token) {
+		t.Errorf("bad credentials file: %v", err)
 	}
 }
