@@ -297,6 +297,15 @@ func TestS3Gateway(t *testing.T) {
 		t.Setenv("AWS_PROFILE", "lab")
 		read(t, priv)
 	})
+	t.Run("default profile after a refusal", func(t *testing.T) {
+		// No credentials named: the first request goes out unsigned, is
+		// refused, and the read is made again signed with [default].
+		isolateAWS(t)
+		creds := filepath.Join(t.TempDir(), "credentials")
+		os.WriteFile(creds, []byte("[default]\naws_access_key_id = "+s3Access+"\naws_secret_access_key = "+s3Secret+"\n"), 0o600)
+		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", creds)
+		read(t, priv)
+	})
 	t.Run("virtual-hosted", func(t *testing.T) {
 		isolateAWS(t)
 		t.Setenv("AWS_ACCESS_KEY_ID", s3Access)

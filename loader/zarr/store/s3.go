@@ -173,12 +173,13 @@ func (s *s3Auth) explicit() bool {
 // enable looks for credentials in the standard chain (environment, shared
 // config and credentials files with AWS_PROFILE, web identity, instance
 // metadata with a short timeout) and finds the bucket's region. It
-// reports whether requests are now signed.
+// reports whether requests are now signed (also when another read had
+// them signed after this one's request went out unsigned).
 func (s *s3Auth) enable(ctx context.Context) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tried {
-		return false
+		return s.creds != nil
 	}
 	s.tried = true
 	meta := imds.New(imds.Options{
