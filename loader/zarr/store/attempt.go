@@ -54,6 +54,10 @@ func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *sp
 	defer cut(nil)
 	watchdog := time.AfterFunc(h.opt.IdleTimeout, func() { cut(errStalled) })
 	defer watchdog.Stop()
+	if h.opt.Deadline > 0 {
+		deadline := time.AfterFunc(h.opt.Deadline, func() { cut(errDeadline) })
+		defer deadline.Stop()
+	}
 	body := &watched{watchdog: watchdog, idle: h.opt.IdleTimeout, bytes: &h.stats.bytes}
 	p := h.startPacer(*used, &body.got, cut)
 	defer func() {
@@ -128,6 +132,8 @@ func (h *HTTP) broken(actx context.Context, p *pacer, err error, body bool) *att
 		return &attemptError{err: p.tooSlow(false), retry: true}
 	case errReadSlow:
 		return &attemptError{err: p.tooSlow(true)}
+	case errDeadline:
+		return &attemptError{err: fmt.Errorf("%w: no complete answer within %v", errDeadline, h.opt.Deadline)}
 	}
 	return &attemptError{err: describe(err), retry: retryable(err)}
 }

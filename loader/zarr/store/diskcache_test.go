@@ -167,7 +167,9 @@ func TestDeadlineBoundsADrippingServer(t *testing.T) {
 	}
 	defer h.Close()
 	_, err = h.Get(context.Background(), "0/0")
-	if !errors.Is(err, errDeadline) || !strings.Contains(err.Error(), "within 300ms") {
-		t.Fatalf("dripping server: %v, want the deadline", err)
+	var he *HTTPError
+	if !errors.Is(err, errDeadline) || !strings.Contains(err.Error(), "within 300ms") ||
+		!errors.As(err, &he) || he.Attempts != 1 {
+		t.Fatalf("dripping server: %v, want the deadline after one attempt", err)
 	}
 }

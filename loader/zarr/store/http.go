@@ -67,10 +67,11 @@ type HTTPOptions struct {
 	// also for expired or wrong credentials, so by default 403 is an error
 	// (reported at once) rather than silently turning chunks into fill.
 	ForbiddenIsNotFound bool
-	// Deadline, if above 0, bounds a read as a whole: its attempts, the
-	// waits between them and the wait for a concurrency slot, however fast
-	// the body comes (so unlike ReadTimeout it also cuts off a large value
-	// over a slow link). Open sets it to DefaultDeadline.
+	// Deadline, if above 0, bounds each request, from when it is sent to
+	// its body's last byte, however steadily the body comes (so unlike
+	// ReadTimeout it also cuts off a large value over a slow link); one
+	// that runs out fails the read without another attempt. Open sets it
+	// to DefaultDeadline.
 	Deadline time.Duration
 	// Sign, if not nil, is called on every request just before it is sent
 	// (after its headers are set), to authorise it: object stores sign
@@ -296,11 +297,6 @@ func (h *HTTP) begin(ctx context.Context) (context.Context, func(), error) {
 		return nil, nil, err
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
-	if h.opt.Deadline > 0 {
-		dctx, dcancel := context.WithTimeoutCause(cctx, h.opt.Deadline, errDeadline)
-		inner := cancel
-		cctx, cancel = dctx, func(err error) { dcancel(); inner(err) }
-	}
 	unhook := context.AfterFunc(h.root, func() { cancel(ErrClosed) })
 	return cctx, func() {
 		unhook()
@@ -315,14 +311,11 @@ func (h *HTTP) ended(ctx context.Context) error {
 	if h.root.Err() != nil || errors.Is(context.Cause(ctx), ErrClosed) {
 		return ErrClosed
 	}
-	if errors.Is(context.Cause(ctx), errDeadline) {
-		return fmt.Errorf("%w: no complete answer within %v", errDeadline, h.opt.Deadline)
-	}
 	return ctx.Err()
 }
 
 // read fetches r of key, retrying failed attempts.
-func (h *HTTP) read(ctx context.Context, key string, r byteRange) (_ []byte, _ Info, err error) {
+func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info, error) {
 	if err := checkKey(key); err != nil {
 		return nil, Info{}, err
 	}
@@ -333,11 +326,6 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) (_ []byte, _ I
 	defer done()
 	esc := escapeKey(key)
 	target, shown := h.prefix+esc+h.query, h.shown+esc
-	defer func() {
-		if errors.Is(err, errDeadline) && !errors.As(err, new(*HTTPError)) {
-			err = h.failed(shown, 1, &attemptError{err: err})
-		}
-	}()
 	ck := shown + "#" + r.String() // no credentials nor query string on disk
 	var kept *cached
 	if h.opt.Cache != nil {

@@ -152,7 +152,8 @@ func badRange(off, n int64) error {
 	return nil
 }
 
-// DefaultDeadline is the bound on one read of the stores Open makes: 60s,
+// DefaultDeadline is the bound on one request of the stores Open makes
+// (HTTPOptions.Deadline): 60s,
 // or the duration VASTVIEW_READ_DEADLINE gives ("90s", "5m"; "0" or "off"
 // for none).
 func DefaultDeadline() time.Duration {
