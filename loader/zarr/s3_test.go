@@ -59,8 +59,9 @@ func versitygwPath(t testing.TB) string {
 
 // startGateway runs versitygw's posix backend over a temporary folder on
 // 127.0.0.1, with virtual-hosted addressing under "localhost" as well as
-// path-style, and returns its host:port.
-func startGateway(t testing.TB) string {
+// path-style, and returns its host:port and a function that stops it
+// (also called when the test ends).
+func startGateway(t testing.TB) (string, func()) {
 	bin := versitygwPath(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -76,13 +77,15 @@ func startGateway(t testing.TB) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var once sync.Once
+	stop := func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
+	t.Cleanup(stop)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
-			return addr
+			return addr, stop
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("versitygw did not listen on %s: %v\n%s", addr, err, logs.String())
@@ -196,7 +199,7 @@ func (l *safeLog) Write(p []byte) (int, error) {
 // one line naming the address, and the secret appears in no output.
 func TestS3Gateway(t *testing.T) {
 	dir, name := s3Fixture(t)
-	addr := startGateway(t)
+	addr, stop := startGateway(t)
 	base := "http://" + addr
 	s3Must(t, http.MethodPut, base+"/priv", nil)
 	s3Must(t, http.MethodPut, base+"/pub", nil)
@@ -369,6 +372,32 @@ func TestS3Gateway(t *testing.T) {
 		}
 		outputs = append(outputs, out.String(), errb.String())
 	})
+	// Last: it stops the gateway.
+	t.Run("offline from the disk cache", func(t *testing.T) {
+		isolateAWS(t)
+		t.Setenv("AWS_ACCESS_KEY_ID", s3Access)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
+		cache, err := store.OpenDiskCache(t.TempDir(), 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readWith := func() {
+			t.Helper()
+			st, err := store.NewS3(priv, store.HTTPOptions{Cache: cache, Retries: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := zarr.OpenStore(context.Background(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			zarr.CheckPyData(t, src, filepath.Join(dir, name), 0)
+		}
+		readWith()
+		stop()
+		readWith() // every key was seen: served from the cache
+	})
 }
 
 // bigFixture writes with python-zarr a z × 2048 × 2048 uint16 array
@@ -394,7 +423,7 @@ g.attrs['multiscales'] = [{'version': '0.4', 'datasets': [{'path': '0'}],
 // image. "cold" has no disk cache, "warm" a disk cache that holds the
 // chunks, validated by conditional requests (304).
 func BenchmarkS3OpenFirstPlane(b *testing.B) {
-	addr := startGateway(b)
+	addr, _ := startGateway(b)
 	base := "http://" + addr
 	s3Must(b, http.MethodPut, base+"/bench", nil)
 	for _, z := range []int{51, 512} {

@@ -139,6 +139,18 @@ func (c *DiskCache) put(key string, data []byte, info Info) {
 	}
 }
 
+// missingSuffix marks the key of an entry that says a value was missing
+// (404), used only when the server cannot be reached.
+const missingSuffix = "\x00missing"
+
+// putMissing records that the value of a key (ending in missingSuffix)
+// was missing.
+func (c *DiskCache) putMissing(key string) {
+	if c.get(key) == nil {
+		c.put(key, nil, Info{ETag: "missing"})
+	}
+}
+
 // decodeCached parses a cache file, checking that it holds key whole.
 func decodeCached(b []byte, key string) (*cached, bool) {
 	r, ok := bytes.CutPrefix(b, []byte(cacheMagic))

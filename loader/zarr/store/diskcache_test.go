@@ -90,9 +90,16 @@ func TestDiskCacheRevalidatesAndServesWhenServerIsGone(t *testing.T) {
 	if got, err := open().Get(ctx, "0/0.0"); err != nil || !bytes.Equal(got, second) {
 		t.Fatalf("read after a change: %v %q", err, got[:min(20, len(got))])
 	}
-	// The server gone, what was seen is served; what was not, fails.
+	if _, err := open().Get(ctx, "0/2.0"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing value: %v", err)
+	}
+	// The server gone, what was seen is served, a value seen missing is
+	// missing; what was not seen fails.
 	h := open()
 	srv.Close()
+	if _, err := h.Get(ctx, "0/2.0"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("read of a value seen missing, with the server gone: %v, want ErrNotFound", err)
+	}
 	if got, err := h.Get(ctx, "0/0.0"); err != nil || !bytes.Equal(got, second) {
 		t.Fatalf("read with the server gone: %v", err)
 	}

@@ -346,8 +346,14 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 		if ctx.Err() != nil || h.root.Err() != nil {
 			return nil, Info{}, h.ended(ctx)
 		}
-		if kept != nil && fail.status == 0 && unreachable(fail.err) {
-			return kept.data, kept.info, nil
+		if h.opt.Cache != nil && fail.status == 0 && unreachable(fail.err) {
+			if kept != nil {
+				return kept.data, kept.info, nil
+			}
+			if h.opt.Cache.get(ck+missingSuffix) != nil {
+				return nil, Info{}, h.failed(shown, n, &attemptError{status: http.StatusNotFound,
+					err: &statusError{text: "404 Not Found (as when last reached; the server cannot be reached now)", is: ErrNotFound}})
+			}
 		}
 		if (fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden) &&
 			!reauth && h.opt.Reauthorize != nil {
@@ -357,6 +363,9 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 			}
 		}
 		if !fail.retry || n > h.opt.Retries {
+			if h.opt.Cache != nil && errors.Is(fail.err, ErrNotFound) {
+				h.opt.Cache.putMissing(ck + missingSuffix)
+			}
 			return nil, Info{}, h.failed(shown, n, fail)
 		}
 		w := h.wait(n, fail.after)

@@ -192,3 +192,49 @@ func TestGCSServiceAccount(t *testing.T) {
 		t.Errorf("bad credentials file: %v", err)
 	}
 }
+
+// TestS3RegionFromTheBucket signs for the region the bucket names in
+// x-amz-bucket-region when none is configured, and the store's messages
+// and String name the s3 address.
+func TestS3RegionFromTheBucket(t *testing.T) {
+	var mu sync.Mutex
+	var scopes []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			w.Header().Set("X-Amz-Bucket-Region", "eu-west-3")
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		a := r.Header.Get("Authorization")
+		mu.Lock()
+		scopes = append(scopes, a)
+		mu.Unlock()
+		if !strings.Contains(a, "/eu-west-3/s3/aws4_request") || r.Header.Get("X-Amz-Content-Sha256") != emptyHash {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		w.Write([]byte("{}"))
+	}))
+	defer srv.Close()
+	none := filepath.Join(t.TempDir(), "none")
+	getenv := env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", none)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
+	loc := "s3+" + srv.URL + "/bucket/img.zarr"
+	h, err := newS3(loc, testOptions(), getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if h.String() != loc+"/" {
+		t.Errorf("String() = %q, want %q", h.String(), loc+"/")
+	}
+	if b, err := h.Get(context.Background(), ".zattrs"); err != nil || string(b) != "{}" {
+		t.Fatalf("Get: %q %v (authorization %v)", b, err, scopes)
+	}
+}
