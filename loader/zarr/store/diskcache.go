@@ -119,18 +119,7 @@ func (c *DiskCache) put(key string, data []byte, info Info) {
 	if c.limit <= 0 || int64(len(data)) > c.limit/4 {
 		return
 	}
-	var mod int64
-	if !info.Modified.IsZero() {
-		mod = info.Modified.UnixNano()
-	}
-	head := []byte(cacheMagic)
-	head = binary.AppendUvarint(head, uint64(len(key)))
-	head = append(head, key...)
-	head = binary.AppendUvarint(head, uint64(len(info.ETag)))
-	head = append(head, info.ETag...)
-	head = binary.AppendVarint(head, mod)
-	head = binary.AppendUvarint(head, uint64(len(data)))
-	head = binary.LittleEndian.AppendUint32(head, crc32.ChecksumIEEE(data))
+	head := cacheHead(key, data, info)
 	if fsutil.WriteAtomic(c.path(key), head, data) != nil {
 		return
 	}
@@ -149,6 +138,24 @@ func (c *DiskCache) putMissing(key string) {
 	if c.get(key) == nil {
 		c.put(key, nil, Info{ETag: "missing"})
 	}
+}
+
+// cacheHead is what a cache file holds before the value: the magic, the
+// key, the ETag, Last-Modified (Unix ns, 0 if none), the value's length
+// and CRC-32.
+func cacheHead(key string, data []byte, info Info) []byte {
+	var mod int64
+	if !info.Modified.IsZero() {
+		mod = info.Modified.UnixNano()
+	}
+	head := []byte(cacheMagic)
+	head = binary.AppendUvarint(head, uint64(len(key)))
+	head = append(head, key...)
+	head = binary.AppendUvarint(head, uint64(len(info.ETag)))
+	head = append(head, info.ETag...)
+	head = binary.AppendVarint(head, mod)
+	head = binary.AppendUvarint(head, uint64(len(data)))
+	return binary.LittleEndian.AppendUint32(head, crc32.ChecksumIEEE(data))
 }
 
 // decodeCached parses a cache file, checking that it holds key whole.

@@ -180,3 +180,27 @@ func TestDeadlineBoundsADrippingServer(t *testing.T) {
 		t.Fatalf("dripping server: %v, want the deadline after one attempt", err)
 	}
 }
+
+// FuzzDecodeCached checks that any cache file, damaged however, is either
+// refused or gives back a value that, written again, reads back the same
+// (the varints of a file need not be minimal, so its bytes may differ).
+func FuzzDecodeCached(f *testing.F) {
+	const key = "s3://b/img.zarr/0/0.0#whole value"
+	v := []byte("some chunk bytes")
+	f.Add(append(cacheHead(key, v, Info{ETag: `"e"`, Modified: time.Unix(1700000000, 0)}), v...))
+	f.Add(append(cacheHead(key, nil, Info{ETag: "missing"}), nil...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, ok := decodeCached(b, key)
+		if !ok {
+			return
+		}
+		again, ok := decodeCached(append(cacheHead(key, c.data, c.info), c.data...), key)
+		if !ok || !bytes.Equal(again.data, c.data) || again.info.ETag != c.info.ETag ||
+			!again.info.Modified.Equal(c.info.Modified) {
+			t.Errorf("decoded %q (%+v) reads back differently", c.data, c.info)
+		}
+		if _, ok := decodeCached(b, key+"x"); ok {
+			t.Error("a file was taken for another key")
+		}
+	})
+}
