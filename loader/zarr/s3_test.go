@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -464,5 +465,35 @@ func BenchmarkS3OpenFirstPlane(b *testing.B) {
 				loadertest.OpenFirstPlane(b, "", open)
 			})
 		}
+	}
+}
+
+// TestGSThroughLoaderOpen opens gs://BUCKET/img.ome.zarr with the XML API
+// endpoint moved to a local web server (VASTVIEW_GS_ENDPOINT) that serves
+// the python-zarr fixture under /BUCKET/, and checks every value, and
+// that a refusal says what to do.
+func TestGSThroughLoaderOpen(t *testing.T) {
+	dir, name := s3Fixture(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(dir))))
+	defer srv.Close()
+	t.Setenv("VASTVIEW_GS_ENDPOINT", srv.URL)
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
+	bucket := filepath.Base(dir)
+	src, err := loader.Open(context.Background(), "gs://"+bucket+"/"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	zarr.CheckPyData(t, src, filepath.Join(dir, name), 0)
+
+	deny := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer deny.Close()
+	t.Setenv("VASTVIEW_GS_ENDPOINT", deny.URL)
+	_, err = loader.Open(context.Background(), "gs://private/"+name)
+	if err == nil || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), "gs://private/"+name+"/") || !strings.Contains(err.Error(), "GOOGLE_APPLICATION_CREDENTIALS") {
+		t.Errorf("refused: %v", err)
 	}
 }
