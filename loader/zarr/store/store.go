@@ -1,6 +1,8 @@
 // Package store reads the values of a Zarr hierarchy by key ("0/.zarray",
 // "0/1.2.3", "s0/c/0/0/1") from a local folder (Folder) or over HTTP(S)
-// (HTTP; S3-compatible object stores are served the same way, path-style).
+// (HTTP), which also reads object stores: S3 and S3-compatible servers
+// (NewS3, requests signed when needed) and Google Cloud Storage (NewGCS).
+// Remote values can be kept in a DiskCache.
 //
 // Keys are '/'-separated and validated before use: no empty segments, no
 // "." or ".." segments, no leading or trailing '/', no NUL or backslash. A
