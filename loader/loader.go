@@ -280,10 +280,16 @@ func Listed(name string) bool {
 // IsPattern reports whether path is a glob pattern rather than a file name.
 func IsPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
 
-// IsURL reports whether path is an http:// or https:// address.
+// IsURL reports whether path is a network address: http://, https://, or
+// an object store's s3://, s3+https://, s3+http:// or gs://.
 func IsURL(path string) bool {
 	p := strings.ToLower(path)
-	return strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://")
+	for _, s := range []string{"http://", "https://", "s3://", "s3+https://", "s3+http://", "gs://"} {
+		if strings.HasPrefix(p, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Open opens the file, folder, glob pattern or URL at path with the first

@@ -15,6 +15,7 @@ var (
 	errStalled     = errors.New("stalled")
 	errAttemptSlow = errors.New("attempt too slow")
 	errReadSlow    = errors.New("read too slow")
+	errDeadline    = errors.New("read deadline passed")
 )
 
 // attemptError is how one attempt failed.
@@ -29,7 +30,10 @@ type attemptError struct {
 // a watchdog that cancels it when it stops making progress and a pacer that
 // cancels it when it is too slow. It adds its time and body bytes to used.
 // A value comes with what the response said of it.
-func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *spent) ([]byte, Info, *attemptError) {
+//
+// A kept value (nil if none) is asked for conditionally and returned as
+// it is when the server answers 304 Not Modified.
+func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *spent, kept *cached) ([]byte, Info, *attemptError) {
 	select {
 	case h.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -50,6 +54,10 @@ func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *sp
 	defer cut(nil)
 	watchdog := time.AfterFunc(h.opt.IdleTimeout, func() { cut(errStalled) })
 	defer watchdog.Stop()
+	if h.opt.Deadline > 0 {
+		deadline := time.AfterFunc(h.opt.Deadline, func() { cut(errDeadline) })
+		defer deadline.Stop()
+	}
 	body := &watched{watchdog: watchdog, idle: h.opt.IdleTimeout, bytes: &h.stats.bytes}
 	p := h.startPacer(*used, &body.got, cut)
 	defer func() {
@@ -66,12 +74,29 @@ func (h *HTTP) attempt(ctx context.Context, target string, r byteRange, used *sp
 		req.Header.Set("Range", v)
 	}
 	req.Header.Set("Accept-Encoding", "identity")
+	if kept != nil {
+		if kept.info.ETag != "" {
+			req.Header.Set("If-None-Match", kept.info.ETag)
+		}
+		if !kept.info.Modified.IsZero() {
+			req.Header.Set("If-Modified-Since", kept.info.Modified.UTC().Format(http.TimeFormat))
+		}
+	}
+	if h.opt.Sign != nil {
+		if err := h.opt.Sign(req); err != nil {
+			return nil, Info{}, &attemptError{err: err}
+		}
+	}
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return nil, Info{}, h.broken(actx, p, err, false)
 	}
 	defer resp.Body.Close()
 	body.r = resp.Body
+	if resp.StatusCode == http.StatusNotModified && kept != nil {
+		io.CopyN(io.Discard, body, 4<<10)
+		return kept.data, kept.info, nil
+	}
 	if f := h.checkStatus(resp, body, r); f != nil {
 		return nil, Info{}, f
 	}
@@ -107,6 +132,8 @@ func (h *HTTP) broken(actx context.Context, p *pacer, err error, body bool) *att
 		return &attemptError{err: p.tooSlow(false), retry: true}
 	case errReadSlow:
 		return &attemptError{err: p.tooSlow(true)}
+	case errDeadline:
+		return &attemptError{err: fmt.Errorf("%w: no complete answer within %v", errDeadline, h.opt.Deadline)}
 	}
 	return &attemptError{err: describe(err), retry: retryable(err)}
 }

@@ -67,6 +67,34 @@ type HTTPOptions struct {
 	// also for expired or wrong credentials, so by default 403 is an error
 	// (reported at once) rather than silently turning chunks into fill.
 	ForbiddenIsNotFound bool
+	// Deadline, if above 0, bounds each request, from when it is sent to
+	// its body's last byte, however steadily the body comes (so unlike
+	// ReadTimeout it also cuts off a large value over a slow link); one
+	// that runs out fails the read without another attempt. Open sets it
+	// to DefaultDeadline.
+	Deadline time.Duration
+	// Sign, if not nil, is called on every request just before it is sent
+	// (after its headers are set), to authorise it: object stores sign
+	// requests with it. Its error fails the read at once; it must not
+	// put credentials in that error.
+	Sign func(*http.Request) error
+	// Reauthorize, if not nil, is called once per read when a request is
+	// refused (401 Unauthorized, 403 Forbidden); if it returns true (it
+	// changed what Sign does, say from anonymous to signed requests), the
+	// request is made again at once.
+	Reauthorize func(context.Context) bool
+	// Explain, if not nil, turns the final error of a failed read into the
+	// one returned, for a message that says what to do; the result must
+	// match what the *HTTPError given matches (errors.Is).
+	Explain func(*HTTPError) error
+	// Name, if not empty, is the store's location in messages and String
+	// instead of the base URL (an s3:// address for an object store).
+	Name string
+	// Cache, if not nil, keeps the values read, validated on use: a value
+	// the cache holds is asked for with If-None-Match / If-Modified-Since,
+	// and a 304 answer is served from the cache, as is a read that fails
+	// because the server cannot be reached.
+	Cache *DiskCache
 }
 
 // withDefaults fills in the zero fields of o.
@@ -165,6 +193,9 @@ func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	h.prefix = u.String()
 	u.User = nil
 	h.shown = u.String()
+	if h.opt.Name != "" {
+		h.shown = strings.TrimSuffix(h.opt.Name, "/") + "/"
+	}
 	h.client = h.opt.Client
 	if h.client == nil {
 		h.client, h.own = newClient(h.opt.MaxConcurrent), true
@@ -181,10 +212,12 @@ func newClient(n int) *http.Client {
 	t.MaxIdleConns = max(100, 2*n)
 	t.MaxIdleConnsPerHost = n
 	t.DisableCompression = true
+	t.ForceAttemptHTTP2 = true // HTTP/2 where a TLS server offers it
 	return &http.Client{Transport: t}
 }
 
-// String returns the base URL without credentials or query string.
+// String returns the base URL without credentials or query string (or
+// HTTPOptions.Name).
 func (h *HTTP) String() string { return h.shown }
 
 // Stats returns a snapshot of the store's counters.
@@ -293,16 +326,46 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 	defer done()
 	esc := escapeKey(key)
 	target, shown := h.prefix+esc+h.query, h.shown+esc
+	ck := shown + "#" + r.String() // no credentials nor query string on disk
+	var kept *cached
+	if h.opt.Cache != nil {
+		if kept = h.opt.Cache.get(ck); kept != nil && r.limit > 0 && kept.info.Size > r.limit {
+			kept = nil
+		}
+	}
 	var used spent
+	reauth := false
 	for n := 1; ; n++ {
-		b, info, fail := h.attempt(ctx, target, r, &used)
+		b, info, fail := h.attempt(ctx, target, r, &used, kept)
 		if fail == nil {
+			if h.opt.Cache != nil && !sameBytes(b, kept) {
+				h.opt.Cache.put(ck, b, info)
+			}
 			return b, info, nil
 		}
 		if ctx.Err() != nil || h.root.Err() != nil {
 			return nil, Info{}, h.ended(ctx)
 		}
+		if h.opt.Cache != nil && fail.status == 0 && unreachable(fail.err) {
+			if kept != nil {
+				return kept.data, kept.info, nil
+			}
+			if h.opt.Cache.get(ck+missingSuffix) != nil {
+				return nil, Info{}, h.failed(shown, n, &attemptError{status: http.StatusNotFound,
+					err: &statusError{text: "404 Not Found (as when last reached; the server cannot be reached now)", is: ErrNotFound}})
+			}
+		}
+		if (fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden) &&
+			!reauth && h.opt.Reauthorize != nil {
+			reauth = true
+			if h.opt.Reauthorize(ctx) {
+				continue
+			}
+		}
 		if !fail.retry || n > h.opt.Retries {
+			if h.opt.Cache != nil && errors.Is(fail.err, ErrNotFound) {
+				h.opt.Cache.putMissing(ck + missingSuffix)
+			}
 			return nil, Info{}, h.failed(shown, n, fail)
 		}
 		w := h.wait(n, fail.after)
@@ -321,11 +384,15 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 // failed makes the final error of a read after n attempts and counts it.
 func (h *HTTP) failed(shown string, n int, f *attemptError) error {
 	e := &HTTPError{URL: shown, Status: f.status, Attempts: n, Err: f.err}
+	var err error = e
+	if h.opt.Explain != nil {
+		err = h.opt.Explain(e)
+	}
 	if !errors.Is(e, ErrNotFound) {
 		h.stats.failures.Add(1)
-		h.stats.setError(e.Error())
+		h.stats.setError(err.Error())
 	}
-	return e
+	return err
 }
 
 // HTTPError is a failed HTTP read.
@@ -347,3 +414,8 @@ func (e *HTTPError) Error() string {
 
 // Unwrap returns Err.
 func (e *HTTPError) Unwrap() error { return e.Err }
+
+// sameBytes reports whether b is the kept value itself.
+func sameBytes(b []byte, kept *cached) bool {
+	return kept != nil && len(b) == len(kept.data) && (len(b) == 0 || &b[0] == &kept.data[0])
+}

@@ -26,7 +26,15 @@ func (h *HTTP) checkStatus(resp *http.Response, body io.Reader, r byteRange) *at
 	}
 	se := &statusError{text: statusText(resp)}
 	f := &attemptError{status: c, err: se}
+	var detail string
+	if c == http.StatusNotFound {
+		detail = errorDetail(resp, body)
+	}
 	switch {
+	case c == http.StatusNotFound && strings.HasPrefix(detail, "NoSuchBucket"):
+		// An object store's missing bucket is a wrong address, not a
+		// missing chunk.
+		se.text += " (" + detail + ")"
 	case c == http.StatusNotFound || c == http.StatusGone ||
 		(c == http.StatusForbidden && h.opt.ForbiddenIsNotFound):
 		se.is = ErrNotFound
@@ -38,7 +46,7 @@ func (h *HTTP) checkStatus(resp *http.Response, body io.Reader, r byteRange) *at
 		f.retry = true
 		f.after = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
-	if se.is == nil {
+	if se.is == nil && c != http.StatusNotFound {
 		if d := errorDetail(resp, body); d != "" {
 			se.text += " (" + d + ")"
 		}

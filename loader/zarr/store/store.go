@@ -1,6 +1,8 @@
 // Package store reads the values of a Zarr hierarchy by key ("0/.zarray",
 // "0/1.2.3", "s0/c/0/0/1") from a local folder (Folder) or over HTTP(S)
-// (HTTP; S3-compatible object stores are served the same way, path-style).
+// (HTTP), which also reads object stores: S3 and S3-compatible servers
+// (NewS3, requests signed when needed) and Google Cloud Storage (NewGCS).
+// Remote values can be kept in a DiskCache.
 //
 // Keys are '/'-separated and validated before use: no empty segments, no
 // "." or ".." segments, no leading or trailing '/', no NUL or backslash. A
@@ -105,13 +107,22 @@ func overLimit(n, max int64) error {
 	return &cause{fmt.Sprintf("value of %d bytes is over the %d-byte limit", n, max), ErrTooLarge}
 }
 
-// Open returns an HTTP store (default options) for http:// and https://
-// locations, and a Folder otherwise (also for file:// URLs). A folder must
+// Open returns an HTTP store (default options, the DefaultDiskCache and
+// DefaultDeadline)
+// for http:// and https:// locations, an S3 one (NewS3) for s3://,
+// s3+https:// and s3+http://, a GCS one (NewGCS) for gs://, and a Folder
+// otherwise (also for file:// URLs). A folder must
 // exist. Errors do not repeat the location.
 func Open(location string) (Store, error) {
 	low := strings.ToLower(location)
-	if strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://") {
-		return NewHTTP(location, HTTPOptions{})
+	opt := HTTPOptions{Cache: DefaultDiskCache(), Deadline: DefaultDeadline()}
+	switch {
+	case strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://"):
+		return NewHTTP(location, opt)
+	case strings.HasPrefix(low, "gs://"):
+		return NewGCS(location, opt)
+	case IsObjectURL(location):
+		return NewS3(location, opt)
 	}
 	if strings.HasPrefix(low, "file://") {
 		u, err := url.Parse(location)
@@ -141,4 +152,22 @@ func badRange(off, n int64) error {
 		return errors.New("invalid range: end overflows")
 	}
 	return nil
+}
+
+// DefaultDeadline is the bound on one request of the stores Open makes
+// (HTTPOptions.Deadline): 60s,
+// or the duration VASTVIEW_READ_DEADLINE gives ("90s", "5m"; "0" or "off"
+// for none).
+func DefaultDeadline() time.Duration {
+	switch v := strings.TrimSpace(os.Getenv("VASTVIEW_READ_DEADLINE")); v {
+	case "":
+		return 60 * time.Second
+	case "0", "off":
+		return 0
+	default:
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+		return 60 * time.Second
+	}
 }
