@@ -147,7 +147,7 @@ func compression(a *attrs) (c codec.Codec, lz4 bool, err error) {
 	case "lz4":
 		id, lz4 = "lz4", true
 	case "xz":
-		return nil, false, unsupported("xz compression (this build has no xz decoder)")
+		id = "lzma"
 	default:
 		return nil, false, unsupported(fmt.Sprintf("compression %q", clip(typ)))
 	}

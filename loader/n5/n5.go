@@ -5,8 +5,8 @@
 //
 // A dataset is a folder with an attributes.json giving its "dimensions"
 // and "blockSize" (fastest-varying first: the reverse of C order),
-// "dataType" and "compression" (raw, gzip, bzip2, blosc, zstd, lz4; xz is
-// refused by name); each block is a file at the dataset's path plus the
+// "dataType" and "compression" (raw, gzip, bzip2, blosc, zstd, lz4, xz);
+// each block is a file at the dataset's path plus the
 // block's grid position (fastest first), a big-endian header (mode, the
 // number of dimensions, the block's own size, which is smaller at the
 // array's edge when the N5 libraries write it and whole when zarr-python

@@ -46,7 +46,8 @@ def save(path, a):
     np.save(os.path.join(out, path.replace("/", "__") + ".npy"), a[...].astype(a.dtype.newbyteorder("<")))
     manifest.append({"path": path, "shape": list(a.shape), "chunks": list(a.chunks), "dtype": a.dtype.name})
 comps = {"raw": None, "gzip": numcodecs.GZip(5), "zlib": numcodecs.Zlib(3), "bz2": numcodecs.BZ2(2),
-         "lz4": numcodecs.LZ4(), "blosc": numcodecs.Blosc("zstd", 3, numcodecs.Blosc.BITSHUFFLE), "zstd": numcodecs.Zstd(2)}
+         "lz4": numcodecs.LZ4(), "blosc": numcodecs.Blosc("zstd", 3, numcodecs.Blosc.BITSHUFFLE), "zstd": numcodecs.Zstd(2),
+         "xz": numcodecs.LZMA()}
 for name, c in comps.items():
     a = g.create_dataset("comp/" + name, shape=(5, 13, 11), chunks=(2, 4, 8), dtype="uint16", compressor=c)
     a[:] = values(a.shape, a.dtype)
@@ -278,7 +279,7 @@ np.save(os.path.join(out, "e.npy"), v)
 	checkLevel(t, src, 0, filepath.Join(dir, "e.npy"))
 }
 
-// TestBadN5GivesOneClearError: xz compression, 64-bit integers and a
+// TestBadN5GivesOneClearError: 64-bit integers and a
 // one-dimensional dataset, a block cut short, a block
 // of the wrong number of dimensions and attributes that are not JSON are
 // refused in one line saying why; a missing block reads as zeros and
@@ -293,14 +294,14 @@ import numcodecs
 import zarr
 warnings.simplefilter("ignore")
 out = sys.argv[1]
-for name, c, shape, dt in [("xz", numcodecs.LZMA(), (4, 6), "uint16"), ("raw", None, (4, 6), "uint16"),
+for name, c, shape, dt in [("raw", None, (4, 6), "uint16"),
                            ("u64", None, (4, 6), "uint64"), ("line", None, (10,), "uint8")]:
     chunks = (2, 3) if len(shape) == 2 else shape
     a = zarr.open(zarr.N5Store(os.path.join(out, name + ".n5")), mode="w", shape=shape, chunks=chunks, dtype=dt, compressor=c)
     a[:] = 7
 `, dir)
 	raw := filepath.Join(dir, "raw.n5")
-	for name, want := range map[string]string{"xz": "xz", "u64": "uint64", "line": "1 dimensions"} {
+	for name, want := range map[string]string{"u64": "uint64", "line": "1 dimensions"} {
 		_, err := Open(context.Background(), filepath.Join(dir, name+".n5"))
 		var ue *loader.UnsupportedError
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") || !errors.As(err, &ue) {

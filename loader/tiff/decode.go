@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math/bits"
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz/lzma"
 	"golang.org/x/image/tiff/lzw"
 
 	"vastview/loader"
@@ -337,79 +335,12 @@ func unshuffleFloat(b []byte, rb, spp, es int) {
 }
 
 // unLZMA decodes the xz stream raw (LZMA compression, as libtiff writes
-// it: one block whose filters are LZMA2, after a delta filter or not) into
-// out, which it must fill. The dictionary is no larger than out: a stream
-// can refer back no further than what it has decoded.
+// it) into out, which it must fill. The dictionary is no larger than out:
+// a stream can refer back no further than what it has decoded.
 func unLZMA(raw, out []byte) error {
-	data, delta, err := xzBlock(raw)
+	r, err := istream.XZReader(raw, len(out))
 	if err != nil {
 		return err
 	}
-	r, err := lzma.Reader2Config{DictCap: max(lzma.MinDictCap, len(out))}.NewReader2(bytes.NewReader(data))
-	if err != nil {
-		return fmt.Errorf("LZMA: %v", err)
-	}
-	if _, err := io.ReadFull(r, out); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return errShort
-		}
-		return fmt.Errorf("LZMA: %v", err)
-	}
-	for i := delta; delta > 0 && i < len(out); i++ {
-		out[i] += out[i-delta]
-	}
-	return nil
-}
-
-// xzBlock returns the LZMA2 data of the first block of the xz stream b and
-// the distance of the delta filter before it (0 for none).
-func xzBlock(b []byte) (data []byte, delta int, err error) {
-	bad := func(what string) ([]byte, int, error) { return nil, 0, fmt.Errorf("LZMA: %s", what) }
-	if len(b) < 13 || string(b[:6]) != "\xfd7zXZ\x00" {
-		return bad("no xz stream header")
-	}
-	h := b[12:]
-	size := (int(h[0]) + 1) * 4
-	if h[0] == 0 || size > len(h) || size < 8 {
-		return bad("bad xz block header")
-	}
-	hdr := h[1 : size-4]
-	flags := hdr[0]
-	hdr = hdr[1:]
-	varint := func() (uint64, bool) {
-		var v uint64
-		for i := 0; i < 9 && i < len(hdr); i++ {
-			v |= uint64(hdr[i]&0x7f) << (7 * i)
-			if hdr[i] < 0x80 {
-				hdr = hdr[i+1:]
-				return v, true
-			}
-		}
-		return 0, false
-	}
-	for _, bit := range []byte{0x40, 0x80} { // compressed, uncompressed sizes
-		if flags&bit != 0 {
-			if _, ok := varint(); !ok {
-				return bad("bad xz block header")
-			}
-		}
-	}
-	filters := int(flags&3) + 1
-	for k := 0; k < filters; k++ {
-		id, ok1 := varint()
-		n, ok2 := varint()
-		if !ok1 || !ok2 || n > uint64(len(hdr)) {
-			return bad("bad xz filter flags")
-		}
-		props := hdr[:n]
-		hdr = hdr[n:]
-		switch {
-		case id == 0x03 && k < filters-1 && n == 1:
-			delta = int(props[0]) + 1
-		case id == 0x21 && k == filters-1:
-		default:
-			return nil, 0, unsupported("LZMA with xz filter %#x", id)
-		}
-	}
-	return h[size:], delta, nil
+	return readFull(r, out)
 }

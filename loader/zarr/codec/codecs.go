@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"sync"
+	"vastview/loader/internal/stream"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -134,6 +135,20 @@ func (lz4Codec) Decode(dst, src []byte, limit int) ([]byte, error) {
 		return dst[:0], errorf("lz4: block decodes to %d bytes, its header says %d", m, n)
 	}
 	return out, nil
+}
+
+// lzmaCodec is numcodecs' "lzma" in its default format: xz streams (one
+// block, LZMA2; see stream.XZReader).
+type lzmaCodec struct{}
+
+func (lzmaCodec) Name() string { return "lzma" }
+
+func (lzmaCodec) Decode(dst, src []byte, limit int) ([]byte, error) {
+	r, err := stream.XZReader(src, limit)
+	if err != nil {
+		return nil, err
+	}
+	return readLimited(r, dst, 0, limit, "lzma")
 }
 
 // bz2Codec is numcodecs' "bz2": bzip2 streams.

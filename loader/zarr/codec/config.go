@@ -14,6 +14,7 @@ var (
 	theZstd   Codec = zstdCodec{}
 	theLZ4    Codec = lz4Codec{}
 	theBZ2    Codec = bz2Codec{}
+	theLZMA   Codec = lzmaCodec{}
 	theCRC32C Codec = crc32cCodec{}
 )
 
@@ -25,12 +26,14 @@ var v2Codecs = map[string]Codec{
 	"zstd":  theZstd,
 	"lz4":   theLZ4,
 	"bz2":   theBZ2,
+	"lzma":  theLZMA,
 }
 
 // FromV2 returns the codec for a Zarr v2 .zarray "compressor" object (JSON;
 // nil or `null` -> nil Codec, meaning raw bytes). Known ids: "blosc",
 // "zlib", "gzip", "zstd", "lz4" (numcodecs LZ4: 4-byte little-endian
-// uncompressed size then an LZ4 block), "bz2". An unknown id is a
+// uncompressed size then an LZ4 block), "bz2", "lzma" (xz streams, numcodecs'
+// default format). An unknown id is a
 // *loader.UnsupportedError. The codecs' parameters (levels, shuffle) are
 // not needed to decode and are not checked.
 func FromV2(compressor json.RawMessage) (Codec, error) {
@@ -50,10 +53,32 @@ func FromV2(compressor json.RawMessage) (Codec, error) {
 	if c.ID == nil {
 		return nil, errorf(`compressor has no "id"`)
 	}
+	if *c.ID == "lzma" {
+		if err := checkLZMA(raw); err != nil {
+			return nil, err
+		}
+	}
 	if k, ok := v2Codecs[*c.ID]; ok {
 		return k, nil
 	}
 	return nil, unsupported("codec %q", *c.ID)
+}
+
+// checkLZMA accepts numcodecs' LZMA configurations whose streams are xz
+// (format 1, its default); the others (lzma "alone", raw) are refused.
+func checkLZMA(raw []byte) error {
+	var c struct {
+		Format *int `json:"format"`
+	}
+	if raw != nil {
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return errorf("lzma codec: %s", jsonErr(err))
+		}
+	}
+	if c.Format != nil && *c.Format != 1 {
+		return unsupported("lzma codec of format %d (xz, format 1, is read)", *c.Format)
+	}
+	return nil
 }
 
 // FromV3 returns the codec for a Zarr v3 bytes->bytes codec entry: "gzip",
@@ -84,6 +109,11 @@ func FromV3(name string, configuration json.RawMessage) (Codec, error) {
 		return theBlosc, nil
 	}
 	if id, ok := strings.CutPrefix(name, "numcodecs."); ok {
+		if id == "lzma" {
+			if err := checkLZMA(raw); err != nil {
+				return nil, err
+			}
+		}
 		if k, ok := v2Codecs[id]; ok {
 			return k, nil
 		}

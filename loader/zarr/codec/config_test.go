@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"vastview/internal/testtool"
@@ -25,10 +26,13 @@ func TestFromV2(t *testing.T) {
 			t.Errorf("FromV2(%s) = %v, %v", id, k, err)
 		}
 	}
-	_, err := FromV2(json.RawMessage(`{"id": "lzma", "format": 1}`))
+	if k, err := FromV2(json.RawMessage(`{"id": "lzma", "format": 1, "preset": 1}`)); err != nil || k.Name() != "lzma" {
+		t.Errorf("lzma: %v, %v", k, err)
+	}
+	_, err := FromV2(json.RawMessage(`{"id": "lzma", "format": 2}`))
 	var ue *loader.UnsupportedError
-	if !errors.As(err, &ue) || ue.Format != "zarr" || ue.Feature != `codec "lzma"` {
-		t.Errorf("lzma: %#v, want UnsupportedError{zarr, codec \"lzma\"}", err)
+	if !errors.As(err, &ue) || ue.Format != "zarr" || !strings.Contains(ue.Feature, "lzma codec of format 2") {
+		t.Errorf("lzma format 2: %#v, want an UnsupportedError", err)
 	}
 	for s, want := range map[string]string{
 		`[1, 2]`:           "compressor is not a JSON object",
@@ -55,6 +59,7 @@ func TestFromV3(t *testing.T) {
 		{"numcodecs.lz4", `{"acceleration": 1}`, "lz4"},
 		{"numcodecs.zlib", `{"level": 1}`, "zlib"},
 		{"numcodecs.bz2", `{"level": 1}`, "bz2"},
+		{"numcodecs.lzma", `{}`, "lzma"},
 	} {
 		k, err := FromV3(c.name, json.RawMessage(c.config))
 		if err != nil || k == nil || k.Name() != c.want {
@@ -69,7 +74,7 @@ func TestFromV3(t *testing.T) {
 		{"blosc", `{"typesize": -1}`, "blosc codec: typesize -1 is outside"},
 		{"gzip", `[1]`, `codec "gzip": configuration is not a JSON object`},
 		{"sharding_indexed", `{}`, `unsupported codec "sharding_indexed"`},
-		{"numcodecs.lzma", `{}`, `unsupported codec "numcodecs.lzma"`},
+		{"numcodecs.delta", `{}`, `unsupported codec "numcodecs.delta"`},
 	} {
 		_, err := FromV3(c.name, json.RawMessage(c.config))
 		wantErr(t, c.name+" "+c.config, err, c.want)
@@ -81,12 +86,12 @@ func TestFromV3(t *testing.T) {
 const zarrPy = `
 import json, os, sys
 import numpy as np, zarr, numcodecs
-from numcodecs import Blosc, Zstd, GZip, Zlib, LZ4, BZ2
+from numcodecs import Blosc, Zstd, GZip, Zlib, LZ4, BZ2, LZMA
 root = sys.argv[1]
 y, x = np.mgrid[0:300, 0:200]
 data = ((x * 37 + y * 11) % 4096 + (x * y) % 7).astype("<u2")
 out = []
-for i, comp in enumerate([None, "default", Blosc("zstd", 3, Blosc.BITSHUFFLE), Zstd(5), GZip(6), Zlib(3), LZ4(), BZ2(5)]):
+for i, comp in enumerate([None, "default", Blosc("zstd", 3, Blosc.BITSHUFFLE), Zstd(5), GZip(6), Zlib(3), LZ4(), BZ2(5), LZMA(preset=1)]):
     path = os.path.join(root, "a%d.zarr" % i)
     kw = {} if comp == "default" else {"compressor": comp}
     z = zarr.open(path, mode="w", shape=data.shape, chunks=(128, 96), dtype="<u2", **kw)
