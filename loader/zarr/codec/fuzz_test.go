@@ -35,6 +35,8 @@ var seedConfigs = map[string]string{
 	"zstd.bin":                `{"id": "zstd", "level": 3}`,
 	"lz4.bin":                 `{"id": "lz4", "acceleration": 1}`,
 	"bz2.bin":                 `{"id": "bz2", "level": 1}`,
+	"lzma.bin":                `{"id": "lzma", "format": 1, "preset": 1}`,
+	"lzma_delta.bin":          `{"id": "lzma", "filters": [{"id": 3, "dist": 2}, {"id": 33, "preset": 1}]}`,
 }
 
 // seedExpr returns the array a seed holds.
