@@ -262,7 +262,8 @@ func copyBlock(dst, src []byte, chunk, size, ext []int, es int) {
 		}
 		s := src[so*size[n-1]*es:][:row*es]
 		o := dst[do*chunk[n-1]*es:][:row*es]
-		swapTo(o, s, es)
+		copy(o, s)
+		loader.SwapBytes(o, es) // N5 samples are big-endian
 		i := n - 2
 		for ; i >= 0; i-- {
 			pos[i]++
@@ -273,27 +274,6 @@ func copyBlock(dst, src []byte, chunk, size, ext []int, es int) {
 		}
 		if i < 0 {
 			return
-		}
-	}
-}
-
-// swapTo copies big-endian samples of es bytes in src to little-endian in
-// dst.
-func swapTo(dst, src []byte, es int) {
-	switch es {
-	case 1:
-		copy(dst, src)
-	case 2:
-		for i := 0; i+1 < len(src); i += 2 {
-			dst[i], dst[i+1] = src[i+1], src[i]
-		}
-	case 4:
-		for i := 0; i+3 < len(src); i += 4 {
-			binary.LittleEndian.PutUint32(dst[i:], binary.BigEndian.Uint32(src[i:]))
-		}
-	case 8:
-		for i := 0; i+7 < len(src); i += 8 {
-			binary.LittleEndian.PutUint64(dst[i:], binary.BigEndian.Uint64(src[i:]))
 		}
 	}
 }
