@@ -1,6 +1,9 @@
 package session
 
-import "vastview/loader"
+import (
+	"vastview/loader"
+	"vastview/render"
+)
 
 // TakeFrame returns the newest frame to show (nil if none waits, or it is
 // of data no longer shown) and lets OnFrame be called again. The host
@@ -53,15 +56,16 @@ func (s *Session) TakeFrame() *Frame {
 	return f
 }
 
-// traceFrameLocked writes one frame_shown per view asked for, and
-// "refined" when a redraw of the same view after chunks arrived makes it
-// complete.
+// traceFrameLocked writes one frame_shown per view asked for (and per
+// redraw of it at another size or zoom, as after the window's layout
+// changed), and "refined" when a redraw of the same view after chunks
+// arrived makes it complete.
 func (s *Session) traceFrameLocked(prev, f *Frame) {
 	if s.trace == nil {
 		return
 	}
 	ev := "frame_shown"
-	if prev != nil && prev.gen == f.gen {
+	if prev != nil && prev.gen == f.gen && samePlacement(prev.View, f.View) {
 		if !f.Info.Complete || prev.Info.Complete {
 			return
 		}
@@ -109,4 +113,10 @@ func (s *Session) Shown() *Frame {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.shown
+}
+
+// samePlacement reports whether frames of views a and b put the data at the
+// same place on screen.
+func samePlacement(a, b render.View) bool {
+	return a.Zoom == b.Zoom && a.Center == b.Center && a.Width == b.Width && a.Height == b.Height
 }
