@@ -66,35 +66,17 @@ func (d *dataset) dimensionAxes() string {
 // rawAttribute splits an attribute message into its name, datatype,
 // dataspace and raw value.
 func (h *File) rawAttribute(b []byte) (string, *datatype, *dataspace, []byte, bool) {
-	r := h.newReader(b)
-	v := r.u8()
-	flags := r.u8()
-	nameLen := int(r.u16())
-	dtLen := int(r.u16())
-	dsLen := int(r.u16())
-	pad := func(n int) int { return n }
-	switch v {
-	case 1:
-		pad = func(n int) int { return (n + 7) &^ 7 }
-	case 2:
-	case 3:
-		r.u8()
-	default:
+	name, flags, dtb, dsb, data, err := h.splitAttribute(b)
+	if err != nil || flags&3 != 0 {
 		return "", nil, nil, nil, false
 	}
-	nb := r.bytes(pad(nameLen))
-	dtb := r.bytes(pad(dtLen))
-	dsb := r.bytes(pad(dsLen))
-	if r.err != nil || flags&3 != 0 || len(nb) < nameLen || len(dtb) < dtLen || len(dsb) < dsLen {
-		return "", nil, nil, nil, false
-	}
-	dt, err := parseDatatype(dtb[:dtLen])
+	dt, err := parseDatatype(dtb)
 	if err != nil {
 		return "", nil, nil, nil, false
 	}
-	ds, err := h.parseDataspace(dsb[:dsLen])
+	ds, err := h.parseDataspace(dsb)
 	if err != nil {
 		return "", nil, nil, nil, false
 	}
-	return strings.TrimRight(string(nb[:nameLen]), "\x00"), dt, ds, r.b[r.off:], true
+	return name, dt, ds, data, true
 }

@@ -157,13 +157,13 @@ func (a Attr) Text() string {
 // maxAttrBytes bounds an attribute's value.
 const maxAttrBytes = 1 << 24
 
-// parseAttribute decodes an attribute message: its name and value.
-// Values of types other than numbers and strings are returned as ok
-// false.
-func (h *File) parseAttribute(b []byte) (name string, a Attr, ok bool, err error) {
+// splitAttribute splits an attribute message into its name, its flags
+// (bits 0 and 1: the datatype, the dataspace shared), the encoded datatype
+// and dataspace, and the value.
+func (h *File) splitAttribute(b []byte) (name string, flags byte, dtb, dsb, value []byte, err error) {
 	r := h.newReader(b)
 	v := r.u8()
-	r.u8()
+	flags = r.u8()
 	nameLen := int(r.u16())
 	dtLen := int(r.u16())
 	dsLen := int(r.u16())
@@ -175,28 +175,37 @@ func (h *File) parseAttribute(b []byte) (name string, a Attr, ok bool, err error
 	case 3:
 		r.u8()
 	default:
-		return "", a, false, errorf("attribute message version %d", v)
+		return "", 0, nil, nil, nil, errorf("attribute message version %d", v)
 	}
 	nb := r.bytes(pad(nameLen))
-	dtb := r.bytes(pad(dtLen))
-	dsb := r.bytes(pad(dsLen))
+	dtb = r.bytes(pad(dtLen))
+	dsb = r.bytes(pad(dsLen))
 	if r.err != nil || len(nb) < nameLen || len(dtb) < dtLen || len(dsb) < dsLen {
-		return "", a, false, errorf("attribute message truncated")
+		return "", 0, nil, nil, nil, errorf("attribute message truncated")
 	}
-	name = strings.TrimRight(string(nb[:nameLen]), "\x00")
-	if b[1]&3 != 0 { // shared datatype or dataspace
+	return strings.TrimRight(string(nb[:nameLen]), "\x00"), flags, dtb[:dtLen], dsb[:dsLen], r.b[r.off:], nil
+}
+
+// parseAttribute decodes an attribute message: its name and value.
+// Values of types other than numbers and strings are returned as ok
+// false.
+func (h *File) parseAttribute(b []byte) (name string, a Attr, ok bool, err error) {
+	name, flags, dtb, dsb, data, err := h.splitAttribute(b)
+	if err != nil {
+		return "", a, false, err
+	}
+	if flags&3 != 0 { // shared datatype or dataspace
 		return name, a, false, nil
 	}
-	dt, err := parseDatatype(dtb[:dtLen])
+	dt, err := parseDatatype(dtb)
 	if err != nil {
 		return name, a, false, nil
 	}
-	ds, err := h.parseDataspace(dsb[:dsLen])
+	ds, err := h.parseDataspace(dsb)
 	if err != nil {
 		return name, a, false, err
 	}
 	n := ds.count()
-	data := r.b[r.off:]
 	switch dt.class {
 	case classFixed, classFloat:
 		if dt.size != 1 && dt.size != 2 && dt.size != 4 && dt.size != 8 {
