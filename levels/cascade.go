@@ -2,11 +2,13 @@ package levels
 
 import (
 	"context"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
 	"vastview/downsample"
 	"vastview/internal/nd"
+	"vastview/loader"
 )
 
 // A cascade builds every computed level in one pass over the planes of a
@@ -34,12 +36,28 @@ type stage struct {
 	nslab    int    // planes in slab
 	slabLen  int    // planes per slab (the chunk's Z length)
 	cut      slabBuffers
+	sink     ChunkFunc // set when streaming: every chunk goes to it
 }
 
 // pairBuf carries planes from the reader to the first stage.
 type pairBuf struct {
-	b []byte
-	n int // planes in b
+	b   []byte
+	n   int // planes in b
+	ref *bufRef
+}
+
+// A bufRef returns a pair buffer to the reader once the first stage and
+// every sink holding one of its planes are done with it.
+type bufRef struct {
+	n    atomic.Int32
+	b    []byte
+	free chan<- []byte
+}
+
+func (r *bufRef) release() {
+	if r.n.Add(-1) == 0 {
+		r.free <- r.b
+	}
 }
 
 // cascadeOK reports whether every computed level can be built in one pass.
@@ -49,7 +67,9 @@ func (p *Pyramid) cascadeOK() bool {
 
 // buildCascade builds every computed level; each combination of the axes
 // other than Z, Y and X (time points, channels) is one independent pass.
-func (p *Pyramid) buildCascade(ctx context.Context, workers int) error {
+// With a sink, every chunk of the last stored level and of every computed
+// level goes to it instead of the caches.
+func (p *Pyramid) buildCascade(ctx context.Context, workers int, sink ChunkFunc) error {
 	base := &p.meta.Levels[p.stored-1]
 	n := len(p.meta.Axes)
 	za := p.meta.AxisIndex('Z')
@@ -66,7 +86,7 @@ func (p *Pyramid) buildCascade(ctx context.Context, workers int) error {
 	outer := make([]int, n)
 	for {
 		oidx := append([]int(nil), outer...)
-		g.Go(func() error { return p.cascadePass(gctx, oidx) })
+		g.Go(func() error { return p.cascadePass(gctx, oidx, sink, workers) })
 		if !nd.Next(outer, ext) || gctx.Err() != nil {
 			break
 		}
@@ -75,21 +95,30 @@ func (p *Pyramid) buildCascade(ctx context.Context, workers int) error {
 }
 
 // cascadePass streams the planes of one outer index through every level.
-func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
-	stages := p.newStages(oidx)
+func (p *Pyramid) cascadePass(ctx context.Context, oidx []int, sink ChunkFunc, workers int) error {
+	stages := p.newStages(oidx, sink != nil)
+	for _, st := range stages {
+		st.sink = sink
+	}
 	p.allocStages(stages)
 	first := stages[0]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Two groups of planes in turn, one read while the other is reduced,
 	// unless the planes are so large that the second would not fit in the
-	// memory the cache is given: then one, read and reduced in turn.
-	full := make(chan pairBuf, 1)
-	free := make(chan []byte, 2)
+	// memory the cache is given: then one, read and reduced in turn. A
+	// sink may hold a plane of each group while it writes it, so a stream
+	// has a group more per worker, as far as they fit.
+	groups := 2
+	if sink != nil {
+		groups += workers
+	}
+	free := make(chan []byte, groups)
 	free <- make([]byte, 2*first.inPlane)
-	if p.stagesBytes(stages)+4*int64(first.inPlane) <= p.cache.budgetBytes() {
+	for g := 1; g < groups && p.stagesBytes(stages)+int64(2*(g+1)*first.inPlane) <= p.cache.budgetBytes(); g++ {
 		free <- make([]byte, 2*first.inPlane)
 	}
+	full := make(chan pairBuf, 1)
 	errc := make(chan error, 1)
 	go func() { errc <- p.readPairs(ctx, oidx, first, full, free) }()
 	for pb := range full {
@@ -97,19 +126,21 @@ func (p *Pyramid) cascadePass(ctx context.Context, oidx []int) error {
 		first.zin += pb.n
 		if err := p.reduceStage(stages, 0, oidx); err != nil {
 			cancel()
-			for range full {
+			pb.ref.release()
+			for pb := range full {
+				pb.ref.release()
 			}
 			<-errc
 			return err
 		}
-		free <- pb.b
+		pb.ref.release()
 	}
 	return <-errc
 }
 
 // readPairs reads the stored planes in order, in the groups the first
 // computed level reduces together, and closes full at the end.
-func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full chan<- pairBuf, free <-chan []byte) error {
+func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full chan<- pairBuf, free chan []byte) error {
 	defer close(full)
 	n := len(oidx)
 	za := p.meta.AxisIndex('Z')
@@ -127,16 +158,30 @@ func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full 
 			return ctx.Err()
 		}
 		nb := min(group, first.zinTotal-z)
+		ref := &bufRef{b: b, free: free}
+		ref.n.Store(1) // the first stage's
 		for r := 0; r < nb; r++ {
 			if za >= 0 {
 				idx[za] = z + r
 			}
-			if err := p.ReadChunk(ctx, p.stored-1, idx, b[r*first.inPlane:(r+1)*first.inPlane]); err != nil {
+			plane := b[r*first.inPlane : (r+1)*first.inPlane]
+			err := p.ReadChunk(ctx, p.stored-1, idx, plane)
+			if first.sink != nil && loader.IsNotStored(err) {
+				clear(plane) // written as zeros, as the fill value
+				err = nil
+			}
+			if err != nil {
 				return err
+			}
+			if first.sink != nil {
+				ref.n.Add(1)
+				if err := first.sink(p.stored-1, append([]int(nil), idx...), plane, ref.release); err != nil {
+					return err
+				}
 			}
 		}
 		select {
-		case full <- pairBuf{b, nb}:
+		case full <- pairBuf{b, nb, ref}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -144,8 +189,9 @@ func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full 
 	return nil
 }
 
-// newStages prepares one stage per computed level, without its buffers.
-func (p *Pyramid) newStages(oidx []int) []*stage {
+// newStages prepares one stage per computed level, without its buffers;
+// with all, every level's chunks are cut, also those Build leaves out.
+func (p *Pyramid) newStages(oidx []int, all bool) []*stage {
 	n := len(oidx)
 	za := p.meta.AxisIndex('Z')
 	es := p.meta.DType.Size()
@@ -165,7 +211,7 @@ func (p *Pyramid) newStages(oidx []int) []*stage {
 			st.zinTotal = below.Shape[za]
 			st.slabLen = l.Chunk[za]
 		}
-		if k < p.built {
+		if k < p.built && !all {
 			st.slabLen = 1 // only passed on: its chunks are not kept
 		}
 		stages = append(stages, st)
@@ -208,7 +254,7 @@ func (p *Pyramid) StreamBytes() int64 {
 	if !p.cascadeOK() {
 		return 0
 	}
-	stages := p.newStages(make([]int, len(p.meta.Axes)))
+	stages := p.newStages(make([]int, len(p.meta.Axes)), false)
 	return p.stagesBytes(stages) + 2*int64(stages[0].inPlane)
 }
 
@@ -253,7 +299,7 @@ func (p *Pyramid) reduceStage(stages []*stage, i int, oidx []int) error {
 			}
 		}
 	}
-	if st.k < p.built {
+	if st.k < p.built && st.sink == nil {
 		st.nslab = 0
 		return nil
 	}
@@ -269,7 +315,7 @@ func (p *Pyramid) reduceStage(stages []*stage, i int, oidx []int) error {
 			slabShape[za] = st.nslab
 			sidx[za] = st.slabZ
 		}
-		if err := p.cutSlab(st.k, sidx, slabShape, st.slab[:st.nslab*st.outPlane], &st.cut); err != nil {
+		if err := p.cutSlab(st.k, sidx, slabShape, st.slab[:st.nslab*st.outPlane], &st.cut, st.sink); err != nil {
 			return err
 		}
 		st.nslab = 0

@@ -65,8 +65,16 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 			session.HumanBytes(c), session.HumanBytes(cacheBytes))
 	}
 	opt := levels.Options{CacheBytes: cacheBytes / 2, Mode: mode}
-	if err := useDiskCache(srcPath, src, &opt); err != nil {
-		fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
+	// Where the levels stream from whole planes, the export computes them
+	// as it writes, reading level 0 once, and needs no disk cache: writing
+	// the computed chunks there too would write them twice. Otherwise it
+	// computes them first into the disk cache, then reads them back with
+	// level 0; an earlier build's levels found there are reused.
+	streams := levels.Streams(src.Meta())
+	if !streams {
+		if err := useDiskCache(srcPath, src, &opt); err != nil {
+			fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
+		}
 	}
 	pyr, err := levels.Open(src, opt)
 	if err != nil {
@@ -106,9 +114,34 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	debug.SetMemoryLimit(limit + limit/8 + 64<<20)
 	workers := inFlight(pyr.Meta(), cacheBytes/2)
-	// Compute the levels first, streaming level 0 once; the export then
-	// reads level 0 again and the computed levels from memory or disk.
+	if !streams {
+		if err := buildLevels(ctx, pyr, workers, bar); err != nil {
+			warnDisk()
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
+			}
+			return fmt.Errorf("%s: %w", srcPath, err)
+		}
+		warnDisk()
+	}
+	err = omezarr.Write(ctx, out, pyr, omezarr.Options{
+		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite, Workers: workers,
+		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
+	})
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	return nil
+}
+
+// buildLevels builds the computed levels of pyr, showing their progress
+// on bar.
+func buildLevels(ctx context.Context, pyr *levels.Pyramid, workers int, bar *progressBar) error {
 	building := make(chan struct{})
+	defer close(building)
 	go func() {
 		for {
 			select {
@@ -123,26 +156,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 			}
 		}
 	}()
-	err = pyr.Build(ctx, workers)
-	close(building)
-	warnDisk()
-	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", srcPath, err)
-	}
-	err = omezarr.Write(ctx, out, pyr, omezarr.Options{
-		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite, Workers: workers,
-		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
-	})
-	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", out, err)
-	}
-	return nil
+	return pyr.Build(ctx, workers)
 }
 
 // staleNote says in one line what omezarr.RemoveStale tidied up, or is ""

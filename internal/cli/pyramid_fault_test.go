@@ -20,11 +20,52 @@ func writeNRRD(t *testing.T, path string, z, y, x int) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "NRRD0004\ntype: uint16\ndimension: 3\nsizes: %d %d %d\nendian: little\nencoding: raw\n\n", x, y, z)
 	for i := range z * y * x {
-		v := uint32(i)*2654435761 + 12345
-		binary.Write(&b, binary.LittleEndian, uint16(v^v>>15))
+		binary.Write(&b, binary.LittleEndian, sampleAt(i))
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sampleAt is the value writeNRRD and writeZarr store at flat index i.
+func sampleAt(i int) uint16 {
+	v := uint32(i)*2654435761 + 12345
+	return uint16(v ^ v>>15)
+}
+
+// writeZarr writes the volume writeNRRD writes as an uncompressed Zarr v2
+// array in chunks of 5×64×64, which the levels are not streamed from.
+func writeZarr(t *testing.T, dir string, z, y, x int) {
+	t.Helper()
+	const cz, cy, cx = 5, 64, 64
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := fmt.Sprintf(`{"zarr_format": 2, "shape": [%d, %d, %d], "chunks": [%d, %d, %d], "dtype": "<u2",
+		"compressor": null, "fill_value": 0, "order": "C", "filters": null}`, z, y, x, cz, cy, cx)
+	if err := os.WriteFile(filepath.Join(dir, ".zarray"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k*cz < z; k++ {
+		for j := 0; j*cy < y; j++ {
+			for i := 0; i*cx < x; i++ {
+				chunk := make([]byte, 2*cz*cy*cx)
+				for a := range cz {
+					for b := range cy {
+						for c := range cx {
+							zz, yy, xx := k*cz+a, j*cy+b, i*cx+c
+							if zz < z && yy < y && xx < x {
+								binary.LittleEndian.PutUint16(chunk[2*((a*cy+b)*cx+c):], sampleAt((zz*y+yy)*x+xx))
+							}
+						}
+					}
+				}
+				name := filepath.Join(dir, fmt.Sprintf("%d.%d.%d", k, j, i))
+				if err := os.WriteFile(name, chunk, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 }
 
@@ -59,13 +100,14 @@ func diskNotices(stderr string) []string {
 	return n
 }
 
-// TestPyramidWithoutAWritableDiskCache exports with a disk cache that
-// cannot be written: the export succeeds with the same levels as with a
-// working cache, and stderr says once that the cache is not used.
+// TestPyramidWithoutAWritableDiskCache exports a chunked volume, whose
+// levels are computed into the disk cache and read back, with a disk cache
+// that cannot be written: the export succeeds with the same levels as with
+// a working cache, and stderr says once that the cache is not used.
 func TestPyramidWithoutAWritableDiskCache(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(dir, "v.nrrd")
-	writeNRRD(t, src, 20, 150, 140)
+	src := filepath.Join(dir, "v.zarr")
+	writeZarr(t, src, 20, 150, 140)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	ref := filepath.Join(dir, "ref.ome.zarr")
 	if code, _, errs := vv("pyramid", src, ref, "--budget", "1MiB"); code != 0 || errs != "" {
@@ -133,5 +175,45 @@ func TestPyramidWithoutAWritableDiskCache(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPyramidOfPlanesStreams exports the same volume from a file of whole
+// planes, whose levels are computed as they are written: the levels equal
+// those computed through the disk cache from the chunked copy, and the
+// disk cache is neither written nor needed (a cache folder that cannot be
+// used goes unmentioned).
+func TestPyramidOfPlanesStreams(t *testing.T) {
+	dir := t.TempDir()
+	planes, chunked := filepath.Join(dir, "v.nrrd"), filepath.Join(dir, "v.zarr")
+	writeNRRD(t, planes, 20, 150, 140)
+	writeZarr(t, chunked, 20, 150, 140)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	ref := filepath.Join(dir, "ref.ome.zarr")
+	if code, _, errs := vv("pyramid", chunked, ref, "--budget", "1MiB"); code != 0 || errs != "" {
+		t.Fatalf("chunked: exit %d, %q", code, errs)
+	}
+	want := readLevels(t, ref)
+	os.RemoveAll(filepath.Join(dir, "cache"))
+	f := filepath.Join(dir, "file")
+	os.WriteFile(f, nil, 0o644)
+	for _, cache := range []string{filepath.Join(dir, "cache"), f} {
+		t.Setenv("XDG_CACHE_HOME", cache)
+		out := filepath.Join(dir, "out.ome.zarr")
+		if code, _, errs := vv("pyramid", planes, out, "--budget", "1MiB", "--overwrite"); code != 0 || errs != "" {
+			t.Fatalf("planes, cache %s: exit %d, %q", filepath.Base(cache), code, errs)
+		}
+		got := readLevels(t, out)
+		if len(got) != len(want) || len(want) < 3 {
+			t.Fatalf("%d levels, want %d (at least 3)", len(got), len(want))
+		}
+		for k := range want {
+			if !bytes.Equal(got[k], want[k]) {
+				t.Errorf("level %d differs from the chunked copy's", k)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cache")); !os.IsNotExist(err) {
+		t.Errorf("the disk cache was created: %v", err)
 	}
 }

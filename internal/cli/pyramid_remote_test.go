@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,18 +13,21 @@ import (
 	"time"
 )
 
-// remoteZarr serves a 4x300 uint16 Zarr v2 array (one chunk; one level
-// to compute) under /img.zarr/, with an ETag and Last-Modified on every
-// value when validators is true.
+// remoteZarr serves a 4x300 uint16 Zarr v2 array (two chunks of 4x150,
+// not whole planes, so its levels go through the disk cache; one level to
+// compute) under /img.zarr/, with an ETag and Last-Modified on every value
+// when validators is true.
 func remoteZarr(t *testing.T, validators bool) *httptest.Server {
-	chunk := make([]byte, 4*300*2)
-	for i := range 4 * 300 {
-		binary.LittleEndian.PutUint16(chunk[2*i:], uint16(i))
-	}
 	files := map[string]string{
-		".zarray": `{"zarr_format": 2, "shape": [4, 300], "chunks": [4, 300], "dtype": "<u2",
+		".zarray": `{"zarr_format": 2, "shape": [4, 300], "chunks": [4, 150], "dtype": "<u2",
 			"compressor": null, "fill_value": 0, "order": "C", "filters": null}`,
-		"0.0": string(chunk),
+	}
+	for c := range 2 {
+		chunk := make([]byte, 4*150*2)
+		for i := range 4 * 150 {
+			binary.LittleEndian.PutUint16(chunk[2*i:], uint16(i/150*300+c*150+i%150))
+		}
+		files[fmt.Sprintf("0.%d", c)] = string(chunk)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, ok := files[strings.TrimPrefix(r.URL.Path, "/img.zarr/")]

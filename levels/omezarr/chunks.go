@@ -67,9 +67,15 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	for _, l := range lay.src {
 		w.prog.total += count(l.Grid())
 	}
+	from := len(lay.src)
+	if st, ok := src.(streamer); ok {
+		if from, err = w.stream(ctx, st, opts.Workers); err != nil {
+			return err
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
-	for k, l := range lay.src {
+	for k, l := range lay.src[:from] {
 		grid := l.Grid()
 		idx := make([]int, len(grid))
 		for more := true; more && gctx.Err() == nil; more = nd.Next(idx, grid) {
@@ -83,6 +89,64 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	return ctx.Err()
 }
 
+// A streamer hands on the chunks of its levels from some level on, each
+// once, as levels.Pyramid.StreamChunks does; it returns that level.
+type streamer interface {
+	StreamChunks(ctx context.Context, workers int, fn func(level int, idx []int, data []byte, release func()) error) (int, error)
+}
+
+// stream stores the chunks src streams, with workers goroutines encoding
+// and writing them as they come, and returns the first level streamed.
+func (w *chunkWriter) stream(ctx context.Context, src streamer, workers int) (int, error) {
+	type job struct {
+		k       int
+		idx     []int
+		data    []byte
+		release func()
+	}
+	jobs := make(chan job)
+	g, gctx := errgroup.WithContext(ctx)
+	for range workers {
+		g.Go(func() error {
+			b := <-w.bufs
+			defer func() { w.bufs <- b }()
+			for j := range jobs {
+				err := w.put(j.k, j.idx, j.data, b)
+				j.release()
+				if err != nil {
+					for j := range jobs {
+						j.release()
+					}
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	var from int
+	g.Go(func() error {
+		defer close(jobs)
+		var err error
+		from, err = src.StreamChunks(gctx, workers, func(k int, idx []int, data []byte, release func()) error {
+			select {
+			case jobs <- job{k, idx, data, release}:
+				return nil
+			case <-gctx.Done():
+				release()
+				return gctx.Err()
+			}
+		})
+		if err != nil && ctx.Err() == nil && gctx.Err() == nil {
+			err = fmt.Errorf("reading the levels: %w", err)
+		}
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return from, ctx.Err()
+}
+
 // chunk stores the chunk of level k at source grid index idx.
 func (w *chunkWriter) chunk(ctx context.Context, k int, idx []int) error {
 	if err := ctx.Err(); err != nil {
@@ -90,20 +154,25 @@ func (w *chunkWriter) chunk(ctx context.Context, k int, idx []int) error {
 	}
 	b := <-w.bufs
 	defer func() { w.bufs <- b }()
-	l := &w.lay.src[k]
-	n := l.ChunkBytes(w.lay.dtype)
-	b.raw = grow(b.raw, n)
+	b.raw = grow(b.raw, w.lay.src[k].ChunkBytes(w.lay.dtype))
 	if err := w.src.ReadChunk(ctx, k, idx, b.raw); err != nil && !loader.IsNotStored(err) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return fmt.Errorf("reading level %d chunk %v: %w", k, idx, err)
 	}
-	if !zero(b.raw) {
-		data := b.raw
+	return w.put(k, idx, b.raw, b)
+}
+
+// put encodes and stores data, the chunk of level k at source grid index
+// idx, with the worker's buffers b, unless it holds only zeros, and counts
+// it done.
+func (w *chunkWriter) put(k int, idx []int, data []byte, b *buffers) error {
+	if !zero(data) {
 		if !w.lay.same {
-			b.perm = grow(b.perm, n)
-			w.lay.transpose(b.perm, b.raw, l.Chunk)
+			l := &w.lay.src[k]
+			b.perm = grow(b.perm, len(data))
+			w.lay.transpose(b.perm, data, l.Chunk)
 			data = b.perm
 		}
 		if err := w.store(k, permute(idx, w.lay.perm), data, b); err != nil {
