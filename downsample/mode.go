@@ -112,22 +112,29 @@ func modeWords[T Label](d, a, b, c, e []T, j int) int {
 	o := j * int(l.shift/8)
 	for ; o+8 <= len(ab) && o/2+4 <= len(db); o += 8 {
 		wa, wb, wc, we := le64(ab[o:o+8]), le64(bb[o:o+8]), le64(cb[o:o+8]), le64(eb[o:o+8])
-		var p, q, r, s uint64
+		if wa == wb && wa == wc && wa == we {
+			break
+		}
+		// Rows equal two by two, x and y, across the outer axis or the
+		// inner one.
+		x, y, two := wa, wb, wa == wc && wb == we
+		if wa == wb && wc == we {
+			y, two = wc, true
+		}
+		var r uint64
 		switch {
-		case wa == wb && wa == wc && wa == we:
-			return o / int(l.shift/8)
+		case two && l.pairsEqual(x, y, x, y):
+			r = l.min(l.even(x), l.even(y)) // two values, four of each
+		case two:
+			r = laneMode4[T](l.even(x), l.odd(x), l.even(y), l.odd(y))
 		case l.pairsEqual(wa, wb, wc, we):
-			p, q, r, s = l.even(wa), l.even(wb), l.even(wc), l.even(we)
-		case wa == wc && wb == we:
-			p, q, r, s = l.even(wa), l.odd(wa), l.even(wb), l.odd(wb)
-		case wa == wb && wc == we:
-			p, q, r, s = l.even(wa), l.odd(wa), l.even(wc), l.odd(wc)
+			r = laneMode4[T](l.even(wa), l.even(wb), l.even(wc), l.even(we))
 		default:
 			k := o / 2 * 8 / int(l.shift)
 			mode4Blocks(d[k:k+per], a[2*k:], b[2*k:], c[2*k:], e[2*k:])
 			continue
 		}
-		binary.LittleEndian.PutUint32(db[o/2:o/2+4], l.pack(laneMode4[T](p, q, r, s)))
+		binary.LittleEndian.PutUint32(db[o/2:o/2+4], l.pack(r))
 	}
 	return o / int(l.shift/8)
 }
