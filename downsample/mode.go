@@ -22,8 +22,18 @@ func modes[T Label](p *plan, dst, src []T) {
 	}
 }
 
+// modeH writes the modes of one output row whose blocks span pairs along
+// the rows. Blocks of one or two rows are those of four rows with every
+// sample repeated: the counts double, and the mode stays.
 func modeH[T Label](d []T, rows [][]T, block *[maxRows]T) {
-	if len(rows) == 4 {
+	switch len(rows) {
+	case 1:
+		modeH4(d, rows[0], rows[0], rows[0], rows[0], block)
+		return
+	case 2:
+		modeH4(d, rows[0], rows[1], rows[0], rows[1], block)
+		return
+	case 4:
 		modeH4(d, rows[0], rows[1], rows[2], rows[3], block)
 		return
 	}
@@ -46,11 +56,11 @@ func modeH[T Label](d []T, rows [][]T, block *[maxRows]T) {
 	}
 }
 
-// modeH4 is modeH for 2x2x2 blocks. It reads 8-byte words of the four
-// rows, which hold the columns of 4, 2 or 1 blocks, and finds their modes
-// in lanes (see lanes) for the blocks that labelled regions make: rows
-// all equal (a block is uniform, or straddles a border along the row and
-// is a tie of two values), each row's pairs equal (borders between the
+// modeH4 is modeH for blocks of four rows (2x2x2). It reads 8-byte words
+// of the rows, which hold the columns of 4, 2 or 1 blocks, and finds their
+// modes in lanes (see lanes) for the blocks that labelled regions make:
+// rows all equal (a block is uniform, or straddles a border along the row
+// and is a tie of two values), each row's pairs equal (borders between the
 // rows), or the rows equal two by two (a border between the rows and one
 // along them). Other words go block by block.
 func modeH4[T Label](d, a, b, c, e []T, block *[maxRows]T) {
