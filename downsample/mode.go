@@ -92,14 +92,16 @@ func modeEqualRows[T Label](d, a, b, c, e []T, j int) int {
 	db, ab := asBytes(d), asBytes(a)
 	bb, cb, eb := asBytes(b)[:len(ab)], asBytes(c)[:len(ab)], asBytes(e)[:len(ab)]
 	o := uint(j) * uint(l.shift/8)
-	for ; o+16 <= uint(len(ab)) && o/2+8 <= uint(len(db)); o += 16 {
-		pa, pb, pc, pe := (*[16]byte)(ab[o:]), (*[16]byte)(bb[o:]), (*[16]byte)(cb[o:]), (*[16]byte)(eb[o:])
-		w, x := le64(pa[:8]), le64(pa[8:])
-		if (w^le64(pb[:8]))|(w^le64(pc[:8]))|(w^le64(pe[:8]))|(x^le64(pb[8:]))|(x^le64(pc[8:]))|(x^le64(pe[8:])) != 0 {
+	for ; o+32 <= uint(len(ab)) && o/2+16 <= uint(len(db)); o += 32 {
+		pa, pb, pc, pe := (*[32]byte)(ab[o:]), (*[32]byte)(bb[o:]), (*[32]byte)(cb[o:]), (*[32]byte)(eb[o:])
+		w, x, y, z := le64(pa[:8]), le64(pa[8:16]), le64(pa[16:24]), le64(pa[24:])
+		if (w^le64(pb[:8]))|(w^le64(pc[:8]))|(w^le64(pe[:8]))|(x^le64(pb[8:16]))|(x^le64(pc[8:16]))|(x^le64(pe[8:16]))|
+			(y^le64(pb[16:24]))|(y^le64(pc[16:24]))|(y^le64(pe[16:24]))|(z^le64(pb[24:]))|(z^le64(pc[24:]))|(z^le64(pe[24:])) != 0 {
 			break
 		}
-		r := uint64(l.pack(l.min(l.even(w), l.odd(w)))) | uint64(l.pack(l.min(l.even(x), l.odd(x))))<<32
-		binary.LittleEndian.PutUint64((*[8]byte)(db[o/2:])[:], r)
+		pd := (*[16]byte)(db[o/2:])
+		binary.LittleEndian.PutUint64(pd[:8], uint64(l.pack(l.min(l.even(w), l.odd(w))))|uint64(l.pack(l.min(l.even(x), l.odd(x))))<<32)
+		binary.LittleEndian.PutUint64(pd[8:], uint64(l.pack(l.min(l.even(y), l.odd(y))))|uint64(l.pack(l.min(l.even(z), l.odd(z))))<<32)
 	}
 	for ; o+8 <= uint(len(ab)) && o/2+4 <= uint(len(db)); o += 8 {
 		w := le64(ab[o : o+8])
