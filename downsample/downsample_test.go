@@ -411,3 +411,101 @@ func TestMode8(t *testing.T) {
 		}
 	}
 }
+
+// TestModeWords checks the 2x2x2 and 2x2 modes on rows of every length
+// around the word widths, made of runs of a few labels whose borders fall
+// at every column, between the rows or not, so that words of uniform
+// rows, of equal pairs, of rows equal two by two and of mixed blocks all
+// occur, with ties.
+func TestModeWords(t *testing.T) {
+	t.Run("uint8", func(t *testing.T) { checkModeWords[uint8](t, 41) })
+	t.Run("int8", func(t *testing.T) { checkModeWords[int8](t, 42) })
+	t.Run("uint16", func(t *testing.T) { checkModeWords[uint16](t, 43) })
+	t.Run("int16", func(t *testing.T) { checkModeWords[int16](t, 44) })
+	t.Run("uint32", func(t *testing.T) { checkModeWords[uint32](t, 45) })
+	t.Run("int32", func(t *testing.T) { checkModeWords[int32](t, 46) })
+}
+
+func checkModeWords[T Label](t *testing.T, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 0))
+	for n := 1; n <= 70; n++ {
+		for _, shape := range [][]int{{2, 2, n}, {3, 3, n}, {2, n}, {3, n}} {
+			reduce := []bool{true, true, true}[:len(shape)]
+			in, out := refLen(shape, reduce)
+			rows := in / n
+			for range 20 {
+				labels := []T{randSample[T](r), randSample[T](r), randSample[T](r)}
+				src := make([]T, in)
+				// Each row is a copy of one of a few runs of labels, or its own.
+				base := make([][]T, 3)
+				for k := range base {
+					base[k] = make([]T, n)
+					run := 1 + r.IntN(6)
+					l := labels[r.IntN(len(labels))]
+					for x := range n {
+						if x%run == 0 && r.IntN(2) == 0 {
+							l = labels[r.IntN(len(labels))]
+						}
+						base[k][x] = l
+					}
+				}
+				for y := range rows {
+					row := src[y*n : (y+1)*n]
+					if k := r.IntN(len(base) + 1); k < len(base) {
+						copy(row, base[k])
+					} else {
+						for x := range row {
+							row[x] = labels[r.IntN(len(labels))]
+						}
+					}
+				}
+				got := make([]T, out)
+				if err := ModeOf(got, src, shape, reduce); err != nil {
+					t.Fatal(err)
+				}
+				checkSame(t, "ModeOf", shape, reduce, src, got, refMode(src, shape, reduce))
+			}
+		}
+	}
+}
+
+// TestLaneMode4 compares the lane mode of four words with the reference on
+// every lane.
+func TestLaneMode4(t *testing.T) {
+	t.Run("uint8", func(t *testing.T) { laneMode4Ref[uint8](t) })
+	t.Run("int8", func(t *testing.T) { laneMode4Ref[int8](t) })
+	t.Run("uint16", func(t *testing.T) { laneMode4Ref[uint16](t) })
+	t.Run("int16", func(t *testing.T) { laneMode4Ref[int16](t) })
+	t.Run("uint32", func(t *testing.T) { laneMode4Ref[uint32](t) })
+	t.Run("int32", func(t *testing.T) { laneMode4Ref[int32](t) })
+}
+
+func laneMode4Ref[T Label](t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	l := lanesOf[T]()
+	per := int(32 / l.shift)
+	for range 20000 {
+		labels := []T{randSample[T](r), randSample[T](r), randSample[T](r), randSample[T](r)}
+		var v [4][]T // the samples of each word, two per block
+		var w [4]uint64
+		for k := range v {
+			v[k] = make([]T, 2*per)
+			for i := range v[k] {
+				v[k][i] = labels[r.IntN(len(labels))]
+			}
+			b := make([]byte, 8)
+			copy(b, asBytes(v[k]))
+			w[k] = binary.LittleEndian.Uint64(b)
+		}
+		got := l.pack(laneMode4[T](l.even(w[0]), l.odd(w[1]), l.even(w[2]), l.odd(w[3])))
+		for i := range per {
+			block := []T{v[0][2*i], v[1][2*i+1], v[2][2*i], v[3][2*i+1]}
+			want := refMode(block, []int{2, 2}, []bool{true, true})[0]
+			b := make([]byte, 4)
+			binary.LittleEndian.PutUint32(b, got)
+			if g := fromLE[T](b)[i]; g != want {
+				t.Fatalf("mode of %v = %v, want %v", block, g, want)
+			}
+		}
+	}
+}

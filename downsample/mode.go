@@ -22,8 +22,18 @@ func modes[T Label](p *plan, dst, src []T) {
 	}
 }
 
+// modeH writes the modes of one output row whose blocks span pairs along
+// the rows. Blocks of one or two rows are those of four rows with every
+// sample repeated: the counts double, and the mode stays.
 func modeH[T Label](d []T, rows [][]T, block *[maxRows]T) {
-	if len(rows) == 4 {
+	switch len(rows) {
+	case 1:
+		modeH4(d, rows[0], rows[0], rows[0], rows[0], block)
+		return
+	case 2:
+		modeH4(d, rows[0], rows[1], rows[0], rows[1], block)
+		return
+	case 4:
 		modeH4(d, rows[0], rows[1], rows[2], rows[3], block)
 		return
 	}
@@ -46,31 +56,23 @@ func modeH[T Label](d []T, rows [][]T, block *[maxRows]T) {
 	}
 }
 
-// modeH4 is modeH for 2x2x2 blocks. Inside labelled regions most blocks
-// are uniform, so it first compares whole 8-byte words of the four rows,
-// which hold 4, 2 or 1 blocks' worth of samples: when the words are equal
-// and each pair within them too, the word's blocks are done at once.
+// modeH4 is modeH for blocks of four rows (2x2x2). It reads 8-byte words
+// of the rows, which hold the columns of 4, 2 or 1 blocks, and finds their
+// modes in lanes (see lanes) for the blocks that labelled regions make:
+// rows all equal (a block is uniform, or straddles a border along the row
+// and is a tie of two values), each row's pairs equal (borders between the
+// rows), or the rows equal two by two (a border between the rows and one
+// along them). Other words go block by block.
 func modeH4[T Label](d, a, b, c, e []T, block *[maxRows]T) {
 	n := min(len(d), len(a)/2, len(b)/2, len(c)/2, len(e)/2)
 	i := 0
 	if hostLE {
-		var zero T
-		size := int(unsafe.Sizeof(zero))
-		per := 4 / size // blocks per word
-		db, ab, bb, cb, eb := asBytes(d), asBytes(a), asBytes(b), asBytes(c), asBytes(e)
-		for ; i+per <= n; i += per {
-			o := 2 * size * i
-			w := le64(ab[o : o+8])
-			if w != le64(bb[o:o+8]) || w != le64(cb[o:o+8]) || w != le64(eb[o:o+8]) {
-				mode4Blocks(d[i:i+per], a[2*i:], b[2*i:], c[2*i:], e[2*i:])
-				continue
-			}
-			even, ok := evenSamples(w, size)
-			if !ok {
-				mode4Blocks(d[i:i+per], a[2*i:], b[2*i:], c[2*i:], e[2*i:])
-				continue
-			}
-			binary.LittleEndian.PutUint32(db[size*i:size*i+4], even)
+		per := int(32 / lanesOf[T]().shift) // blocks per word
+		i = n / per * per
+		d, a, b, c, e := d[:i], a[:2*i], b[:2*i], c[:2*i], e[:2*i]
+		for j := 0; j < 2*i; {
+			j = modeEqualRows(d, a, b, c, e, j)
+			j = modeWords(d, a, b, c, e, j)
 		}
 	}
 	mode4Blocks(d[i:n], a[2*i:], b[2*i:], c[2*i:], e[2*i:])
@@ -81,17 +83,148 @@ func modeH4[T Label](d, a, b, c, e []T, block *[maxRows]T) {
 	}
 }
 
-// evenSamples returns the even samples of w, a word of samples of the
-// given size, packed into 32 bits, and whether every odd sample equals the
-// even one before it.
-func evenSamples(w uint64, size int) (uint32, bool) {
-	switch size {
-	case 1:
-		return uint32(pack8(w & lanes8)), (w^w>>8)&lanes8 == 0
-	case 2:
-		return uint32(pack16(w & lanes16)), (w^w>>16)&lanes16 == 0
+// modeEqualRows writes the modes of the words of the rows from column j
+// on while the four rows are equal, and returns the column where they stop
+// being so. d holds half as many samples as each row, a whole number of
+// words.
+func modeEqualRows[T Label](d, a, b, c, e []T, j int) int {
+	l := lanesOf[T]()
+	db, ab := asBytes(d), asBytes(a)
+	bb, cb, eb := asBytes(b)[:len(ab)], asBytes(c)[:len(ab)], asBytes(e)[:len(ab)]
+	o := uint(j) * uint(l.shift/8)
+	for ; o+32 <= uint(len(ab)) && o/2+16 <= uint(len(db)); o += 32 {
+		pa, pb, pc, pe := (*[32]byte)(ab[o:]), (*[32]byte)(bb[o:]), (*[32]byte)(cb[o:]), (*[32]byte)(eb[o:])
+		w, x, y, z := le64(pa[:8]), le64(pa[8:16]), le64(pa[16:24]), le64(pa[24:])
+		if (w^le64(pb[:8]))|(w^le64(pc[:8]))|(w^le64(pe[:8]))|(x^le64(pb[8:16]))|(x^le64(pc[8:16]))|(x^le64(pe[8:16]))|
+			(y^le64(pb[16:24]))|(y^le64(pc[16:24]))|(y^le64(pe[16:24]))|(z^le64(pb[24:]))|(z^le64(pc[24:]))|(z^le64(pe[24:])) != 0 {
+			break
+		}
+		pd := (*[16]byte)(db[o/2:])
+		binary.LittleEndian.PutUint64(pd[:8], uint64(l.pack(l.min(l.even(w), l.odd(w))))|uint64(l.pack(l.min(l.even(x), l.odd(x))))<<32)
+		binary.LittleEndian.PutUint64(pd[8:], uint64(l.pack(l.min(l.even(y), l.odd(y))))|uint64(l.pack(l.min(l.even(z), l.odd(z))))<<32)
 	}
-	return uint32(w), uint32(w) == uint32(w>>32)
+	for ; o+8 <= uint(len(ab)) && o/2+4 <= uint(len(db)); o += 8 {
+		w := le64(ab[o : o+8])
+		if w != le64(bb[o:o+8]) || w != le64(cb[o:o+8]) || w != le64(eb[o:o+8]) {
+			break
+		}
+		binary.LittleEndian.PutUint32((*[4]byte)(db[o/2:])[:], l.pack(l.min(l.even(w), l.odd(w))))
+	}
+	return int(o / uint(l.shift/8))
+}
+
+// modeWords writes the modes of the words of the rows from column j on
+// while the four rows are not equal, and returns the column where they
+// are again.
+func modeWords[T Label](d, a, b, c, e []T, j int) int {
+	l := lanesOf[T]()
+	per := int(32 / l.shift)
+	db, ab := asBytes(d), asBytes(a)
+	bb, cb, eb := asBytes(b)[:len(ab)], asBytes(c)[:len(ab)], asBytes(e)[:len(ab)]
+	o := j * int(l.shift/8)
+	for ; o+8 <= len(ab) && o/2+4 <= len(db); o += 8 {
+		wa, wb, wc, we := le64(ab[o:o+8]), le64(bb[o:o+8]), le64(cb[o:o+8]), le64(eb[o:o+8])
+		if wa == wb && wa == wc && wa == we {
+			break
+		}
+		// Rows equal two by two, x and y, across the outer axis or the
+		// inner one.
+		x, y, two := wa, wb, wa == wc && wb == we
+		if wa == wb && wc == we {
+			y, two = wc, true
+		}
+		var r uint64
+		switch {
+		case two && l.pairsEqual(x, y, x, y):
+			r = l.min(l.even(x), l.even(y)) // two values, four of each
+		case two:
+			r = laneMode4[T](l.even(x), l.odd(x), l.even(y), l.odd(y))
+		case l.pairsEqual(wa, wb, wc, we):
+			r = laneMode4[T](l.even(wa), l.even(wb), l.even(wc), l.even(we))
+		default:
+			k := o / 2 * 8 / int(l.shift)
+			mode4Blocks(d[k:k+per], a[2*k:], b[2*k:], c[2*k:], e[2*k:])
+			continue
+		}
+		binary.LittleEndian.PutUint32(db[o/2:o/2+4], l.pack(r))
+	}
+	return o / int(l.shift/8)
+}
+
+// lanes describes a word of samples split into its even and its odd
+// samples, each in the low half of a lane twice the sample's width, with
+// the sign bit flipped for signed samples so that lanes compare as
+// unsigned numbers. The empty high half of a lane takes the borrows of
+// comparisons and the counts of equal samples, so that lanes never carry
+// into each other. lanesOf and the methods inline, and the fields fold to
+// constants in each instantiation of their caller.
+type lanes struct {
+	shift uint   // sample width in bits
+	low   uint64 // the low half of every lane
+	guard uint64 // the bit above every lane's sample
+	sign  uint64 // every lane's sign bit (0 for unsigned samples)
+}
+
+func lanesOf[T Label]() lanes {
+	var zero T
+	s := 8 * uint(unsafe.Sizeof(zero))
+	ones := ^uint64(0) / (1<<(2*s) - 1) // the lowest bit of every lane (1<<64 is 0)
+	return lanes{shift: s, low: ones * (1<<s - 1), guard: ones << s, sign: signFlip[T](ones << (s - 1))}
+}
+
+// even and odd return the even and the odd samples of w in lanes.
+func (l lanes) even(w uint64) uint64 { return w&l.low ^ l.sign }
+func (l lanes) odd(w uint64) uint64  { return w>>l.shift&l.low ^ l.sign }
+
+// pack returns the samples in lanes x as 32 bits of packed samples.
+func (l lanes) pack(x uint64) uint32 {
+	x ^= l.sign
+	switch l.shift {
+	case 8:
+		x = pack8(x)
+	case 16:
+		x = pack16(x)
+	}
+	return uint32(x)
+}
+
+// pairsEqual reports whether every odd sample of the words equals the
+// even one before it.
+func (l lanes) pairsEqual(a, b, c, e uint64) bool {
+	s := l.shift
+	return ((a^a>>s)|(b^b>>s)|(c^c>>s)|(e^e>>s))&l.low == 0
+}
+
+// min returns the smaller of each lane of x and y.
+func (l lanes) min(x, y uint64) uint64 {
+	g := ((x | l.guard) - y) & l.guard // the guard bit stays where x >= y
+	return x ^ (x^y)&(g-g>>l.shift)
+}
+
+// eq returns the guard bit of the lanes where x equals y.
+func (l lanes) eq(x, y uint64) uint64 { return ((x^y)+l.low)&l.guard ^ l.guard }
+
+// maxKey returns the larger of each lane of x and y, keys below 4 guard
+// bits.
+func (l lanes) maxKey(x, y uint64) uint64 {
+	g := l.guard << 2
+	g &= (x | g) - y // set where x >= y
+	return y ^ (x^y)&(g-g>>(l.shift+2))
+}
+
+// laneMode4 returns in each lane the most frequent of the lanes of p, q, r
+// and s, the smallest on a tie. It ranks them by a key that holds, above
+// the sample, how many of the others equal it and, below, the sample
+// complemented, and keeps the largest key.
+func laneMode4[T Label](p, q, r, s uint64) uint64 {
+	l := lanesOf[T]()
+	pq, pr, ps := l.eq(p, q), l.eq(p, r), l.eq(p, s)
+	qr, qs, rs := l.eq(q, r), l.eq(q, s), l.eq(r, s)
+	kp := pq + pr + ps + (p ^ l.low)
+	kq := pq + qr + qs + (q ^ l.low)
+	kr := pr + qr + rs + (r ^ l.low)
+	ks := ps + qs + rs + (s ^ l.low)
+	return (l.maxKey(l.maxKey(kp, kq), l.maxKey(kr, ks)) ^ l.low) & l.low
 }
 
 // mode4Blocks writes d[i] as the mode of the 2x2x2 block at columns 2i and
