@@ -246,6 +246,47 @@ func TestFastKernelsLongRows(t *testing.T) {
 	})
 }
 
+// TestFastKernelsExtremes checks the 8- and 16-bit 2x2 and 2x2x2 kernels
+// on blocks of only the smallest and largest values, where the lane sums
+// are largest and every rounding carry happens, on rows with and without
+// a tail.
+func TestFastKernelsExtremes(t *testing.T) {
+	kernelModes(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(23, 24))
+		extremes[uint8](t, r, 0, math.MaxUint8)
+		extremes[int8](t, r, math.MinInt8, math.MaxInt8)
+		extremes[uint16](t, r, 0, math.MaxUint16)
+		extremes[int16](t, r, math.MinInt16, math.MaxInt16)
+	})
+}
+
+func extremes[T Number](t *testing.T, r *rand.Rand, lo, hi T) {
+	t.Helper()
+	for _, shape := range [][]int{{2, 64}, {2, 77}, {2, 2, 64}, {2, 2, 77}} {
+		reduce := []bool{true, true, true}[:len(shape)]
+		in, out := refLen(shape, reduce)
+		src := make([]T, in)
+		for _, pick := range []func(i int) T{
+			func(int) T { return hi },
+			func(int) T { return lo },
+			func(int) T { return hi - 1 },
+			func(int) T { return lo + 1 },
+			func(i int) T { return []T{lo, hi}[i%2] },
+			func(int) T { return []T{lo, hi}[r.IntN(2)] },
+			func(int) T { return []T{lo, hi, lo + 1, hi - 1}[r.IntN(4)] },
+		} {
+			for i := range src {
+				src[i] = pick(i)
+			}
+			got := make([]T, out)
+			if err := MeanOf(got, src, shape, reduce); err != nil {
+				t.Fatal(err)
+			}
+			checkSame(t, "MeanOf", shape, reduce, src, got, refMean(src, shape, reduce))
+		}
+	}
+}
+
 func longRows[T Number](t *testing.T, r *rand.Rand, shape []int, reduce []bool) {
 	t.Helper()
 	in, out := refLen(shape, reduce)

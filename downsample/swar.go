@@ -1,12 +1,15 @@
 package downsample
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // The portable kernels work on 64-bit words ("SIMD within a register"):
-// adjacent samples are summed into lanes twice their width, the lanes of
-// the rows are added, rounded and shifted, and the lanes packed back into
-// samples. Lanes never carry into each other: 8 samples of 8 bits sum to
-// at most 2040 < 2^16, 8 of 16 bits to at most 524280 < 2^32.
+// the rows' adjacent samples are summed into lanes twice their width, and
+// the sums rounded, shifted and packed back into samples. Lanes never
+// carry into each other: 8 samples of 8 bits sum to at most 2040 < 2^16,
+// 8 of 16 bits to at most 524280 < 2^32.
 
 const (
 	lanes8  = 0x00ff00ff00ff00ff // low byte of each 16-bit lane
@@ -15,26 +18,14 @@ const (
 	ones32  = 0x0000000100000001
 )
 
-func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
-
-// pairs8 sums adjacent bytes of w into four 16-bit lanes.
-func pairs8(w uint64) uint64 { return w&lanes8 + w>>8&lanes8 }
-
 // pack8 packs four 16-bit lanes holding bytes into the low 32 bits.
 func pack8(r uint64) uint64 {
 	r = (r | r>>8) & lanes16
 	return (r | r>>16) & 0xffffffff
 }
 
-// pairs16 sums adjacent 16-bit samples of w into two 32-bit lanes.
-func pairs16(w uint64) uint64 { return w&lanes16 + w>>16&lanes16 }
-
 // pack16 packs two 32-bit lanes holding 16-bit values into the low 32 bits.
 func pack16(r uint64) uint64 { return (r | r>>16) & 0xffffffff }
-
-// Each kernel reads its rows as unsigned samples (signed ones flipped, see
-// fast.go), writes whole words, and returns the number of output samples
-// written.
 
 // signFlip returns flip for a signed T and 0 for an unsigned one; it
 // folds to a constant in each instantiation.
@@ -45,17 +36,97 @@ func signFlip[T integer](flip uint64) uint64 {
 	return 0
 }
 
+// Each kernel reads its rows as unsigned samples (signed ones flipped, see
+// fast.go) in steps of 16 bytes a row, writes 8 bytes a step, and returns
+// the number of output samples written. The rows are viewed as slices of
+// whole steps of one length, which leaves the loops without bounds checks.
+// The 16-bit kernels need a little-endian machine: they read the samples'
+// memory as bytes.
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// steps views b as n steps of 16 bytes; b holds at least 16n bytes.
+func steps(b []byte, n int) [][16]byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.SliceData(b[:16*n]))), n)
+}
+
+// words views d as n words of 8 bytes; d holds at least 8n bytes.
+func words(d []byte, n int) [][8]byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*[8]byte)(unsafe.Pointer(unsafe.SliceData(d[:8*n]))), n)
+}
+
+// The sums of pairs go into lanes twice the sample width without
+// splitting both halves of every word: a word is its low halves plus 2^8
+// (2^16) times its high halves, lane by lane, so the rows' words added
+// whole, less 255 (65535) times the sum of their high halves, leave the
+// low plus the high halves. The whole words' sum carries across lanes but
+// the result does not: each of its lanes fits, so it is exact modulo 2^64.
+
+// mul255 and mul65535 are -255 and -65535 plus 2^63, mul257 and mul65537
+// are 257 and 65537 plus 2^63: the added bit changes nothing below bit 63
+// of a product, and the kernels read nothing there (no lane reaches it
+// and the factors of mul257 and mul65537 are even), but it keeps the
+// compiler from turning each multiplication into shifts and additions,
+// which cost more instructions.
+const (
+	mul255   = 1<<63 - 255
+	mul65535 = 1<<63 - 65535
+	mul257   = 1<<63 + 257
+	mul65537 = 1<<63 + 65537
+)
+
+func sum8x2(a, b uint64) uint64 {
+	return a + b + (a>>8&lanes8+b>>8&lanes8)*mul255
+}
+
+func sum8x4(a, b, c, e uint64) uint64 {
+	return a + b + c + e + (a>>8&lanes8+b>>8&lanes8+c>>8&lanes8+e>>8&lanes8)*mul255
+}
+
+func sum16x2(a, b uint64) uint64 {
+	return a + b + (a>>16&lanes16+b>>16&lanes16)*mul65535
+}
+
+func sum16x4(a, b, c, e uint64) uint64 {
+	return a + b + c + e + (a>>16&lanes16+b>>16&lanes16+c>>16&lanes16+e>>16&lanes16)*mul65535
+}
+
+// means8 turns two words of 16-bit lane sums of 2^k bytes into the eight
+// means, rounded half up, packed into one word. Masking the rounded sums
+// leaves each mean shifted left by k in its lane; multiplying by 257
+// copies it 8 bits up, where the copy of each even lane meets the odd lane
+// after it, and multiplying the pairs by 65537 brings pairs together the
+// same way. No copy overlaps another, so the products do not carry.
+func means8(s0, s1 uint64, k uint) uint64 {
+	const pair = lanes16 << 8
+	r0 := (s0 + ones16<<k>>1) & (lanes8 << k) * mul257 & (pair << k) * mul65537
+	r1 := (s1 + ones16<<k>>1) & (lanes8 << k) * mul257 & (pair << k) * mul65537
+	return uint64(uint32(r0>>(24+k))) | r1>>(24+k)<<32
+}
+
+// means16 does the same for 32-bit lane sums of 2^k 16-bit samples.
+func means16(s0, s1 uint64, k uint) uint64 {
+	r0 := (s0 + ones32<<k>>1) & (lanes16 << k) * mul65537
+	r1 := (s1 + ones32<<k>>1) & (lanes16 << k) * mul65537
+	return uint64(uint32(r0>>(16+k))) | r1>>(16+k)<<32
+}
+
 func swar2x2U8[T uint8 | int8](d, a, b []uint8) int {
 	flip := signFlip[T](flip8)
 	n := min(len(d)/8, len(a)/16, len(b)/16)
-	d, a = d[:8*n], a[:16*n]
-	for i, j := 0, 0; j+16 <= len(a) && i+8 <= len(d); i, j = i+8, j+16 {
-		pb := (*[16]byte)(b[j:])
-		s0 := pairs8(le64(a[j:j+8])^flip) + pairs8(le64(pb[0:8])^flip)
-		s1 := pairs8(le64(a[j+8:j+16])^flip) + pairs8(le64(pb[8:16])^flip)
-		r0 := (s0 + 2*ones16) >> 2 & lanes8
-		r1 := (s1 + 2*ones16) >> 2 & lanes8
-		binary.LittleEndian.PutUint64(d[i:i+8], (pack8(r0)|pack8(r1)<<32)^flip)
+	sa, sb, sd := steps(a, n), steps(b, n), words(d, n)
+	sb, sd = sb[:len(sa)], sd[:len(sa)]
+	for k := range sa {
+		pa, pb := &sa[k], &sb[k]
+		s0 := sum8x2(le64(pa[:8])^flip, le64(pb[:8])^flip)
+		s1 := sum8x2(le64(pa[8:])^flip, le64(pb[8:])^flip)
+		binary.LittleEndian.PutUint64(sd[k][:], means8(s0, s1, 2)^flip)
 	}
 	return 8 * n
 }
@@ -63,34 +134,27 @@ func swar2x2U8[T uint8 | int8](d, a, b []uint8) int {
 func swar2x2x2U8[T uint8 | int8](d, a, b, c, e []uint8) int {
 	flip := signFlip[T](flip8)
 	n := min(len(d)/8, len(a)/16, len(b)/16, len(c)/16, len(e)/16)
-	d, a = d[:8*n], a[:16*n]
-	b, c, e = b[:len(a)], c[:len(a)], e[:len(a)]
-	for i, j := 0, 0; j+16 <= len(a) && i+8 <= len(d); i, j = i+8, j+16 {
-		s0 := pairs8(le64(a[j:j+8])^flip) + pairs8(le64(b[j:j+8])^flip) +
-			pairs8(le64(c[j:j+8])^flip) + pairs8(le64(e[j:j+8])^flip)
-		s1 := pairs8(le64(a[j+8:j+16])^flip) + pairs8(le64(b[j+8:j+16])^flip) +
-			pairs8(le64(c[j+8:j+16])^flip) + pairs8(le64(e[j+8:j+16])^flip)
-		r0 := (s0 + 4*ones16) >> 3 & lanes8
-		r1 := (s1 + 4*ones16) >> 3 & lanes8
-		binary.LittleEndian.PutUint64(d[i:i+8], (pack8(r0)|pack8(r1)<<32)^flip)
+	sa, sb, sc, se, sd := steps(a, n), steps(b, n), steps(c, n), steps(e, n), words(d, n)
+	sb, sc, se, sd = sb[:len(sa)], sc[:len(sa)], se[:len(sa)], sd[:len(sa)]
+	for k := range sa {
+		pa, pb, pc, pe := &sa[k], &sb[k], &sc[k], &se[k]
+		s0 := sum8x4(le64(pa[:8])^flip, le64(pb[:8])^flip, le64(pc[:8])^flip, le64(pe[:8])^flip)
+		s1 := sum8x4(le64(pa[8:])^flip, le64(pb[8:])^flip, le64(pc[8:])^flip, le64(pe[8:])^flip)
+		binary.LittleEndian.PutUint64(sd[k][:], means8(s0, s1, 3)^flip)
 	}
 	return 8 * n
 }
 
-// The 16-bit kernels need a little-endian machine: they read the samples'
-// memory as bytes.
-
 func swar2x2U16[T uint16 | int16](d, a, b []uint16) int {
 	flip := signFlip[T](flip16)
 	n := min(len(d)/4, len(a)/8, len(b)/8)
-	db, ab, bb := asBytes(d[:4*n]), asBytes(a[:8*n]), asBytes(b)
-	for i, j := 0, 0; j+16 <= len(ab) && i+8 <= len(db); i, j = i+8, j+16 {
-		pb := (*[16]byte)(bb[j:])
-		s0 := pairs16(le64(ab[j:j+8])^flip) + pairs16(le64(pb[0:8])^flip)
-		s1 := pairs16(le64(ab[j+8:j+16])^flip) + pairs16(le64(pb[8:16])^flip)
-		r0 := (s0 + 2*ones32) >> 2 & lanes16
-		r1 := (s1 + 2*ones32) >> 2 & lanes16
-		binary.LittleEndian.PutUint64(db[i:i+8], (pack16(r0)|pack16(r1)<<32)^flip)
+	sa, sb, sd := steps(asBytes(a), n), steps(asBytes(b), n), words(asBytes(d), n)
+	sb, sd = sb[:len(sa)], sd[:len(sa)]
+	for k := range sa {
+		pa, pb := &sa[k], &sb[k]
+		s0 := sum16x2(le64(pa[:8])^flip, le64(pb[:8])^flip)
+		s1 := sum16x2(le64(pa[8:])^flip, le64(pb[8:])^flip)
+		binary.LittleEndian.PutUint64(sd[k][:], means16(s0, s1, 2)^flip)
 	}
 	return 4 * n
 }
@@ -98,16 +162,14 @@ func swar2x2U16[T uint16 | int16](d, a, b []uint16) int {
 func swar2x2x2U16[T uint16 | int16](d, a, b, c, e []uint16) int {
 	flip := signFlip[T](flip16)
 	n := min(len(d)/4, len(a)/8, len(b)/8, len(c)/8, len(e)/8)
-	db, ab := asBytes(d[:4*n]), asBytes(a[:8*n])
-	bb, cb, eb := asBytes(b[:8*n]), asBytes(c[:8*n]), asBytes(e[:8*n])
-	for i, j := 0, 0; j+16 <= len(ab) && i+8 <= len(db); i, j = i+8, j+16 {
-		s0 := pairs16(le64(ab[j:j+8])^flip) + pairs16(le64(bb[j:j+8])^flip) +
-			pairs16(le64(cb[j:j+8])^flip) + pairs16(le64(eb[j:j+8])^flip)
-		s1 := pairs16(le64(ab[j+8:j+16])^flip) + pairs16(le64(bb[j+8:j+16])^flip) +
-			pairs16(le64(cb[j+8:j+16])^flip) + pairs16(le64(eb[j+8:j+16])^flip)
-		r0 := (s0 + 4*ones32) >> 3 & lanes16
-		r1 := (s1 + 4*ones32) >> 3 & lanes16
-		binary.LittleEndian.PutUint64(db[i:i+8], (pack16(r0)|pack16(r1)<<32)^flip)
+	sa, sb, sc := steps(asBytes(a), n), steps(asBytes(b), n), steps(asBytes(c), n)
+	se, sd := steps(asBytes(e), n), words(asBytes(d), n)
+	sb, sc, se, sd = sb[:len(sa)], sc[:len(sa)], se[:len(sa)], sd[:len(sa)]
+	for k := range sa {
+		pa, pb, pc, pe := &sa[k], &sb[k], &sc[k], &se[k]
+		s0 := sum16x4(le64(pa[:8])^flip, le64(pb[:8])^flip, le64(pc[:8])^flip, le64(pe[:8])^flip)
+		s1 := sum16x4(le64(pa[8:])^flip, le64(pb[8:])^flip, le64(pc[8:])^flip, le64(pe[8:])^flip)
+		binary.LittleEndian.PutUint64(sd[k][:], means16(s0, s1, 3)^flip)
 	}
 	return 4 * n
 }
