@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/errgroup"
+
+	"vastview/levels/omezarr"
 )
 
 // outputFiles lists the sizes of the files an export wrote under root.
@@ -45,22 +46,24 @@ func sample(path string, n int64) ([]byte, error) {
 	return b[:m], err
 }
 
-// compressFloor times zstd level 1 (the export's codec) compressing
-// pieces of the given sizes, cut from data, on every core with one reused
-// encoder and buffer per goroutine: compression alone, no reads or
-// writes. It returns the time and the compressed sizes.
+// compressFloor times the export's zstd level 1 encoder (the same
+// options, omezarr.NewEncoder) compressing pieces of the given sizes, cut
+// from data, on every core with one buffer per goroutine: compression
+// alone, no reads or writes. It returns the time and the compressed sizes.
 func compressFloor(data []byte, sizes []int64) (float64, []int64, error) {
+	workers := runtime.GOMAXPROCS(0)
+	encode, release, err := omezarr.NewEncoder("zstd", 1, workers)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer release()
 	out := make([]int64, len(sizes))
 	var next int
 	var mu sync.Mutex
 	t0 := time.Now()
 	var g errgroup.Group
-	for range runtime.GOMAXPROCS(0) {
+	for range workers {
 		g.Go(func() error {
-			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-			if err != nil {
-				return err
-			}
 			var dst []byte
 			for {
 				mu.Lock()
@@ -71,12 +74,15 @@ func compressFloor(data []byte, sizes []int64) (float64, []int64, error) {
 					return nil
 				}
 				off := int64(i) * 4096 % max(1, int64(len(data))-sizes[i])
-				dst = enc.EncodeAll(data[off:off+min(sizes[i], int64(len(data)))], dst[:0])
+				var err error
+				if dst, err = encode(data[off:off+min(sizes[i], int64(len(data)))], dst[:0]); err != nil {
+					return err
+				}
 				out[i] = int64(len(dst))
 			}
 		})
 	}
-	err := g.Wait()
+	err = g.Wait()
 	return time.Since(t0).Seconds(), out, err
 }
 

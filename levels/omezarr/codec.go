@@ -27,6 +27,23 @@ func newCompressor(opts Options) (compressor, error) {
 	return nil, nil
 }
 
+// NewEncoder returns the chunk encoder Write uses for codec and level (as
+// in Options), safe for use by up to workers goroutines at once, and the
+// function that releases it; encode returns the encoded src, using buf's
+// storage if it fits. It is nil for "none". Benchmarks use it to time the
+// compression of an export's chunks alone.
+func NewEncoder(codec string, level, workers int) (encode func(src, buf []byte) ([]byte, error), release func(), err error) {
+	opts, err := Options{Codec: codec, Level: level, Workers: workers}.normalise("out")
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := newCompressor(opts)
+	if err != nil || c == nil {
+		return nil, func() {}, err
+	}
+	return c.compress, c.close, nil
+}
+
 // zstdCodec writes one standard zstd frame per chunk, always with the
 // content size in the frame header: numcodecs needs it to size its output.
 // The encoder leaves it out of multi-segment frames under 256 bytes, so

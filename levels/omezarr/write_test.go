@@ -277,3 +277,42 @@ func TestDefaultName(t *testing.T) {
 		}
 	}
 }
+
+// TestNewEncoderIsWritesEncoder: the encoder benchmarks time is the one
+// Write uses, byte for byte; "none" has none, and bad requests are refused.
+func TestNewEncoderIsWritesEncoder(t *testing.T) {
+	src := small(3)
+	out := filepath.Join(t.TempDir(), "a.ome.zarr")
+	if err := Write(context.Background(), out, src, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	l := &src.meta.Levels[0]
+	raw := make([]byte, l.ChunkBytes(src.meta.DType))
+	idx := make([]int, len(l.Shape))
+	if err := src.ReadChunk(context.Background(), 0, idx, raw); err != nil {
+		t.Fatal(err)
+	}
+	key := "0"
+	for range l.Shape {
+		key += "/0"
+	}
+	want, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(key)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	encode, release, err := NewEncoder("zstd", 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	got, err := encode(raw, nil)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("encoder gives %d bytes (%v), Write stored %d", len(got), err, len(want))
+	}
+	if enc, _, err := NewEncoder("none", 0, 1); enc != nil || err != nil {
+		t.Errorf("none: encoder %v, %v", enc != nil, err)
+	}
+	if _, _, err := NewEncoder("zstd", 40, 1); err == nil {
+		t.Error("zstd level 40 accepted")
+	}
+}
