@@ -39,6 +39,7 @@ func benchPyramid(ctx context.Context, env *benchEnv) error {
 	env.report("pyramid.plain_read.gbps", float64(size)/readS/1e9, "GB/s")
 
 	env.progress("building levels")
+	syscall.Sync()
 	buildS, err := timedBuild(ctx, f.path, filepath.Join(work, "levels"))
 	if err != nil {
 		return err
