@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -46,6 +46,27 @@ func sample(path string, n int64) ([]byte, error) {
 	return b[:m], err
 }
 
+// eachPiece runs fn(w, i) for every i below n on workers goroutines (w is
+// the goroutine's number), each taking the next i when done, and returns
+// the wall time and the first error.
+func eachPiece(n, workers int, fn func(w, i int) error) (float64, error) {
+	var next atomic.Int64
+	t0 := time.Now()
+	var g errgroup.Group
+	for w := range workers {
+		g.Go(func() error {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				if err := fn(w, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	return time.Since(t0).Seconds(), err
+}
+
 // compressFloor times the export's zstd level 1 encoder (the same
 // options, omezarr.NewEncoder) compressing pieces of the given sizes, cut
 // from data, on every core with one buffer per goroutine: compression
@@ -58,32 +79,15 @@ func compressFloor(data []byte, sizes []int64) (float64, []int64, error) {
 	}
 	defer release()
 	out := make([]int64, len(sizes))
-	var next int
-	var mu sync.Mutex
-	t0 := time.Now()
-	var g errgroup.Group
-	for range workers {
-		g.Go(func() error {
-			var dst []byte
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(sizes) {
-					return nil
-				}
-				off := int64(i) * 4096 % max(1, int64(len(data))-sizes[i])
-				var err error
-				if dst, err = encode(data[off:off+min(sizes[i], int64(len(data)))], dst[:0]); err != nil {
-					return err
-				}
-				out[i] = int64(len(dst))
-			}
-		})
-	}
-	err = g.Wait()
-	return time.Since(t0).Seconds(), out, err
+	dst := make([][]byte, workers)
+	s, err := eachPiece(len(sizes), workers, func(w, i int) error {
+		off := int64(i) * 4096 % max(1, int64(len(data))-sizes[i])
+		var err error
+		dst[w], err = encode(data[off:off+min(sizes[i], int64(len(data)))], dst[w][:0])
+		out[i] = int64(len(dst[w]))
+		return err
+	})
+	return s, out, err
 }
 
 // writeFloor times writing files of the given sizes (bytes from data)
@@ -95,31 +99,14 @@ func writeFloor(work string, data []byte, sizes []int64) (float64, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	var next int
-	var mu sync.Mutex
-	t0 := time.Now()
-	var g errgroup.Group
-	for w := range runtime.GOMAXPROCS(0) {
-		sub := filepath.Join(dir, string(rune('a'+w)))
-		if err := os.Mkdir(sub, 0o755); err != nil {
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		if err := os.Mkdir(filepath.Join(dir, string(rune('a'+w))), 0o755); err != nil {
 			return 0, err
 		}
-		g.Go(func() error {
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(sizes) {
-					return nil
-				}
-				b := data[:min(sizes[i], int64(len(data)))]
-				if err := os.WriteFile(filepath.Join(sub, strconv.Itoa(i)), b, 0o644); err != nil {
-					return err
-				}
-			}
-		})
 	}
-	err = g.Wait()
-	return time.Since(t0).Seconds(), err
+	return eachPiece(len(sizes), workers, func(w, i int) error {
+		b := data[:min(sizes[i], int64(len(data)))]
+		return os.WriteFile(filepath.Join(dir, string(rune('a'+w)), strconv.Itoa(i)), b, 0o644)
+	})
 }

@@ -61,7 +61,11 @@ func benchPyramid(ctx context.Context, env *benchEnv) error {
 		}
 		env.progress("round %d: export %.2f s, uncompressed %.2f s; compress %.2f s, write raw %.2f s, compressed %.2f s",
 			r+1, got.export, got.raw, got.compress, got.writeRaw, got.writeZ)
-		best.keepBest(got)
+		if r == 0 {
+			best = got
+		} else {
+			best.keepBest(got)
+		}
 	}
 	env.report("pyramid.export.seconds", best.export, "s")
 	env.report("pyramid.export.peak_rss_gib", float64(best.rss)/(1<<30), "GiB")
@@ -161,10 +165,6 @@ type pyramidRound struct {
 }
 
 func (b *pyramidRound) keepBest(r pyramidRound) {
-	if b.files == 0 {
-		*b = r
-		return
-	}
 	b.export, b.raw = min(b.export, r.export), min(b.raw, r.raw)
 	b.compress, b.writeRaw, b.writeZ = min(b.compress, r.compress), min(b.writeRaw, r.writeRaw), min(b.writeZ, r.writeZ)
 	b.rss = max(b.rss, r.rss)
