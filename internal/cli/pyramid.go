@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -130,6 +131,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	})
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
+	}
+	if se := (*omezarr.SourceError)(nil); errors.As(err, &se) {
+		return fmt.Errorf("%s: %w", srcPath, se.Err)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", out, err)

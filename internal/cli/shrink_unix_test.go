@@ -83,8 +83,8 @@ nibabel.save(nibabel.Nifti1Image(a, np.eye(4)), sys.argv[1])
 				return
 			}
 			t.Logf("%s", msg)
-			if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(msg, "\n") > 0 || !strings.Contains(msg, c.name) {
-				t.Errorf("exit %d with %q; want exit 1 and one line naming %s", code, msg, c.name)
+			if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(msg, "\n") > 0 || !strings.HasPrefix(msg, "vastview: "+src+": ") {
+				t.Errorf("exit %d with %q; want exit 1 and one line naming %s first", code, msg, c.name)
 			}
 		})
 	}

@@ -89,6 +89,13 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	return ctx.Err()
 }
 
+// A SourceError is a failure to read the image being written, not to
+// write the output: a caller names the source in its message.
+type SourceError struct{ Err error }
+
+func (e *SourceError) Error() string { return e.Err.Error() }
+func (e *SourceError) Unwrap() error { return e.Err }
+
 // A streamer hands on the chunks of its levels from some level on, each
 // once, as levels.Pyramid.StreamChunks does; it returns that level.
 type streamer interface {
@@ -137,7 +144,7 @@ func (w *chunkWriter) stream(ctx context.Context, src streamer, workers int) (in
 			}
 		})
 		if err != nil && ctx.Err() == nil && gctx.Err() == nil {
-			err = fmt.Errorf("reading the levels: %w", err)
+			err = &SourceError{err}
 		}
 		return err
 	})
@@ -159,7 +166,7 @@ func (w *chunkWriter) chunk(ctx context.Context, k int, idx []int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("reading level %d chunk %v: %w", k, idx, err)
+		return &SourceError{fmt.Errorf("reading level %d chunk %v: %w", k, idx, err)}
 	}
 	return w.put(k, idx, b.raw, b)
 }

@@ -160,6 +160,9 @@ func TestReadErrorLeavesNothing(t *testing.T) {
 	if err == nil || err.Error() != "reading level 1 chunk [1 0 1]: disk on fire" {
 		t.Fatalf("err = %v", err)
 	}
+	if se := (*SourceError)(nil); !errors.As(err, &se) {
+		t.Errorf("a read error is not a SourceError: %T", err)
+	}
 	if names := listDir(t, dir); len(names) != 0 {
 		t.Errorf("failed write left %v", names)
 	}
