@@ -215,7 +215,8 @@ func (h *File) openImaris(p string) (*source, bool, error) {
 	}
 	axes += "ZYX"
 	// Physical extents: the image spans ExtMin..ExtMax on each axis.
-	unit := ""
+	// Without a Unit attribute the extents are in Imaris's default unit.
+	unit := "micrometer"
 	if u, ok := info["Unit"]; ok && u.IsText {
 		unit = rawvol.UnitName(u.Str)
 	}

@@ -21,8 +21,15 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // TestImarisWritten reads an Imaris-layout file written by h5py: every
 // level, time point and channel equals h5py's read of the cropped Data,
 // spacing and origin follow ExtMin/ExtMax, channels carry name, colour and
-// range.
+// range. Without a Unit attribute the unit is Imaris's default, the
+// micrometre.
 func TestImarisWritten(t *testing.T) {
+	for _, unit := range []string{"um", "nounit"} {
+		t.Run(unit, func(t *testing.T) { testImarisWritten(t, unit) })
+	}
+}
+
+func testImarisWritten(t *testing.T, unit string) {
 	testtool.RequirePython(t, "h5py", "numpy")
 	dir := t.TempDir()
 	script, err := os.ReadFile("testdata/imaris.py")
@@ -30,7 +37,7 @@ func TestImarisWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	ims := filepath.Join(dir, "made.ims")
-	out := testtool.RunPython(t, string(script), ims, filepath.Join(dir, "ref"))
+	out := testtool.RunPython(t, string(script), ims, filepath.Join(dir, "ref"), unit)
 	var want struct {
 		Levels   [][]int
 		NT, NC   int

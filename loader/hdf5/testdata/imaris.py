@@ -2,7 +2,8 @@
 # resolution levels, 2 time points, 2 channels, gzip chunks padded to whole
 # chunks, every attribute an array of one-byte strings. Writes each level's
 # image as h5py reads it (cropped to ImageSize, axes T C Z Y X) to
-# sys.argv[2] + "_L<r>.npy" and prints the expected metadata as JSON.
+# sys.argv[2] + "_L<r>.npy" and prints the expected metadata as JSON. With
+# sys.argv[3] == "nounit" the Unit attribute is left out, as some writers do.
 import json, sys
 import numpy as np
 import h5py
@@ -31,7 +32,8 @@ with h5py.File(path, 'w', libver='earliest') as f:
     for i in range(3):
         img.attrs['ExtMin%d' % i] = s1('%.3f' % ext_min[i])
         img.attrs['ExtMax%d' % i] = s1('%.3f' % ext_max[i])
-    img.attrs['Unit'] = s1('um')
+    if sys.argv[3:] != ['nounit']:
+        img.attrs['Unit'] = s1('um')
     for c in range(nc):
         g = f.create_group('DataSetInfo/Channel %d' % c)
         g.attrs['Name'] = s1(names[c])
