@@ -260,6 +260,14 @@ func Register(f Format) {
 	formats = append(formats, f)
 }
 
+// Formats returns the registered formats, in the order Open tries them.
+// It is safe for concurrent use.
+func Formats() []Format {
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	return append([]Format(nil), formats...)
+}
+
 // Listed reports whether name (a file's base name) ends as the files of a
 // registered format do (see Format.Exts). Hidden files are not listed. It
 // is safe for concurrent use.

@@ -118,11 +118,12 @@ const usage = `vastview views image volumes and movies too big to load.
   vastview help                    this text
 
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,
-NIfTI, PNG, JPEG, GIF, BMP, a video), a folder or quoted glob of PNG, JPEG,
-GIF, BMP or TIFF frames, or a Zarr store (a folder, or an http:// or
-https:// address of OME-Zarr), a camera's cine, seq or SPE file, or a
-microscope's LIF or ND2 file. A file that holds several images takes #N or
-#NAME after its path to open one of them: info lists them.
+NIfTI, MRC, DICOM (a file, a series' folder or a DICOMDIR), HDF5 (Imaris
+.ims included), BigDataViewer XML, PNG, JPEG, GIF, BMP, a video), a folder
+or quoted glob of PNG, JPEG, GIF, BMP or TIFF frames, a Zarr or N5 store (a
+folder, or an http:// or https:// address; Zarr also s3:// or gs://), a
+camera's cine, seq or SPE file, or a microscope's CZI, LIF or ND2 file. A file that holds several
+images takes #N or #NAME after its path to open one of them: info lists them.
 `
 
 // openSource opens path and wraps any error with the path.
