@@ -61,3 +61,7 @@ require (
 	golang.org/x/text v0.44.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+require 0clocale v0.0.0
+
+replace 0clocale => ./internal/clocale

@@ -5,6 +5,10 @@ package main
 import (
 	"os"
 
+	// Before any other package's initialisation (Fyne's reads the locale):
+	// under the C locale, Fyne's translations are told to use English.
+	_ "0clocale"
+
 	"vastview/internal/cli"
 	"vastview/internal/subproc"
 )

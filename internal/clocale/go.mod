@@ -1,0 +1,3 @@
+module 0clocale
+
+go 1.26.0
