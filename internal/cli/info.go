@@ -137,7 +137,7 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 	fmt.Fprintf(out, "  axes     %s\n  shape    %s\n  dtype    %s\n", m.Axes, joinInts(m.Shape, " × "), m.DType)
 	var sp []string
 	for i := range m.Axes {
-		s := fmt.Sprintf("%c %g", m.Axes[i], m.Spacing[i])
+		s := fmt.Sprintf("%c %s", m.Axes[i], loader.FormatValue(m.Spacing[i]))
 		if m.Units[i] != "" {
 			s += " " + m.Units[i]
 		}
@@ -150,7 +150,7 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 	}
 	fmt.Fprintf(out, "  size     %s\n  chunk    %s\n", session.HumanBytes(int64(size)), joinInts(m.Levels[0].Chunk, " × "))
 	if m.ValueScale != nil {
-		fmt.Fprintf(out, "  values   stored × %g + %g\n", m.ValueScale.Slope, m.ValueScale.Intercept)
+		fmt.Fprintf(out, "  values   stored × %s + %s\n", loader.FormatValue(m.ValueScale.Slope), loader.FormatValue(m.ValueScale.Intercept))
 	}
 	for i, l := range m.Levels {
 		fmt.Fprintf(out, "  level %d  %s\n", i, joinInts(l.Shape, " × "))
@@ -159,7 +159,10 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 		fmt.Fprintf(out, "  channels %s\n", m.ChannelMode)
 	}
 	for i, c := range m.Channels {
-		fmt.Fprintf(out, "  channel %d  %s", i, printable(c.Label))
+		fmt.Fprintf(out, "  channel %d", i)
+		if c.Label != "" {
+			fmt.Fprintf(out, "  %s", printable(c.Label))
+		}
 		if c.HasColor {
 			fmt.Fprintf(out, "  #%02x%02x%02x", c.Color[0], c.Color[1], c.Color[2])
 		}
@@ -167,7 +170,7 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 			fmt.Fprint(out, " (colour table)")
 		}
 		if c.HasWindow {
-			fmt.Fprintf(out, "  [%g, %g]", c.Lo, c.Hi)
+			fmt.Fprintf(out, "  [%s, %s]", loader.FormatValue(c.Lo), loader.FormatValue(c.Hi))
 		}
 		if c.Hidden {
 			fmt.Fprint(out, "  hidden")

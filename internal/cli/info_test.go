@@ -231,3 +231,57 @@ func TestInfoListsSeries(t *testing.T) {
 		t.Errorf("#yz: rc %d %q", rc, errb.String())
 	}
 }
+
+// TestInfoPrintsValuesAsStored checks that info prints spacings at the
+// precision the file stores them: NIfTI's float32 zooms as numpy prints
+// them, tifffile's rational resolution of 1/0.3 µm as 0.3 (in --json too),
+// a spacing computed from timestamps without float noise; and an unnamed
+// channel without an empty name's gap.
+func TestInfoPrintsValuesAsStored(t *testing.T) {
+	testtool.RequirePython(t, "nibabel", "tifffile", "numpy")
+	dir := t.TempDir()
+	out := testtool.RunPython(t, `
+import sys, numpy as np, nibabel as nib, tifffile
+d = sys.argv[1]
+img = nib.Nifti1Image(np.zeros((4, 3, 2), np.uint8), np.eye(4))
+img.header.set_zooms((0.7, 0.3, 2.3))
+img.header.set_xyzt_units('mm')
+nib.save(img, d + '/v.nii')
+tifffile.imwrite(d + '/ij.tif', np.zeros((3, 4, 5), np.uint8), imagej=True, resolution=(1 / 0.3, 1 / 0.3), metadata={'unit': 'um', 'axes': 'ZYX'})
+r = tifffile.TiffFile(d + '/ij.tif').pages[0].tags['XResolution'].value
+z = nib.load(d + '/v.nii').header.get_zooms()
+print('Z %s millimeter, Y %s millimeter, X %s millimeter' % (z[2], z[1], z[0]), r[0], r[1])
+`, dir)
+	fields := strings.Fields(string(out))
+	wantNii := strings.Join(fields[:len(fields)-2], " ")
+	if strings.Contains(wantNii, "0000") {
+		t.Fatalf("numpy's float32 zooms: %s", wantNii)
+	}
+	if text := mustRun(t, "info", filepath.Join(dir, "v.nii")); !strings.Contains(text, "  spacing  "+wantNii+"\n") {
+		t.Errorf("NIfTI: want spacing %q in\n%s", wantNii, text)
+	}
+	// tifffile stores 1/0.3 as 4294967295/1288490188, whose reciprocal is
+	// 0.29999999988358467 in float64.
+	if fields[len(fields)-2] != "4294967295" {
+		t.Logf("tifffile stored the resolution as %s/%s", fields[len(fields)-2], fields[len(fields)-1])
+	}
+	ij := filepath.Join(dir, "ij.tif")
+	if text := mustRun(t, "info", ij); !strings.Contains(text, "Y 0.3 micrometer, X 0.3 micrometer\n") {
+		t.Errorf("ImageJ TIFF: want Y and X 0.3 micrometer in\n%s", text)
+	}
+	if j := infoOf(t, ij); j.Spacing[len(j.Spacing)-1] != 0.3 || j.Spacing[len(j.Spacing)-2] != 0.3 {
+		t.Errorf("ImageJ TIFF: --json spacing %v", j.Spacing)
+	}
+	czi := "../../../shared/testdata/czi/CD_s_1_t_3_c_2_z_5.czi"
+	if _, err := os.Stat(czi); err == nil {
+		if text := mustRun(t, "info", czi); !strings.Contains(text, "  spacing  T 59.99543155 second,") {
+			t.Errorf("CZI: want T 59.99543155 second in\n%s", text)
+		}
+	}
+	ims := "../../../shared/testdata/ims/Minimal_IMS_File.ims"
+	if _, err := os.Stat(ims); err == nil {
+		if text := mustRun(t, "info", ims); !strings.Contains(text, "\n  channel 0\n") {
+			t.Errorf("unnamed channel: want a bare %q in\n%s", "  channel 0", text)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -141,7 +142,11 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	spacing, units := []float64{1, 1, 1}, []string{"", "", ""}
 	su := readSetup(f, size, int64(le.Uint32(hdr[offSetup:])), int64(le.Uint32(hdr[offOffsets:])), int(frames))
 	if su.fps > 0 {
-		spacing[0], units[0] = 1/su.fps, "second"
+		// The period at the precision of the whole frame rate the file
+		// stores: the shortest decimal whose reciprocal rounds to it.
+		fps := su.fps
+		_, spacing[0] = loader.Decimal(1/fps, func(x float64) bool { return math.Round(1/x) == fps })
+		units[0] = "second"
 	}
 	shape := []int{int(frames), int(h), int(w)}
 	m := loader.NewMeta("cine", "TYX", shape, dt, rawvol.PlaneChunk(shape, false), spacing, units)

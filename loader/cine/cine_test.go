@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,8 +42,15 @@ func TestPhantomLegacyCine(t *testing.T) {
 	defer src.Close()
 	m := src.Meta()
 	if m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[97 128 128]" || m.DType != loader.Uint16 ||
-		m.Units[0] != "second" || math.Abs(1/m.Spacing[0]-35087) > 1e-6 {
+		m.Units[0] != "second" || math.Round(1/m.Spacing[0]) != 35087 {
 		t.Fatalf("meta %s %v %s spacing %v %v", m.Axes, m.Shape, m.DType, m.Spacing, m.Units)
+	}
+	// The period is the shortest decimal whose rate rounds to the file's
+	// whole 35087 fps: one digit fewer gives another rate.
+	mant, _, _ := strings.Cut(strconv.FormatFloat(m.Spacing[0], 'e', -1, 64), "e")
+	digits := len(strings.ReplaceAll(mant, ".", ""))
+	if shorter, _ := strconv.ParseFloat(strconv.FormatFloat(m.Spacing[0], 'e', digits-2, 64), 64); math.Round(1/shorter) == 35087 {
+		t.Errorf("T spacing %v: %v is shorter and has the same rate", m.Spacing[0], shorter)
 	}
 	raw := filepath.Join(t.TempDir(), "frames.raw")
 	out, err := exec.Command(ffmpeg, "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gray16le", raw).CombinedOutput()

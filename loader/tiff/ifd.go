@@ -283,6 +283,27 @@ func (f *file) rational(e entry) float64 {
 	return float64(num) / float64(den)
 }
 
+// pixelSize returns 1/r for a resolution entry r = num/den (pixels per
+// unit), as the shortest decimal that the rational stands for: within one
+// unit of den when num is 2³²-1 (tifffile fixes the larger term at its
+// limit and truncates the other: 4294967295/1288490188 is 0.3), else within
+// half a unit of the larger term (ImageJ's num/1000000, an exact 72/1). It
+// returns 0 when the entry is unusable.
+func (f *file) pixelSize(e entry) float64 {
+	if f.rational(e) <= 0 {
+		return 0
+	}
+	num := float64(f.bo.Uint32(f.b[e.pos:]))
+	den := float64(f.bo.Uint32(f.b[e.pos+4:]))
+	v := den / num
+	tol := v / (2 * max(num, den))
+	if num == math.MaxUint32 || den == math.MaxUint32 {
+		tol = v / min(num, den)
+	}
+	_, x := loader.Decimal(v, func(x float64) bool { return math.Abs(x-v) <= tol })
+	return x
+}
+
 // ascii returns an ASCII or BYTE entry's text up to its first NUL, or ""
 // when it is unusable or longer than limit.
 func (f *file) ascii(e entry, limit uint64) string {

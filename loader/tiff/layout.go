@@ -68,15 +68,15 @@ func (f *file) imagejLayout(p0 *page, ij imagejInfo) *layout {
 	}
 	unit := ngffUnit(ij.unit)
 	if unit != "" {
-		if x := f.rational(p0.xres); x > 0 {
-			l.spacing['X'], l.units['X'] = 1/x, unit
+		if x := f.pixelSize(p0.xres); x > 0 {
+			l.spacing['X'], l.units['X'] = x, unit
 		}
 		yunit := unit
 		if ij.yunit != "" {
 			yunit = ngffUnit(ij.yunit)
 		}
-		if y := f.rational(p0.yres); y > 0 && yunit != "" {
-			l.spacing['Y'], l.units['Y'] = 1/y, yunit
+		if y := f.pixelSize(p0.yres); y > 0 && yunit != "" {
+			l.spacing['Y'], l.units['Y'] = y, yunit
 		}
 		zunit := unit
 		if ij.zunit != "" {
