@@ -59,6 +59,14 @@ func (s *source) decodeBlock(p *page, b int, raw, out []byte) error {
 		loader.HalfToFloat32(out, stored, binary.LittleEndian)
 		return nil
 	}
+	if !p.packed() {
+		// Whole bytes per sample (FillOrder 2 of 8 to 64 bits): once each
+		// byte's bits are reversed, the samples are in the file's byte
+		// order, as tifffile and libtiff read them.
+		copy(out, stored)
+		s.finishRows(p, out)
+		return nil
+	}
 	unpack(out, stored, rows, srb, p.bw*p.blockSamples(), p.bits)
 	return nil
 }
