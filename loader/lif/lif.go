@@ -477,6 +477,9 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 		}
 		used[want] = d
 	}
+	// A wavelength that finds no free axis is the channel axis of an image
+	// of one channel (an X Y Z T λ sweep): each wavelength a channel.
+	var lambda *dim
 	for _, d := range later {
 		placed := false
 		for _, l := range []byte{'Z', 'T'} {
@@ -484,6 +487,9 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 				used[l], placed = d, true
 				break
 			}
+		}
+		if !placed && lambda == nil && len(x.Channels) == 1 && (d.id == 5 || d.id == 9) {
+			lambda, placed = &d, true
 		}
 		if !placed {
 			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("more than four dimensions besides the channels (image %q)", clip(name))}
@@ -498,10 +504,14 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 	var moved []string
 	for _, l := range []byte("TCZYX") {
 		if l == 'C' {
-			if len(x.Channels) > 1 {
+			if lambda != nil {
+				chanOff, channels = lambdaChannels(*lambda, chanOff[0], channels[0])
+				moved = append(moved, "axis C holds the file's "+dimName(lambda.id))
+			}
+			if len(chanOff) > 1 {
 				cAxis = len(axes)
 				axes += "C"
-				shape = append(shape, len(x.Channels))
+				shape = append(shape, len(chanOff))
 				chunk = append(chunk, 1)
 				spacing, trans, units, steps = append(spacing, 1), append(trans, 0), append(units, ""), append(steps, 0)
 			}
@@ -552,6 +562,32 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 		imgs, metas = append(imgs, im), append(metas, meta)
 	}
 	return imgs, metas, nil
+}
+
+// lambdaChannels makes each wavelength of d a channel: its samples d's step
+// apart from off, named by its wavelength in nanometres when d gives a
+// length unit, and otherwise shown as the file's one channel ch is but for
+// its colour, which the viewer's own palette replaces so that the
+// wavelengths can be told apart.
+func lambdaChannels(d dim, off int64, ch loader.Channel) ([]int64, []loader.Channel) {
+	offs := make([]int64, d.n)
+	chans := make([]loader.Channel, d.n)
+	f, kind := loader.UnitScale(rawvol.UnitName(d.unit))
+	named := kind == loader.Length && !math.IsNaN(d.origin+d.length) && !math.IsInf(d.origin+d.length, 0)
+	for i := range offs {
+		offs[i] = off + int64(i)*d.inc
+		chans[i] = ch
+		chans[i].HasColor, chans[i].Color = false, [3]uint8{}
+		chans[i].Label = fmt.Sprintf("%s %d", dimName(d.id), i)
+		if named {
+			m := d.origin
+			if d.n > 1 {
+				m += float64(i) * d.length / float64(d.n-1)
+			}
+			chans[i].Label = loader.FormatValue(math.Round(m*f*1e11)/100) + " nm"
+		}
+	}
+	return offs, chans
 }
 
 // physical returns the spacing, origin and unit of a dimension: lengths
