@@ -520,8 +520,8 @@ func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		if st, err := os.Stat(p); err == nil && st.IsDir() && !isZarr(p) && !isStack(ctx, p) {
-			for _, f := range folderFiles(p) {
+		if files := listedFiles(ctx, p); files != nil {
+			for _, f := range files {
 				list = append(list, Entry{Path: f})
 			}
 			continue
@@ -532,6 +532,26 @@ func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
 		return nil, 0, errors.New("no image files in the folder")
 	}
 	return list, 0, nil
+}
+
+// listedFiles returns the files a folder among the paths given stands for
+// in the browsing list: nil when it is an entry of its own, as a file is
+// (not a folder; a folder a format reads as one image: a Zarr store, a
+// DICOM series, a stack of 2-D frames of one shape; a folder with no file
+// a format lists, which opening then explains); else its files (a folder
+// of volumes, movies or mixed files).
+func listedFiles(ctx context.Context, p string) []string {
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() || isZarr(p) {
+		return nil
+	}
+	if f := loader.FolderFormat(p); f != "" && f != "sequence" {
+		return nil
+	}
+	if isStack(ctx, p) {
+		return nil
+	}
+	return folderFiles(p)
 }
 
 // folderList is the browsing list of a file: the files of its folder, and

@@ -13,6 +13,7 @@ import (
 	"vastview/internal/tiffwrite"
 	"vastview/loader"
 	"vastview/loader/demo"
+	_ "vastview/loader/dicom"
 	_ "vastview/loader/sequence"
 	_ "vastview/loader/tiff"
 )
@@ -230,6 +231,37 @@ func TestOpenListTakesFilesAndFoldersInOrder(t *testing.T) {
 	if list, _ := h.s.List(); len(list) != 4 {
 		t.Errorf("the folder as a list has %d entries", len(list))
 	}
+}
+
+// TestAFolderAmongFilesIsAnEntry gives a DICOM series (a folder whose
+// files have no extension) between two files: it is the second entry of
+// the list, and Alt+→ goes from the first file to it, then to the last.
+func TestAFolderAmongFilesIsAnEntry(t *testing.T) {
+	series, err := filepath.Abs("../../shared/testdata/dicom/CT5N_series")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(series); err != nil {
+		t.Skip("no shared test data:", err)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.tif"), filepath.Join(dir, "b.tif")
+	writeStack(t, a, 3, 10, 10, 5)
+	writeStack(t, b, 3, 10, 10, 50)
+	h := newHarness(t, Options{})
+	h.s.OpenList([]string{a, series, b})
+	h.waitData(a)
+	list, pos := h.s.List()
+	if got, want := strings.Join(listPaths(list), " "), strings.Join([]string{a, series, b}, " "); got != want || pos != 0 {
+		t.Fatalf("list %s at %d, want %s", got, pos, want)
+	}
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(series)
+	if m := h.s.Meta(); m.Format != "dicom" || m.Size('Z') != 5 {
+		t.Errorf("the series opened as %s %s %v", m.Format, m.Axes, m.Shape)
+	}
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(b)
 }
 
 func TestADropOfUnsupportedFilesIsOneProblem(t *testing.T) {
