@@ -233,6 +233,51 @@ func TestOpenListTakesFilesAndFoldersInOrder(t *testing.T) {
 	}
 }
 
+// TestAFileThatDoesNotOpenSaysWhy browses a folder with a broken TIFF far
+// from the file shown: the thumbnails find it out; Alt+→ past it says in
+// the status bar that it was skipped and why; a click on it selects it
+// (the data shown stays) and says why it cannot be shown; Alt+→ from it
+// goes on to the next file.
+func TestAFileThatDoesNotOpenSaysWhy(t *testing.T) {
+	dir, names := browseFolder(t)
+	h := newHarness(t, Options{DiskRoot: "-"})
+	a := filepath.Join(dir, "a.tif")
+	h.s.Open(a)
+	h.waitData(a)
+	h.waitUpdate(func(Update) bool {
+		list, _ := h.s.List()
+		return len(list) == len(names) && list[2].Err != nil
+	})
+	list, _ := h.s.List()
+	why := list[2].Err.Error()
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "b.tif"))
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "c2.tif"))
+	if st := h.s.Status().Text; !strings.Contains(st, "skipped broken.tif ("+why+")") {
+		t.Errorf("status after skipping broken.tif: %q", st)
+	}
+	h.s.OpenEntry(2)
+	h.waitUpdate(func(Update) bool { _, pos := h.s.List(); return pos == 2 })
+	if st := h.s.Status().Text; !strings.Contains(st, "broken.tif cannot be shown: "+why) {
+		t.Errorf("status after a click on broken.tif: %q", st)
+	}
+	if d := h.s.Data(); d.Name != filepath.Join(dir, "c2.tif") {
+		t.Errorf("%s shown after a click on broken.tif", d.Name)
+	}
+	if got := h.s.Title(); got != "vastview — broken.tif (cannot be shown) — 3/5" {
+		t.Errorf("title %q", got)
+	}
+	if errs := h.eventsNamed("error"); len(errs) == 0 || !strings.Contains(errs[len(errs)-1]["message"].(string), "broken.tif cannot be shown") {
+		t.Errorf("error events %v", errs)
+	}
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitUpdate(func(Update) bool { _, pos := h.s.List(); return pos == 3 })
+	if st := h.s.Status().Text; strings.Contains(st, "broken.tif") {
+		t.Errorf("status still names broken.tif: %q", st)
+	}
+}
+
 // TestAFolderAmongFilesIsAnEntry gives a DICOM series (a folder whose
 // files have no extension) between two files: it is the second entry of
 // the list, and Alt+→ goes from the first file to it, then to the last.
@@ -312,7 +357,7 @@ func TestThumbnailsAreMadeAndKept(t *testing.T) {
 		t.Errorf("%d thumbnails kept, want 4", len(kept))
 	}
 	h2 := newHarness(t, Options{DiskRoot: root})
-	if got := h2.s.thumbFor(t.Context(), good[1]); got == nil || got.Rect != img.Rect {
+	if got, _ := h2.s.thumbFor(t.Context(), good[1]); got == nil || got.Rect != img.Rect {
 		t.Errorf("the kept thumbnail reads back as %v", got)
 	}
 }
