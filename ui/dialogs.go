@@ -57,8 +57,38 @@ func (v *Viewer) showProblem(p session.Problem) {
 	}
 	l := widget.NewLabel(msg)
 	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("Error", "Close", container.NewGridWrap(fyne.NewSize(420, 0), l), v.win)
+	l.Selectable = true
+	d := dialog.NewCustom("Error", "Close", wrapped(l, 420, 360), v.win)
 	v.showDialog(d)
+}
+
+// wrapped holds a wrapping label at width w: as tall as its lines, or h
+// and scrolling beyond, so that a dialog's buttons never cover it.
+func wrapped(l *widget.Label, w, h float32) fyne.CanvasObject {
+	return container.New(&wrapLayout{l: l, w: w, h: h}, container.NewVScroll(l))
+}
+
+// wrapLayout is the layout of wrapped.
+type wrapLayout struct {
+	l    *widget.Label
+	w, h float32
+}
+
+// MinSize implements fyne.Layout: the width, and the height of the
+// label's lines at that width (at most h).
+func (wl *wrapLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	if wl.l.Size().Width != wl.w {
+		wl.l.Resize(fyne.NewSize(wl.w, wl.l.MinSize().Height))
+	}
+	return fyne.NewSize(wl.w, min(wl.l.MinSize().Height, wl.h))
+}
+
+// Layout implements fyne.Layout.
+func (wl *wrapLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
 }
 
 func (v *Viewer) openDialog() {

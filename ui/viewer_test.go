@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -548,6 +549,92 @@ func TestADropOfSeveralFilesIsTheBrowsingList(t *testing.T) {
 		v.pv.TypedRune('f')
 		if v.strip.scroll.Visible() {
 			t.Error("F did not hide the strip")
+		}
+	})
+}
+
+// TestAFileThatDoesNotOpenSaysWhyOnItsCard drops three files, the second
+// of which does not open: its card says why in place of a thumbnail, and a
+// click on it selects it and puts why in the status bar; the file shown
+// stays.
+func TestAFileThatDoesNotOpenSaysWhyOnItsCard(t *testing.T) {
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
+		if strings.HasSuffix(p, "bad.tif") {
+			return nil, loader.ErrFormat
+		}
+		return stored{demo.NewSized(1, 3, 16, 24)}, nil
+	})
+	uris := []fyne.URI{storage.NewFileURI("/data/one.tif"), storage.NewFileURI("/data/bad.tif"), storage.NewFileURI("/data/three.tif")}
+	onUI(func() { v.dropped(fyne.Position{}, uris) })
+	waitShown(t, v, func(f *session.Frame) bool { return v.s.Data().Name == "/data/one.tif" })
+	card := waitFor(t, "the card of bad.tif saying why", func() (c *fileCard, ok bool) {
+		onUI(func() {
+			if len(v.strip.cards) == 3 {
+				c = v.strip.cards[1]
+				ok = c.why.Visible() && strings.Contains(c.why.Text, "not a supported image format")
+			}
+		})
+		return c, ok
+	})
+	onUI(func() { card.Tapped(&fyne.PointEvent{}) })
+	status := waitFor(t, "the status to say why", func() (s string, ok bool) {
+		onUI(func() { s = v.status.Text })
+		return s, strings.Contains(s, "bad.tif cannot be shown: not a supported image format")
+	})
+	if _, pos := v.s.List(); pos != 1 {
+		t.Errorf("at %d after a click on bad.tif (status %q)", pos, status)
+	}
+	if d := v.s.Data(); d.Name != "/data/one.tif" {
+		t.Errorf("%s shown after a click on bad.tif", d.Name)
+	}
+}
+
+// TestTheErrorDialogShowsTheWholeMessage shows a problem whose message
+// takes several lines: the label is given the height of all of its lines
+// at its width, and the Close button lies below it.
+func TestTheErrorDialogShowsTheWholeMessage(t *testing.T) {
+	v := newTestViewer(t, loader.Open)
+	msg := "not a supported image format: the file starts with bytes that no reader knows, " +
+		"and its name ends in .xyz, which none of TIFF, Zarr, NRRD, NIfTI, MetaImage, DICOM, CZI, LIF or ND2 uses"
+	onUI(func() {
+		v.showProblem(session.Problem{Subject: "/data/some/long/folder/sample_0001.xyz", Err: errors.New(msg)})
+	})
+	onUI(func() {
+		var label *widget.Label
+		var close *widget.Button
+		var walk func(o fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			switch w := o.(type) {
+			case *widget.Label:
+				if strings.Contains(w.Text, msg) {
+					label = w
+				}
+			case *widget.Button:
+				if w.Text == "Close" {
+					close = w
+				}
+			case *fyne.Container:
+				for _, c := range w.Objects {
+					walk(c)
+				}
+			case fyne.Widget:
+				for _, c := range test.WidgetRenderer(w).Objects() {
+					walk(c)
+				}
+			}
+		}
+		walk(v.win.Canvas().Overlays().Top())
+		if label == nil || close == nil {
+			t.Fatalf("label %v, button %v", label, close)
+		}
+		d := fyne.CurrentApp().Driver()
+		lp, bp := d.AbsolutePositionForObject(label), d.AbsolutePositionForObject(close)
+		lines := label.MinSize().Height
+		if label.Size().Height < lines {
+			t.Errorf("the label is %v high, its lines %v", label.Size().Height, lines)
+		}
+		if lp.Y+lines > bp.Y {
+			t.Errorf("the message (y %v, height %v) runs under the Close button (y %v)", lp.Y, lines, bp.Y)
 		}
 	})
 }
