@@ -571,7 +571,7 @@ func TestAFileThatDoesNotOpenSaysWhyOnItsCard(t *testing.T) {
 		onUI(func() {
 			if len(v.strip.cards) == 3 {
 				c = v.strip.cards[1]
-				ok = c.why.Visible() && strings.Contains(c.why.Text, "not a supported image format")
+				ok = showsWhole(c, "not a supported image format")
 			}
 		})
 		return c, ok
@@ -637,4 +637,28 @@ func TestTheErrorDialogShowsTheWholeMessage(t *testing.T) {
 			t.Errorf("the message (y %v, height %v) runs under the Close button (y %v)", lp.Y, lines, bp.Y)
 		}
 	})
+}
+
+// showsWhole reports whether a label of w shows text (among its own)
+// uncut: visible, and not truncated to its width.
+func showsWhole(w fyne.Widget, text string) bool {
+	for _, o := range test.WidgetRenderer(w).Objects() {
+		var found bool
+		var walk func(o fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			switch x := o.(type) {
+			case *widget.Label:
+				found = found || x.Visible() && x.Truncation == fyne.TextTruncateOff && strings.Contains(x.Text, text)
+			case *fyne.Container:
+				for _, c := range x.Objects {
+					walk(c)
+				}
+			}
+		}
+		walk(o)
+		if found {
+			return true
+		}
+	}
+	return false
 }
