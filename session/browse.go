@@ -102,6 +102,33 @@ func (s *Session) Browse(paths []string) {
 	})
 }
 
+// OpenFailed shows that paths, asked for together, could not be opened,
+// err saying why the first did not: that one is selected in the browsing
+// list (paths, or for one path its folder's files, listed in the
+// background) with why, err is a Problem, and the data shown (if any)
+// stays, as when a file that does not open is dropped.
+func (s *Session) OpenFailed(paths []string, err error) {
+	if len(paths) == 0 {
+		return
+	}
+	for i := range paths {
+		paths[i] = Canonical(paths[i])
+	}
+	first := paths[0]
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.browse.gen++
+	s.browse.list, s.browse.pos = []Entry{{Path: first, Err: err}}, -1
+	s.browse.picked, s.browse.note = first, displayName(first)+" cannot be shown: "+err.Error()
+	s.mu.Unlock()
+	s.problem(displayName(first), err)
+	s.changed(ListChanged | StatusChanged)
+	s.Browse(paths)
+}
+
 // listAround makes the files of path's folder the browsing list, path the
 // one shown, listing the folder in the background.
 func (s *Session) listAround(path string) {
@@ -135,6 +162,7 @@ func (s *Session) listInBackground(first []Entry, list func() ([]Entry, bool)) {
 		}
 		s.mu.Lock()
 		if s.browse.gen == gen && !s.closed {
+			keepFailures(l, s.browse.list)
 			s.browse.list, s.browse.pos = l, -1
 			if s.data != nil {
 				s.browse.pos = slices.IndexFunc(l, func(e Entry) bool { return e.Path == s.data.Name })
@@ -145,6 +173,22 @@ func (s *Session) listInBackground(first []Entry, list func() ([]Entry, bool)) {
 		s.changed(ListChanged)
 		s.prefetchNeighbours()
 	}()
+}
+
+// keepFailures copies to the entries of list why those of old with the
+// same path did not open.
+func keepFailures(list, old []Entry) {
+	why := map[string]error{}
+	for _, e := range old {
+		if e.Err != nil {
+			why[e.Path] = e.Err
+		}
+	}
+	for i := range list {
+		if err, ok := why[list[i].Path]; ok && list[i].Err == nil {
+			list[i].Err = err
+		}
+	}
 }
 
 // openInList opens the entry at start of list, or the next one in

@@ -149,6 +149,11 @@ func (c *fileCard) set(current bool, err error) {
 		c.bg.FillColor = color.Transparent
 	}
 	if err != nil {
+		// Red, but on the highlight in the highlight's text colour.
+		c.why.Importance = widget.DangerImportance
+		if current {
+			c.why.Importance = widget.MediumImportance
+		}
 		c.why.SetText(cardReason(err))
 		c.why.Show()
 		c.img.Hide()

@@ -21,6 +21,7 @@ import (
 	"vastview/internal/testtool"
 	"vastview/loader"
 	"vastview/loader/demo"
+	_ "vastview/loader/tiff" // the open dialog lists .tif files
 	"vastview/render"
 	"vastview/session"
 )
@@ -661,4 +662,77 @@ func showsWhole(w fyne.Widget, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestTheOpenDialogStartsBesideTheFileAndTakesATypedPath opens the open
+// dialog on a file's data: it shows the file's folder, folders and the
+// files vastview reads (all files when asked); a double-click opens a
+// folder, and a click that lands while it is still changing is ignored; a
+// path typed in the box and Enter open it; the folder is remembered.
+func TestTheOpenDialogStartsBesideTheFileAndTakesATypedPath(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.tif"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "b.tif"), []byte("x"), 0o644)
+	opened := make(chan string, 4)
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
+		opened <- p
+		return stored{demo.NewSized(1, 3, 16, 24)}, nil
+	})
+	onUI(func() { v.open(stored{demo.NewSized(1, 3, 16, 24)}, filepath.Join(dir, "a.tif")) })
+	names := func(c *chooser) string {
+		var out []string
+		for _, e := range c.entries {
+			out = append(out, e.name)
+		}
+		return strings.Join(out, " ")
+	}
+	onUI(func() {
+		v.openDialog()
+		c := v.choosing
+		if c == nil || c.dir != dir {
+			t.Fatalf("the open dialog starts in %v, want %s", c, dir)
+		}
+		if got := names(c); got != "sub a.tif" {
+			t.Errorf("entries %q, want folders and images", got)
+		}
+		c.filter.SetSelected(filterAll)
+		if got := names(c); got != "sub a.tif notes.txt" {
+			t.Errorf("entries %q with all files", got)
+		}
+		now := time.Now()
+		c.now = func() time.Time { return now }
+		c.settled = now
+		c.doubleTapped(0) // sub
+		if c.dir != filepath.Join(dir, "sub") {
+			t.Fatalf("a double-click on sub shows %s", c.dir)
+		}
+		c.tapped(0) // the second click of a double-click, on sub's b.tif
+		c.doubleTapped(0)
+		if c.path.Text != filepath.Join(dir, "sub")+"/" || v.dlg == nil {
+			t.Errorf("a click while sub opened made the path %q (dialog showing %v)", c.path.Text, v.dlg != nil)
+		}
+		now = now.Add(time.Second)
+		c.tapped(0)
+		if c.path.Text != filepath.Join(dir, "sub", "b.tif") {
+			t.Errorf("a click on b.tif made the path %q", c.path.Text)
+		}
+		c.path.SetText(filepath.Join(dir, "a.tif"))
+		c.path.OnSubmitted(c.path.Text)
+		if v.dlg != nil {
+			t.Error("the dialog stays after Enter on a path")
+		}
+	})
+	select {
+	case got := <-opened:
+		if got != filepath.Join(dir, "a.tif") {
+			t.Errorf("opened %s", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the typed path did not open")
+	}
+	if got := v.s.Prefs().LastFolder(); got != filepath.Join(dir, "sub") {
+		t.Errorf("last folder %q", got)
+	}
 }
