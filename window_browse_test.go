@@ -159,7 +159,7 @@ func TestWindowOpensOnAFileThatDoesNotOpen(t *testing.T) {
 	waitFor(t, "the title to name bad.tif", 10*time.Second, func() bool {
 		return strings.Contains(v.title(), "bad.tif (cannot be shown)")
 	})
-	v.shot(dir, "error.png")
+	waitFor(t, "the window to be drawn", 10*time.Second, func() bool { return !blank(v.shot(dir, "error.png")) })
 	if line := strings.TrimSpace(v.stderr.String()); !strings.HasPrefix(line, "vastview: "+bad+": ") || strings.Contains(line, "\n") {
 		t.Errorf("stderr %q (error event %v)", line, e)
 	}
@@ -173,4 +173,19 @@ func TestWindowOpensOnAFileThatDoesNotOpen(t *testing.T) {
 	if opens := v.events("open"); opens[0]["path"] != good {
 		t.Errorf("opened %v", opens)
 	}
+}
+
+// blank reports whether every pixel of img is the same (a window not drawn
+// yet).
+func blank(img image.Image) bool {
+	b := img.Bounds()
+	first := img.At(b.Min.X, b.Min.Y)
+	for y := b.Min.Y; y < b.Max.Y; y += 4 {
+		for x := b.Min.X; x < b.Max.X; x += 4 {
+			if img.At(x, y) != first {
+				return false
+			}
+		}
+	}
+	return true
 }

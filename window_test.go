@@ -125,7 +125,7 @@ func launchViewer(t *testing.T, bin, home, trace string, first bool, files ...st
 	}
 	name := strings.ReplaceAll(filepath.Base(file), ".", "\\.")
 	waitFor(t, "the window", 20*time.Second, func() bool {
-		out, _ := exec.Command("xdotool", "search", "--name", name).Output()
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", name).Output()
 		if ids := strings.Fields(string(out)); len(ids) > 0 {
 			v.win = ids[len(ids)-1]
 		}
