@@ -454,3 +454,51 @@ func TestTheImagesOfAFileAreBrowsed(t *testing.T) {
 		t.Fatalf("series %d, shape %v", m.SeriesIndex, m.Shape)
 	}
 }
+
+// TestDialogsStartBesideTheFileElseInTheLastFolder: with nothing shown
+// the file dialogs start in the folder last used; with a file shown, in
+// its folder; with an entry that cannot be shown selected, in its folder.
+func TestDialogsStartBesideTheFileElseInTheLastFolder(t *testing.T) {
+	dir, _ := browseFolder(t)
+	last := t.TempDir()
+	h := newHarness(t, Options{DiskRoot: "-"})
+	h.s.Prefs().SetLastFolder(last)
+	if got := h.s.DialogFolder(); got != last {
+		t.Errorf("with nothing shown: %s, want %s", got, last)
+	}
+	h.s.Open(filepath.Join(dir, "a.tif"))
+	h.waitData(filepath.Join(dir, "a.tif"))
+	if got := h.s.DialogFolder(); got != dir {
+		t.Errorf("with a.tif shown: %s, want %s", got, dir)
+	}
+	other := filepath.Join(t.TempDir(), "x.tif")
+	os.WriteFile(other, []byte("II*\x00garbage"), 0o644)
+	h.s.OpenFailed([]string{other}, loader.ErrFormat)
+	if got := h.s.DialogFolder(); got != filepath.Dir(other) {
+		t.Errorf("with x.tif selected: %s, want %s", got, filepath.Dir(other))
+	}
+}
+
+// TestOpenFailedSelectsTheFileAndSaysWhy: a file that did not open on the
+// command line is a Problem, selected among its folder's files with why.
+func TestOpenFailedSelectsTheFileAndSaysWhy(t *testing.T) {
+	dir, names := browseFolder(t)
+	h := newHarness(t, Options{DiskRoot: "-"})
+	broken := filepath.Join(dir, "broken.tif")
+	h.s.OpenFailed([]string{broken}, loader.ErrFormat)
+	u := h.waitUpdate(func(u Update) bool { return len(u.Problems) > 0 })
+	if p := u.Problems[0]; p.Subject != "broken.tif" || p.Err != loader.ErrFormat {
+		t.Errorf("problem %v", p)
+	}
+	h.waitUpdate(func(Update) bool { list, _ := h.s.List(); return len(list) == len(names) })
+	list, pos := h.s.List()
+	if pos != 2 || list[2].Err != loader.ErrFormat {
+		t.Errorf("at %d, broken.tif marked %v", pos, list[2].Err)
+	}
+	if got := h.s.Title(); got != "vastview — broken.tif (cannot be shown) — 3/5" {
+		t.Errorf("title %q", got)
+	}
+	if st := h.s.Status().Text; !strings.Contains(st, "broken.tif cannot be shown: "+loader.ErrFormat.Error()) {
+		t.Errorf("status %q", st)
+	}
+}
