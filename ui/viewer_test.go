@@ -736,3 +736,41 @@ func TestTheOpenDialogStartsBesideTheFileAndTakesATypedPath(t *testing.T) {
 		t.Errorf("last folder %q", got)
 	}
 }
+
+// TestBrowseInASaveDialogPicksAPath: Browse… in the save dialog opens the
+// chooser in the folder the path names, showing folders and PNG files
+// only until all files are asked for; a name typed and Enter put the path
+// in the save dialog, which stays.
+func TestBrowseInASaveDialogPicksAPath(t *testing.T) {
+	v := newTestViewer(t, nil)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "old.png"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(dir, "shots"), 0o755)
+	onUI(func() {
+		v.lastFolder = dir
+		v.command(session.SaveView)
+		entry, _ := v.win.Canvas().Focused().(*escEntry)
+		form := v.dlg
+		v.browseButton(entry, []string{".png"}).OnTapped()
+		c := v.choosing
+		if c.dir != dir {
+			t.Fatalf("the chooser starts in %s, want %s", c.dir, dir)
+		}
+		var names []string
+		for _, e := range c.entries {
+			names = append(names, e.name)
+		}
+		if got := strings.Join(names, " "); got != "shots old.png" {
+			t.Errorf("entries %q", got)
+		}
+		c.path.SetText(filepath.Join(dir, "shots", "new.png"))
+		c.path.OnSubmitted(c.path.Text)
+		if entry.Text != filepath.Join(dir, "shots", "new.png") {
+			t.Errorf("the save path is %q", entry.Text)
+		}
+		if v.dlg != form {
+			t.Error("the save dialog closed with the chooser")
+		}
+	})
+}
