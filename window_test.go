@@ -85,6 +85,14 @@ type viewer struct {
 // user's folders under home, and waits for its first image and its window.
 func startViewer(t *testing.T, bin, home, trace string, files ...string) *viewer {
 	t.Helper()
+	return launchViewer(t, bin, home, trace, true, files...)
+}
+
+// launchViewer runs bin on the files as startViewer does, waiting for its
+// first image only when first is true, and then for its window (whose
+// title names the first file).
+func launchViewer(t *testing.T, bin, home, trace string, first bool, files ...string) *viewer {
+	t.Helper()
 	file := files[0]
 	v := &viewer{t: t, trace: trace, stderr: &strings.Builder{}}
 	v.cmd = exec.Command(bin, append([]string{"--trace", trace}, files...)...)
@@ -112,10 +120,12 @@ func startViewer(t *testing.T, bin, home, trace string, files ...string) *viewer
 		v.cmd.Process.Kill()
 		v.cmd.Wait()
 	})
-	waitFor(t, "first_image", 60*time.Second, func() bool { return v.count("first_image") == 1 })
+	if first {
+		waitFor(t, "first_image", 60*time.Second, func() bool { return v.count("first_image") == 1 })
+	}
 	name := strings.ReplaceAll(filepath.Base(file), ".", "\\.")
 	waitFor(t, "the window", 20*time.Second, func() bool {
-		out, _ := exec.Command("xdotool", "search", "--name", name).Output()
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", name).Output()
 		if ids := strings.Fields(string(out)); len(ids) > 0 {
 			v.win = ids[len(ids)-1]
 		}

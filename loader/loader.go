@@ -285,6 +285,28 @@ func Listed(name string) bool {
 	return false
 }
 
+// FolderFormat returns the name of the first registered format that reads
+// the folder at path as one image (a Zarr store, a DICOM series, a folder
+// of frames), or "" when none does or path is not a folder. It reads no
+// more than the formats' Match functions do; it is safe for concurrent use.
+func FolderFormat(path string) string {
+	if IsURL(path) || IsPattern(path) {
+		return ""
+	}
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return ""
+	}
+	formatsMu.Lock()
+	fs := append([]Format(nil), formats...)
+	formatsMu.Unlock()
+	for _, f := range fs {
+		if f.Match(path, nil) {
+			return f.Name
+		}
+	}
+	return ""
+}
+
 // IsPattern reports whether path is a glob pattern rather than a file name.
 func IsPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
 

@@ -92,6 +92,7 @@ const (
 	keyRecent    = "recent"
 	keyCache     = "cache_bytes"
 	keyDiskCache = "disk_cache_bytes"
+	keyFolder    = "last_folder"
 	keyViewPre   = "view:"
 )
 
@@ -114,6 +115,20 @@ func (p *Prefs) AddRecent(path string) {
 		r = r[:MaxRecent]
 	}
 	p.setJSON(keyRecent, r)
+}
+
+// LastFolder is the folder a file dialog was last used in ("" if none).
+func (p *Prefs) LastFolder() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.s.String(keyFolder)
+}
+
+// SetLastFolder remembers the folder a file dialog was used in.
+func (p *Prefs) SetLastFolder(dir string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.SetString(keyFolder, dir)
 }
 
 // RemoveRecent drops path from the recent files (it no longer opens).

@@ -30,6 +30,12 @@ type browseState struct {
 	ahead map[string]*Data // neighbours opened ahead of need, by path
 	keep  bool             // keep the view across files of one shape
 	gen   uint64           // counts list changes, so stale work can tell
+	// picked is the entry selected (clicked) that cannot be shown, "" for
+	// none: the data shown stays, the list's place is the picked one's.
+	picked string
+	// note says, for the status bar, why the entry selected cannot be
+	// shown, or which entries the last move skipped and why.
+	note string
 }
 
 // Open opens path (a file, folder, glob or URL) off the calling goroutine
@@ -96,6 +102,33 @@ func (s *Session) Browse(paths []string) {
 	})
 }
 
+// OpenFailed shows that paths, asked for together, could not be opened,
+// err saying why the first did not: that one is selected in the browsing
+// list (paths, or for one path its folder's files, listed in the
+// background) with why, err is a Problem, and the data shown (if any)
+// stays, as when a file that does not open is dropped.
+func (s *Session) OpenFailed(paths []string, err error) {
+	if len(paths) == 0 {
+		return
+	}
+	for i := range paths {
+		paths[i] = Canonical(paths[i])
+	}
+	first := paths[0]
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.browse.gen++
+	s.browse.list, s.browse.pos = []Entry{{Path: first, Err: err}}, -1
+	s.browse.picked, s.browse.note = first, displayName(first)+" cannot be shown: "+err.Error()
+	s.mu.Unlock()
+	s.problem(displayName(first), err)
+	s.changed(ListChanged | StatusChanged)
+	s.Browse(paths)
+}
+
 // listAround makes the files of path's folder the browsing list, path the
 // one shown, listing the folder in the background.
 func (s *Session) listAround(path string) {
@@ -129,6 +162,7 @@ func (s *Session) listInBackground(first []Entry, list func() ([]Entry, bool)) {
 		}
 		s.mu.Lock()
 		if s.browse.gen == gen && !s.closed {
+			keepFailures(l, s.browse.list)
 			s.browse.list, s.browse.pos = l, -1
 			if s.data != nil {
 				s.browse.pos = slices.IndexFunc(l, func(e Entry) bool { return e.Path == s.data.Name })
@@ -141,31 +175,58 @@ func (s *Session) listInBackground(first []Entry, list func() ([]Entry, bool)) {
 	}()
 }
 
+// keepFailures copies to the entries of list why those of old with the
+// same path did not open.
+func keepFailures(list, old []Entry) {
+	why := map[string]error{}
+	for _, e := range old {
+		if e.Err != nil {
+			why[e.Path] = e.Err
+		}
+	}
+	for i := range list {
+		if err, ok := why[list[i].Path]; ok && list[i].Err == nil {
+			list[i].Err = err
+		}
+	}
+}
+
 // openInList opens the entry at start of list, or the next one in
 // direction dir that opens, marking those that do not; it then shows it
 // (keeping the view when asked and the shapes match) with list as the
 // browsing list.
+//
+// With dir 0 only the entry at start is tried: when it does not open, it
+// is selected (picked) with why, and the data shown stays.
 func (s *Session) openInList(ctx context.Context, current func() bool, list []Entry, start, dir int, keep bool) {
-	var problems []Problem
+	var problems, skipped []Problem
 	for i := start; i >= 0 && i < len(list); i += dir {
-		if list[i].Err != nil {
-			continue
-		}
-		d, err := s.dataFor(ctx, list[i].Path)
-		if err != nil {
+		if list[i].Err == nil {
+			d, err := s.dataFor(ctx, list[i].Path)
+			if err == nil {
+				if !current() {
+					d.Release()
+					return
+				}
+				s.showInList(list, i, d, keep, skipNote(skipped))
+				return
+			}
 			if errors.Is(err, context.Canceled) {
 				return
 			}
 			list[i].Err = err
 			problems = append(problems, Problem{Subject: displayName(list[i].Path), Err: err})
-			continue
 		}
-		if !current() {
-			d.Release()
+		skipped = append(skipped, Problem{Subject: displayName(list[i].Path), Err: list[i].Err})
+		if dir == 0 {
+			if current() {
+				s.pickInList(list, i)
+			}
 			return
 		}
-		s.showInList(list, i, d, keep)
-		return
+	}
+	if current() {
+		s.noteFailures(problems, skipped)
 	}
 	switch {
 	case len(problems) == 1:
@@ -180,16 +241,104 @@ func (s *Session) openInList(ctx context.Context, current func() bool, list []En
 }
 
 // showInList shows d, opened from entry i of list, with list as the
-// browsing list.
-func (s *Session) showInList(list []Entry, i int, d *Data, keep bool) {
+// browsing list; note is what the status bar says of the entries skipped
+// on the way ("" for none).
+func (s *Session) showInList(list []Entry, i int, d *Data, keep bool, note string) {
 	s.mu.Lock()
 	s.browse.gen++
 	s.browse.list, s.browse.pos = list, i
+	s.browse.picked, s.browse.note = "", note
 	s.startThumbsLocked()
 	s.mu.Unlock()
+	s.traceNote(note)
 	if err := s.show(d, keep); err != nil {
 		s.problem(displayName(list[i].Path), err)
 	}
+}
+
+// pickInList selects entry i of list, which cannot be shown, with list as
+// the browsing list: the data shown stays, and the status bar says why.
+func (s *Session) pickInList(list []Entry, i int) {
+	note := displayName(list[i].Path) + " cannot be shown: " + list[i].Err.Error()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.browse.gen++
+	s.browse.list = list
+	s.browse.pos = -1
+	if s.data != nil {
+		s.browse.pos = slices.IndexFunc(list, func(e Entry) bool { return e.Path == s.data.Name })
+	}
+	s.browse.picked, s.browse.note = list[i].Path, note
+	s.startThumbsLocked()
+	s.mu.Unlock()
+	s.traceNote(note)
+	s.changed(ListChanged | StatusChanged)
+}
+
+// noteFailures marks the entries of the list shown that failed to open
+// (problems) when no entry opened, and, when all of them were known to
+// fail before, says in the status bar that they were skipped.
+func (s *Session) noteFailures(problems, skipped []Problem) {
+	note := ""
+	if len(problems) == 0 {
+		note = skipNote(skipped)
+	}
+	s.mu.Lock()
+	for _, p := range problems {
+		for i := range s.browse.list {
+			if displayName(s.browse.list[i].Path) == p.Subject && s.browse.list[i].Err == nil {
+				s.browse.list[i].Err = p.Err
+			}
+		}
+	}
+	if note != "" {
+		s.browse.note = note
+	}
+	s.mu.Unlock()
+	s.traceNote(note)
+	s.changed(ListChanged | StatusChanged)
+}
+
+// skipNote is what the status bar says of the entries a move skipped.
+func skipNote(skipped []Problem) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	var each []string
+	for _, p := range skipped {
+		each = append(each, p.Subject+" ("+p.Err.Error()+")")
+	}
+	return "skipped " + strings.Join(each, ", ")
+}
+
+// traceNote writes a note on the browsing list to the trace as an error.
+func (s *Session) traceNote(note string) {
+	if note != "" {
+		s.trace.Event("error", map[string]any{"message": note})
+	}
+}
+
+// Note is what the status bar says of the browsing list: why the entry
+// selected cannot be shown, or which entries the last move skipped and
+// why ("" for nothing).
+func (s *Session) Note() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.browse.note
+}
+
+// placeLocked is the place in the list of the entry selected: the picked
+// one, else the one shown (-1 for none).
+func (s *Session) placeLocked() int {
+	if p := s.browse.picked; p != "" {
+		if i := slices.IndexFunc(s.browse.list, func(e Entry) bool { return e.Path == p }); i >= 0 {
+			return i
+		}
+	}
+	return s.browse.pos
 }
 
 // Series lists the images of the file shown when it holds several (nil
@@ -235,7 +384,7 @@ func (s *Session) ShowSeries(i int) {
 			return
 		}
 		list[pos] = Entry{Path: path}
-		s.showInList(list, pos, nd, keep)
+		s.showInList(list, pos, nd, keep, "")
 	})
 }
 
@@ -281,7 +430,7 @@ func (s *Session) LastFile() { s.moveInList(func(_, n int) (int, int) { return n
 func (s *Session) moveInList(pick func(pos, n int) (int, int)) {
 	s.mu.Lock()
 	list := slices.Clone(s.browse.list)
-	pos, keep := s.browse.pos, s.browse.keep
+	pos, keep := s.placeLocked(), s.browse.keep
 	s.mu.Unlock()
 	if len(list) < 2 {
 		return
@@ -296,22 +445,19 @@ func (s *Session) moveInList(pick func(pos, n int) (int, int)) {
 }
 
 // OpenEntry shows entry i of the browsing list (a click in the file
-// strip).
+// strip); an entry that cannot be opened is selected, the data shown
+// stays, and Note says why.
 func (s *Session) OpenEntry(i int) {
-	s.moveInList(func(pos, n int) (int, int) {
-		if i < pos {
-			return i, -1
-		}
-		return i, 1
-	})
+	s.moveInList(func(pos, n int) (int, int) { return i, 0 })
 }
 
-// List returns the browsing list and the place of the file shown in it
-// (-1 when none).
+// List returns the browsing list and the place in it of the entry
+// selected: the file shown, or an entry picked that cannot be shown (-1
+// when none).
 func (s *Session) List() ([]Entry, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.browse.list), s.browse.pos
+	return slices.Clone(s.browse.list), s.placeLocked()
 }
 
 // SetKeepView sets whether the next file opens at the view of the one
@@ -520,8 +666,8 @@ func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		if st, err := os.Stat(p); err == nil && st.IsDir() && !isZarr(p) && !isStack(ctx, p) {
-			for _, f := range folderFiles(p) {
+		if files := listedFiles(ctx, p); files != nil {
+			for _, f := range files {
 				list = append(list, Entry{Path: f})
 			}
 			continue
@@ -532,6 +678,26 @@ func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
 		return nil, 0, errors.New("no image files in the folder")
 	}
 	return list, 0, nil
+}
+
+// listedFiles returns the files a folder among the paths given stands for
+// in the browsing list: nil when it is an entry of its own, as a file is
+// (not a folder; a folder a format reads as one image: a Zarr store, a
+// DICOM series, a stack of 2-D frames of one shape; a folder with no file
+// a format lists, which opening then explains); else its files (a folder
+// of volumes, movies or mixed files).
+func listedFiles(ctx context.Context, p string) []string {
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() || isZarr(p) {
+		return nil
+	}
+	if f := loader.FolderFormat(p); f != "" && f != "sequence" {
+		return nil
+	}
+	if isStack(ctx, p) {
+		return nil
+	}
+	return folderFiles(p)
 }
 
 // folderList is the browsing list of a file: the files of its folder, and

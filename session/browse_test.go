@@ -13,6 +13,7 @@ import (
 	"vastview/internal/tiffwrite"
 	"vastview/loader"
 	"vastview/loader/demo"
+	_ "vastview/loader/dicom"
 	_ "vastview/loader/sequence"
 	_ "vastview/loader/tiff"
 )
@@ -232,6 +233,82 @@ func TestOpenListTakesFilesAndFoldersInOrder(t *testing.T) {
 	}
 }
 
+// TestAFileThatDoesNotOpenSaysWhy browses a folder with a broken TIFF far
+// from the file shown: the thumbnails find it out; Alt+→ past it says in
+// the status bar that it was skipped and why; a click on it selects it
+// (the data shown stays) and says why it cannot be shown; Alt+→ from it
+// goes on to the next file.
+func TestAFileThatDoesNotOpenSaysWhy(t *testing.T) {
+	dir, names := browseFolder(t)
+	h := newHarness(t, Options{DiskRoot: "-"})
+	a := filepath.Join(dir, "a.tif")
+	h.s.Open(a)
+	h.waitData(a)
+	h.waitUpdate(func(Update) bool {
+		list, _ := h.s.List()
+		return len(list) == len(names) && list[2].Err != nil
+	})
+	list, _ := h.s.List()
+	why := list[2].Err.Error()
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "b.tif"))
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(filepath.Join(dir, "c2.tif"))
+	if st := h.s.Status().Text; !strings.Contains(st, "skipped broken.tif ("+why+")") {
+		t.Errorf("status after skipping broken.tif: %q", st)
+	}
+	h.s.OpenEntry(2)
+	h.waitUpdate(func(Update) bool { _, pos := h.s.List(); return pos == 2 })
+	if st := h.s.Status().Text; !strings.Contains(st, "broken.tif cannot be shown: "+why) {
+		t.Errorf("status after a click on broken.tif: %q", st)
+	}
+	if d := h.s.Data(); d.Name != filepath.Join(dir, "c2.tif") {
+		t.Errorf("%s shown after a click on broken.tif", d.Name)
+	}
+	if got := h.s.Title(); got != "vastview — broken.tif (cannot be shown) — 3/5" {
+		t.Errorf("title %q", got)
+	}
+	if errs := h.eventsNamed("error"); len(errs) == 0 || !strings.Contains(errs[len(errs)-1]["message"].(string), "broken.tif cannot be shown") {
+		t.Errorf("error events %v", errs)
+	}
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitUpdate(func(Update) bool { _, pos := h.s.List(); return pos == 3 })
+	if st := h.s.Status().Text; strings.Contains(st, "broken.tif") {
+		t.Errorf("status still names broken.tif: %q", st)
+	}
+}
+
+// TestAFolderAmongFilesIsAnEntry gives a DICOM series (a folder whose
+// files have no extension) between two files: it is the second entry of
+// the list, and Alt+→ goes from the first file to it, then to the last.
+func TestAFolderAmongFilesIsAnEntry(t *testing.T) {
+	series, err := filepath.Abs("../../shared/testdata/dicom/CT5N_series")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(series); err != nil {
+		t.Skip("no shared test data:", err)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.tif"), filepath.Join(dir, "b.tif")
+	writeStack(t, a, 3, 10, 10, 5)
+	writeStack(t, b, 3, 10, 10, 50)
+	h := newHarness(t, Options{})
+	h.s.OpenList([]string{a, series, b})
+	h.waitData(a)
+	list, pos := h.s.List()
+	if got, want := strings.Join(listPaths(list), " "), strings.Join([]string{a, series, b}, " "); got != want || pos != 0 {
+		t.Fatalf("list %s at %d, want %s", got, pos, want)
+	}
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(series)
+	if m := h.s.Meta(); m.Format != "dicom" || m.Size('Z') != 5 {
+		t.Errorf("the series opened as %s %s %v", m.Format, m.Axes, m.Shape)
+	}
+	h.s.PressWith(KeyRight, Mods{Alt: true})
+	h.waitData(b)
+}
+
 func TestADropOfUnsupportedFilesIsOneProblem(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.doc")
@@ -280,7 +357,7 @@ func TestThumbnailsAreMadeAndKept(t *testing.T) {
 		t.Errorf("%d thumbnails kept, want 4", len(kept))
 	}
 	h2 := newHarness(t, Options{DiskRoot: root})
-	if got := h2.s.thumbFor(t.Context(), good[1]); got == nil || got.Rect != img.Rect {
+	if got, _ := h2.s.thumbFor(t.Context(), good[1]); got == nil || got.Rect != img.Rect {
 		t.Errorf("the kept thumbnail reads back as %v", got)
 	}
 }
@@ -375,5 +452,53 @@ func TestTheImagesOfAFileAreBrowsed(t *testing.T) {
 	h.waitData(multi + "#0")
 	if m := h.s.Meta(); m.SeriesIndex != 0 || m.Shape[len(m.Shape)-1] != 96 {
 		t.Fatalf("series %d, shape %v", m.SeriesIndex, m.Shape)
+	}
+}
+
+// TestDialogsStartBesideTheFileElseInTheLastFolder: with nothing shown
+// the file dialogs start in the folder last used; with a file shown, in
+// its folder; with an entry that cannot be shown selected, in its folder.
+func TestDialogsStartBesideTheFileElseInTheLastFolder(t *testing.T) {
+	dir, _ := browseFolder(t)
+	last := t.TempDir()
+	h := newHarness(t, Options{DiskRoot: "-"})
+	h.s.Prefs().SetLastFolder(last)
+	if got := h.s.DialogFolder(); got != last {
+		t.Errorf("with nothing shown: %s, want %s", got, last)
+	}
+	h.s.Open(filepath.Join(dir, "a.tif"))
+	h.waitData(filepath.Join(dir, "a.tif"))
+	if got := h.s.DialogFolder(); got != dir {
+		t.Errorf("with a.tif shown: %s, want %s", got, dir)
+	}
+	other := filepath.Join(t.TempDir(), "x.tif")
+	os.WriteFile(other, []byte("II*\x00garbage"), 0o644)
+	h.s.OpenFailed([]string{other}, loader.ErrFormat)
+	if got := h.s.DialogFolder(); got != filepath.Dir(other) {
+		t.Errorf("with x.tif selected: %s, want %s", got, filepath.Dir(other))
+	}
+}
+
+// TestOpenFailedSelectsTheFileAndSaysWhy: a file that did not open on the
+// command line is a Problem, selected among its folder's files with why.
+func TestOpenFailedSelectsTheFileAndSaysWhy(t *testing.T) {
+	dir, names := browseFolder(t)
+	h := newHarness(t, Options{DiskRoot: "-"})
+	broken := filepath.Join(dir, "broken.tif")
+	h.s.OpenFailed([]string{broken}, loader.ErrFormat)
+	u := h.waitUpdate(func(u Update) bool { return len(u.Problems) > 0 })
+	if p := u.Problems[0]; p.Subject != "broken.tif" || p.Err != loader.ErrFormat {
+		t.Errorf("problem %v", p)
+	}
+	h.waitUpdate(func(Update) bool { list, _ := h.s.List(); return len(list) == len(names) })
+	list, pos := h.s.List()
+	if pos != 2 || list[2].Err != loader.ErrFormat {
+		t.Errorf("at %d, broken.tif marked %v", pos, list[2].Err)
+	}
+	if got := h.s.Title(); got != "vastview — broken.tif (cannot be shown) — 3/5" {
+		t.Errorf("title %q", got)
+	}
+	if st := h.s.Status().Text; !strings.Contains(st, "broken.tif cannot be shown: "+loader.ErrFormat.Error()) {
+		t.Errorf("status %q", st)
 	}
 }

@@ -203,6 +203,32 @@ func (s *Session) SaveFolder() string {
 	return "."
 }
 
+// DialogFolder is the folder a file dialog starts in: that of the file
+// shown (or of the entry selected that cannot be shown), else the one a
+// dialog was last used in (kept in the preferences), else the home
+// folder.
+func (s *Session) DialogFolder() string {
+	s.mu.Lock()
+	name := s.browse.picked
+	if name == "" && s.data != nil {
+		name = s.data.Name
+	}
+	s.mu.Unlock()
+	file, _ := loader.SplitSelector(name)
+	if file != "" && !loader.IsURL(file) {
+		return filepath.Dir(file)
+	}
+	if dir := s.prefs.LastFolder(); dir != "" {
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			return dir
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return home
+	}
+	return "."
+}
+
 // SnapshotName is the name a saved view is first offered under: the
 // file's name and the position shown ("cells_z021_t000.png").
 func (s *Session) SnapshotName() string {

@@ -421,16 +421,19 @@ func (s *Session) View() render.View {
 func (s *Session) Title() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.data == nil {
+	var title string
+	switch {
+	case s.browse.picked != "":
+		title = "vastview — " + displayName(s.browse.picked) + " (cannot be shown)"
+	case s.data == nil:
 		return "vastview"
-	}
-	name := s.data.Name
-	if name == "" {
+	case s.data.Name == "":
 		return "vastview — demo"
+	default:
+		title = "vastview — " + displayName(s.data.Name)
 	}
-	title := "vastview — " + displayName(name)
-	if n := len(s.browse.list); n > 1 && s.browse.pos >= 0 {
-		title += fmt.Sprintf(" — %d/%d", s.browse.pos+1, n)
+	if n, at := len(s.browse.list), s.placeLocked(); n > 1 && at >= 0 {
+		title += fmt.Sprintf(" — %d/%d", at+1, n)
 	}
 	return title
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"vastview/render"
@@ -48,15 +49,21 @@ func (s *Session) scheduleTick() {
 
 // Status returns the status now; a load failure not yet in the trace is
 // written there.
-func (s *Session) Status() Status {
+func (s *Session) Status() (st Status) {
 	s.mu.Lock()
 	d, shown := s.data, s.shown
 	opening := ""
 	if s.opening != nil {
 		opening = s.opening.path
 	}
+	note := s.browse.note
 	s.mu.Unlock()
-	st := Status{Opening: opening}
+	st = Status{Opening: opening}
+	defer func() {
+		if note != "" {
+			st.Text = strings.TrimSpace(note + "   " + st.Text)
+		}
+	}()
 	if d == nil {
 		return st
 	}

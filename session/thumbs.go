@@ -59,11 +59,14 @@ func (s *Session) startThumbsLocked() {
 		stop := s.stopOnClose(cancel)
 		defer stop()
 		for {
-			path, ok := s.nextThumb()
+			path, gen, ok := s.nextThumb()
 			if !ok || !s.waitIdle(ctx) || ctx.Err() != nil {
 				return
 			}
-			img := s.thumbFor(ctx, path)
+			img, err := s.thumbFor(ctx, path)
+			if err != nil {
+				s.markFailed(path, err, gen) // its card says why
+			}
 			s.mu.Lock()
 			if s.thumbs.imgs == nil {
 				s.thumbs.imgs = map[string]*image.RGBA{}
@@ -76,8 +79,9 @@ func (s *Session) startThumbsLocked() {
 }
 
 // nextThumb is the file of the list nearest the one shown without a
-// thumbnail; false when all have one (the worker then ends).
-func (s *Session) nextThumb() (string, bool) {
+// thumbnail, and the list's generation; false when all have one (the
+// worker then ends).
+func (s *Session) nextThumb() (string, uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	list, pos := s.browse.list, max(0, s.browse.pos)
@@ -87,12 +91,12 @@ func (s *Session) nextThumb() (string, bool) {
 				continue
 			}
 			if _, done := s.thumbs.imgs[list[i].Path]; !done {
-				return list[i].Path, true
+				return list[i].Path, s.browse.gen, true
 			}
 		}
 	}
 	s.thumbs.running = false
-	return "", false
+	return "", 0, false
 }
 
 // waitIdle waits until no key is held and nothing plays; false when ctx
@@ -127,17 +131,18 @@ func (s *Session) signalIdleLocked() {
 }
 
 // thumbFor returns the thumbnail of path from the disk cache, or makes it
-// (and keeps it there); nil when none can be made.
-func (s *Session) thumbFor(ctx context.Context, path string) *image.RGBA {
+// (and keeps it there); nil when none can be made, with the error when
+// the file does not open.
+func (s *Session) thumbFor(ctx context.Context, path string) (*image.RGBA, error) {
 	cache := s.thumbPath(path)
 	if cache != "" {
 		if img := readThumb(cache); img != nil {
-			return img
+			return img, nil
 		}
 	}
 	src, err := s.opts.Open(ctx, path)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer src.Close()
 	img := makeThumb(ctx, src)
@@ -147,7 +152,7 @@ func (s *Session) thumbFor(ctx context.Context, path string) *image.RGBA {
 			fsutil.WriteAtomic(cache, b.Bytes())
 		}
 	}
-	return img
+	return img, nil
 }
 
 // thumbPath is where the thumbnail of a file is kept: named by the file's

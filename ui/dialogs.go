@@ -57,30 +57,54 @@ func (v *Viewer) showProblem(p session.Problem) {
 	}
 	l := widget.NewLabel(msg)
 	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("Error", "Close", container.NewGridWrap(fyne.NewSize(420, 0), l), v.win)
+	l.Selectable = true
+	d := dialog.NewCustom("Error", "Close", wrapped(l, 420, 360), v.win)
 	v.showDialog(d)
 }
 
-func (v *Viewer) openDialog() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		path := uriPath(r.URI())
-		r.Close()
-		v.s.Open(path)
-	}, v.win)
-	v.showDialog(d)
+// wrapped holds a wrapping label at width w: as tall as its lines, or h
+// and scrolling beyond, so that a dialog's buttons never cover it.
+func wrapped(l *widget.Label, w, h float32) fyne.CanvasObject {
+	return container.New(&wrapLayout{l: l, w: w, h: h}, container.NewVScroll(l))
 }
+
+// wrapLayout is the layout of wrapped.
+type wrapLayout struct {
+	l    *widget.Label
+	w, h float32
+}
+
+// MinSize implements fyne.Layout: the width, and the height of the
+// label's lines at that width (at most h).
+func (wl *wrapLayout) MinSize([]fyne.CanvasObject) fyne.Size {
+	if wl.l.Size().Width != wl.w {
+		wl.l.Resize(fyne.NewSize(wl.w, wl.l.MinSize().Height))
+	}
+	return fyne.NewSize(wl.w, min(wl.l.MinSize().Height, wl.h))
+}
+
+// Layout implements fyne.Layout.
+func (wl *wrapLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+// openDialog asks for a file (or a folder a format reads, or an address)
+// to open.
+func (v *Viewer) openDialog() { v.showChooser("Open", "Open", "", nil, v.s.Open) }
 
 // openFolderDialog opens a folder: an OME-Zarr store, or a folder of
 // frames as one stack (asStack), or its files as the browsing list.
 func (v *Viewer) openFolderDialog(asStack bool) {
 	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err == nil && u != nil {
+			v.s.Prefs().SetLastFolder(uriPath(u))
 			v.s.OpenFolder(uriPath(u), asStack)
 		}
 	}, v.win)
+	v.startIn(d, v.s.DialogFolder())
 	v.showDialog(d)
 }
 
@@ -307,27 +331,24 @@ func (v *Viewer) askSavePath(name string, exts []string, save func(path string))
 	v.win.Canvas().Focus(e)
 }
 
-// browseButton is a Browse… button that picks a file to save to with the
-// file dialog (of the extensions exts, any when nil), starting where the
-// entry e says, and puts its path in e.
+// browseButton is a Browse… button that picks a path to save to with the
+// chooser (showing files of the extensions exts, or all), starting where
+// the entry e says, and puts it in e; the dialog e is in stays.
 func (v *Viewer) browseButton(e *escEntry, exts []string) *widget.Button {
 	return widget.NewButton("Browse…", func() {
-		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-			if err != nil || w == nil {
-				return
-			}
-			e.SetText(w.URI().Path())
-			w.Close() // an empty file, which the save replaces
-		}, v.win)
-		fd.SetFileName(filepath.Base(e.Text))
-		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(e.Text))); err == nil {
-			fd.SetLocation(l)
+		if exts == nil {
+			exts = []string{}
 		}
-		if exts != nil {
-			fd.SetFilter(storage.NewExtensionFileFilter(exts))
-		}
-		fd.Show()
+		c := v.showChooser("Save to", "Choose", filepath.Dir(e.Text), exts, func(p string) { e.SetText(p) })
+		c.path.SetText(e.Text)
 	})
+}
+
+// startIn makes a folder dialog start in dir.
+func (v *Viewer) startIn(d *dialog.FileDialog, dir string) {
+	if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+		d.SetLocation(l)
+	}
 }
 
 // prefsDialog edits the memory and disk budgets, used for the next file.

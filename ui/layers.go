@@ -163,15 +163,7 @@ func (r *layerRow) show(l session.Layer) {
 // image as a layer of the kind given.
 func (v *Viewer) addLayerDialog(kind session.LayerKind) func() {
 	return func() {
-		d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-			if err != nil || r == nil {
-				return
-			}
-			path := uriPath(r.URI())
-			r.Close()
-			v.s.AddLayer(path, kind)
-		}, v.win)
-		v.showDialog(d)
+		v.showChooser("Add Layer", "Add", "", nil, func(path string) { v.s.AddLayer(path, kind) })
 	}
 }
 
@@ -180,8 +172,10 @@ func (v *Viewer) addLayerDialog(kind session.LayerKind) func() {
 func (v *Viewer) addLayerFolderDialog() {
 	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err == nil && u != nil {
+			v.s.Prefs().SetLastFolder(uriPath(u))
 			v.s.AddLayer(uriPath(u), session.LayerAuto)
 		}
 	}, v.win)
+	v.startIn(d, v.s.DialogFolder())
 	v.showDialog(d)
 }

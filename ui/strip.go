@@ -17,8 +17,8 @@ const cardWidth = 110
 
 // fileStrip shows the browsing list around the file shown as a row of
 // thumbnails with names: the file shown is highlighted in the middle; a
-// click opens a file; a file that could not be opened is dimmed, its
-// reason under its name. Only the stripWindow files nearest the one shown
+// click opens a file; a file that could not be opened says why in place
+// of its thumbnail (a click selects it, and the status bar says it all). Only the stripWindow files nearest the one shown
 // have a card: the window is repainted whole every frame, so a strip of a
 // thousand files costs what one of fifteen does.
 type fileStrip struct {
@@ -116,6 +116,7 @@ type fileCard struct {
 	i    int
 	path string
 	img  *canvas.Image
+	why  *widget.Label // why the file cannot be opened, over the thumbnail
 	name *widget.Label
 	bg   *canvas.Rectangle
 	box  *fyne.Container
@@ -129,7 +130,12 @@ func newFileCard(v *Viewer, i int, path string) *fileCard {
 	c.img.SetMinSize(fyne.NewSize(ThumbUnits, ThumbUnits))
 	c.name.Truncation = fyne.TextTruncateEllipsis
 	c.name.Alignment = fyne.TextAlignCenter
-	c.box = container.NewStack(c.bg, container.NewBorder(nil, c.name, nil, nil, c.img))
+	c.why = widget.NewLabel("")
+	c.why.Wrapping = fyne.TextWrapWord
+	c.why.SizeName = theme.SizeNameCaptionText
+	c.why.Importance = widget.DangerImportance
+	c.why.Hide()
+	c.box = container.NewStack(c.bg, container.NewBorder(nil, c.name, nil, nil, container.NewStack(c.img, c.why)))
 	c.ExtendBaseWidget(c)
 	return c
 }
@@ -142,16 +148,37 @@ func (c *fileCard) set(current bool, err error) {
 	default:
 		c.bg.FillColor = color.Transparent
 	}
-	text := displayName(c.path)
 	if err != nil {
-		text += " (" + err.Error() + ")"
-		c.img.Translucency = 0.7
+		// Red, but on the highlight in the highlight's text colour.
+		c.why.Importance = widget.DangerImportance
+		if current {
+			c.why.Importance = widget.MediumImportance
+		}
+		c.why.SetText(cardReason(err))
+		c.why.Show()
+		c.img.Hide()
+	} else {
+		c.why.Hide()
+		c.img.Show()
 	}
-	c.name.SetText(text)
 	c.bg.Refresh()
 }
 
-// Tapped implements fyne.Tappable: open the file.
+// cardReasonRunes bounds the reason a card shows: four lines of small
+// text; the status bar shows the whole of it.
+const cardReasonRunes = 64
+
+// cardReason is the reason a card shows why its file cannot be opened.
+func cardReason(err error) string {
+	r := []rune("cannot open: " + err.Error())
+	if len(r) > cardReasonRunes {
+		r = append(r[:cardReasonRunes-1], '…')
+	}
+	return string(r)
+}
+
+// Tapped implements fyne.Tappable: open the file, or select it and say
+// why it cannot be opened.
 func (c *fileCard) Tapped(*fyne.PointEvent) {
 	c.v.s.OpenEntry(c.i)
 	c.v.focusView()

@@ -30,6 +30,9 @@ type Options struct {
 	// Layers are laid over the first file shown (the command line's
 	// --overlay and --layer).
 	Layers []Layer
+	// OpenErr, when Run is given no source but paths, is why the first
+	// of them did not open: the window opens showing it.
+	OpenErr error
 }
 
 // Layer is a file to lay over the image, and how.
@@ -63,8 +66,9 @@ type Viewer struct {
 	series     *fyne.MenuItem   // Go → Series: the images of the file shown
 	panels     *fyne.Container  // the contrast panel and the sliders
 	strip      *fileStrip
-	dlg        hider  // the dialog showing, if any
-	lastFolder string // where the last save went
+	dlg        hider    // the dialog showing, if any
+	lastFolder string   // where the last save went
+	choosing   *chooser // the last file chooser shown
 	trace      *session.Tracer
 	laidOut    bool // the layout event is written
 
@@ -77,17 +81,24 @@ type hider interface{ Hide() }
 // Run opens the window on src (named name: a path or URL, "" for the demo)
 // and returns when it is closed or ctx ends (a signal, say), after the
 // session has saved the view and stopped. With more than one path in
-// list (name among them), they are the browsing list.
+// list (name among them), they are the browsing list. Without src, the
+// window opens on nothing, saying why list's first path did not open
+// (opts.OpenErr), with the browsing list and File → Open ready.
 func Run(ctx context.Context, src loader.Source, name string, list []string, opts Options) {
 	a := app.NewWithID("io.vastview.viewer")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	v := newViewer(a, opts)
-	v.open(src, name)
-	for _, l := range opts.Layers {
-		v.s.AddLayer(l.Path, l.Kind)
-	}
-	if len(list) > 1 {
-		v.s.Browse(list)
+	switch {
+	case src == nil && len(list) > 0 && opts.OpenErr != nil:
+		v.s.OpenFailed(list, opts.OpenErr)
+	default:
+		v.open(src, name)
+		for _, l := range opts.Layers {
+			v.s.AddLayer(l.Path, l.Kind)
+		}
+		if len(list) > 1 {
+			v.s.Browse(list)
+		}
 	}
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()

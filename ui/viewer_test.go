@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"vastview/internal/testtool"
 	"vastview/loader"
 	"vastview/loader/demo"
+	_ "vastview/loader/tiff" // the open dialog lists .tif files
 	"vastview/render"
 	"vastview/session"
 )
@@ -548,6 +550,227 @@ func TestADropOfSeveralFilesIsTheBrowsingList(t *testing.T) {
 		v.pv.TypedRune('f')
 		if v.strip.scroll.Visible() {
 			t.Error("F did not hide the strip")
+		}
+	})
+}
+
+// TestAFileThatDoesNotOpenSaysWhyOnItsCard drops three files, the second
+// of which does not open: its card says why in place of a thumbnail, and a
+// click on it selects it and puts why in the status bar; the file shown
+// stays.
+func TestAFileThatDoesNotOpenSaysWhyOnItsCard(t *testing.T) {
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
+		if strings.HasSuffix(p, "bad.tif") {
+			return nil, loader.ErrFormat
+		}
+		return stored{demo.NewSized(1, 3, 16, 24)}, nil
+	})
+	uris := []fyne.URI{storage.NewFileURI("/data/one.tif"), storage.NewFileURI("/data/bad.tif"), storage.NewFileURI("/data/three.tif")}
+	onUI(func() { v.dropped(fyne.Position{}, uris) })
+	waitShown(t, v, func(f *session.Frame) bool { return v.s.Data().Name == "/data/one.tif" })
+	card := waitFor(t, "the card of bad.tif saying why", func() (c *fileCard, ok bool) {
+		onUI(func() {
+			if len(v.strip.cards) == 3 {
+				c = v.strip.cards[1]
+				ok = showsWhole(c, "not a supported image format")
+			}
+		})
+		return c, ok
+	})
+	onUI(func() { card.Tapped(&fyne.PointEvent{}) })
+	status := waitFor(t, "the status to say why", func() (s string, ok bool) {
+		onUI(func() { s = v.status.Text })
+		return s, strings.Contains(s, "bad.tif cannot be shown: not a supported image format")
+	})
+	if _, pos := v.s.List(); pos != 1 {
+		t.Errorf("at %d after a click on bad.tif (status %q)", pos, status)
+	}
+	if d := v.s.Data(); d.Name != "/data/one.tif" {
+		t.Errorf("%s shown after a click on bad.tif", d.Name)
+	}
+}
+
+// TestTheErrorDialogShowsTheWholeMessage shows a problem whose message
+// takes several lines: the label is given the height of all of its lines
+// at its width, and the Close button lies below it.
+func TestTheErrorDialogShowsTheWholeMessage(t *testing.T) {
+	v := newTestViewer(t, loader.Open)
+	msg := "not a supported image format: the file starts with bytes that no reader knows, " +
+		"and its name ends in .xyz, which none of TIFF, Zarr, NRRD, NIfTI, MetaImage, DICOM, CZI, LIF or ND2 uses"
+	onUI(func() {
+		v.showProblem(session.Problem{Subject: "/data/some/long/folder/sample_0001.xyz", Err: errors.New(msg)})
+	})
+	onUI(func() {
+		var label *widget.Label
+		var close *widget.Button
+		var walk func(o fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			switch w := o.(type) {
+			case *widget.Label:
+				if strings.Contains(w.Text, msg) {
+					label = w
+				}
+			case *widget.Button:
+				if w.Text == "Close" {
+					close = w
+				}
+			case *fyne.Container:
+				for _, c := range w.Objects {
+					walk(c)
+				}
+			case fyne.Widget:
+				for _, c := range test.WidgetRenderer(w).Objects() {
+					walk(c)
+				}
+			}
+		}
+		walk(v.win.Canvas().Overlays().Top())
+		if label == nil || close == nil {
+			t.Fatalf("label %v, button %v", label, close)
+		}
+		d := fyne.CurrentApp().Driver()
+		lp, bp := d.AbsolutePositionForObject(label), d.AbsolutePositionForObject(close)
+		lines := label.MinSize().Height
+		if label.Size().Height < lines {
+			t.Errorf("the label is %v high, its lines %v", label.Size().Height, lines)
+		}
+		if lp.Y+lines > bp.Y {
+			t.Errorf("the message (y %v, height %v) runs under the Close button (y %v)", lp.Y, lines, bp.Y)
+		}
+	})
+}
+
+// showsWhole reports whether a label of w shows text (among its own)
+// uncut: visible, and not truncated to its width.
+func showsWhole(w fyne.Widget, text string) bool {
+	for _, o := range test.WidgetRenderer(w).Objects() {
+		var found bool
+		var walk func(o fyne.CanvasObject)
+		walk = func(o fyne.CanvasObject) {
+			switch x := o.(type) {
+			case *widget.Label:
+				found = found || x.Visible() && x.Truncation == fyne.TextTruncateOff && strings.Contains(x.Text, text)
+			case *fyne.Container:
+				for _, c := range x.Objects {
+					walk(c)
+				}
+			}
+		}
+		walk(o)
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTheOpenDialogStartsBesideTheFileAndTakesATypedPath opens the open
+// dialog on a file's data: it shows the file's folder, folders and the
+// files vastview reads (all files when asked); a double-click opens a
+// folder, and a click that lands while it is still changing is ignored; a
+// path typed in the box and Enter open it; the folder is remembered.
+func TestTheOpenDialogStartsBesideTheFileAndTakesATypedPath(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.tif"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "b.tif"), []byte("x"), 0o644)
+	opened := make(chan string, 4)
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
+		opened <- p
+		return stored{demo.NewSized(1, 3, 16, 24)}, nil
+	})
+	onUI(func() { v.open(stored{demo.NewSized(1, 3, 16, 24)}, filepath.Join(dir, "a.tif")) })
+	names := func(c *chooser) string {
+		var out []string
+		for _, e := range c.entries {
+			out = append(out, e.name)
+		}
+		return strings.Join(out, " ")
+	}
+	onUI(func() {
+		v.openDialog()
+		c := v.choosing
+		if c == nil || c.dir != dir {
+			t.Fatalf("the open dialog starts in %v, want %s", c, dir)
+		}
+		if got := names(c); got != "sub a.tif" {
+			t.Errorf("entries %q, want folders and images", got)
+		}
+		c.filter.SetSelected(filterAll)
+		if got := names(c); got != "sub a.tif notes.txt" {
+			t.Errorf("entries %q with all files", got)
+		}
+		now := time.Now()
+		c.now = func() time.Time { return now }
+		c.settled = now
+		c.doubleTapped(0) // sub
+		if c.dir != filepath.Join(dir, "sub") {
+			t.Fatalf("a double-click on sub shows %s", c.dir)
+		}
+		c.tapped(0) // the second click of a double-click, on sub's b.tif
+		c.doubleTapped(0)
+		if c.path.Text != filepath.Join(dir, "sub")+"/" || v.dlg == nil {
+			t.Errorf("a click while sub opened made the path %q (dialog showing %v)", c.path.Text, v.dlg != nil)
+		}
+		now = now.Add(time.Second)
+		c.tapped(0)
+		if c.path.Text != filepath.Join(dir, "sub", "b.tif") {
+			t.Errorf("a click on b.tif made the path %q", c.path.Text)
+		}
+		c.path.SetText(filepath.Join(dir, "a.tif"))
+		c.path.OnSubmitted(c.path.Text)
+		if v.dlg != nil {
+			t.Error("the dialog stays after Enter on a path")
+		}
+	})
+	select {
+	case got := <-opened:
+		if got != filepath.Join(dir, "a.tif") {
+			t.Errorf("opened %s", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the typed path did not open")
+	}
+	if got := v.s.Prefs().LastFolder(); got != filepath.Join(dir, "sub") {
+		t.Errorf("last folder %q", got)
+	}
+}
+
+// TestBrowseInASaveDialogPicksAPath: Browse… in the save dialog opens the
+// chooser in the folder the path names, showing folders and PNG files
+// only until all files are asked for; a name typed and Enter put the path
+// in the save dialog, which stays.
+func TestBrowseInASaveDialogPicksAPath(t *testing.T) {
+	v := newTestViewer(t, nil)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "old.png"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(dir, "shots"), 0o755)
+	onUI(func() {
+		v.lastFolder = dir
+		v.command(session.SaveView)
+		entry, _ := v.win.Canvas().Focused().(*escEntry)
+		form := v.dlg
+		v.browseButton(entry, []string{".png"}).OnTapped()
+		c := v.choosing
+		if c.dir != dir {
+			t.Fatalf("the chooser starts in %s, want %s", c.dir, dir)
+		}
+		var names []string
+		for _, e := range c.entries {
+			names = append(names, e.name)
+		}
+		if got := strings.Join(names, " "); got != "shots old.png" {
+			t.Errorf("entries %q", got)
+		}
+		c.path.SetText(filepath.Join(dir, "shots", "new.png"))
+		c.path.OnSubmitted(c.path.Text)
+		if entry.Text != filepath.Join(dir, "shots", "new.png") {
+			t.Errorf("the save path is %q", entry.Text)
+		}
+		if v.dlg != form {
+			t.Error("the save dialog closed with the chooser")
 		}
 	})
 }

@@ -30,6 +30,10 @@ import (
 	_ "vastview/loader/zarr"
 )
 
+// errReported is an error whose line is on stderr already: the status is
+// 1, and nothing more is printed.
+var errReported = errors.New("reported")
+
 // usageError is a mistake on the command line.
 type usageError struct{ msg string }
 
@@ -65,6 +69,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, errReported) {
+		return 1
 	}
 	msg := err.Error()
 	if errors.As(err, new(usageError)) {

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -47,8 +49,10 @@ func cmdView(args []string, stderr io.Writer) error {
 		defer tr.Close()
 	}
 	// The first SRC that opens is shown; the others wait in the
-	// browsing list (marked when they fail to open).
+	// browsing list (marked when they fail to open). When none opens,
+	// the window (if one can open) says why, with File → Open ready.
 	var src loader.Source
+	var openErr error
 	name := ""
 	for i, p := range pos {
 		s, err := openSource(p)
@@ -56,10 +60,13 @@ func cmdView(args []string, stderr io.Writer) error {
 			src, name = s, p
 			break
 		}
-		if i == len(pos)-1 {
+		if i == len(pos)-1 && !hasDisplay() {
 			return err
 		}
 		fmt.Fprintln(stderr, "vastview: "+err.Error())
+		if i == 0 {
+			openErr = errors.Unwrap(err)
+		}
 	}
 	if len(pos) == 0 {
 		src = demo.New()
@@ -67,6 +74,19 @@ func cmdView(args []string, stderr io.Writer) error {
 	// A signal quits as closing the window does: the view is kept.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	ui.Run(ctx, src, name, pos, ui.Options{Session: session.Options{Trace: tr}, Layers: layers})
+	ui.Run(ctx, src, name, pos, ui.Options{Session: session.Options{Trace: tr}, Layers: layers, OpenErr: openErr})
+	if src == nil && len(pos) > 0 {
+		return errReported // the files asked for did not open
+	}
 	return nil
+}
+
+// hasDisplay reports whether a window can open: on X11 and Wayland
+// systems, when the environment names a display.
+func hasDisplay() bool {
+	switch runtime.GOOS {
+	case "darwin", "windows", "ios", "android", "js":
+		return true
+	}
+	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
 }
