@@ -69,6 +69,12 @@ func (s *Session) FileRate() (float64, bool) {
 	if m == nil {
 		return 0, false
 	}
+	return fileRate(m)
+}
+
+// fileRate is m's own frame rate: one over the spacing of its time axis,
+// when that axis has more than one point and a unit of time.
+func fileRate(m *loader.Meta) (float64, bool) {
 	i := m.AxisIndex('T')
 	if i < 0 || m.Shape[i] <= 1 {
 		return 0, false

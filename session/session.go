@@ -199,6 +199,7 @@ func (s *Session) Close() {
 	if d != nil {
 		d.Release()
 	}
+	s.trace.Event("closed", nil)
 }
 
 // Canonical is the name a file or address is known by: URLs as they are,

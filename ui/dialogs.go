@@ -1,13 +1,11 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -123,8 +121,8 @@ func (v *Viewer) saveDialog() {
 }
 
 // exportDialog asks where to write the data shown, with every level, as
-// OME-Zarr, and writes it in the background with a progress dialog that
-// can cancel it. The data stays open and viewable meanwhile.
+// OME-Zarr, and writes it in the background, its progress and Cancel in
+// the status bar. The data stays open and viewable meanwhile.
 func (v *Viewer) exportDialog() {
 	if v.s.Data() == nil {
 		return
@@ -139,42 +137,11 @@ func (v *Viewer) export(path string) {
 	})
 }
 
-// runExport starts an export to path with start, showing its progress in
-// a dialog titled title that can cancel it, and how it ended.
-func (v *Viewer) runExport(title, path string, start func(onEnd func(*session.Export)) (*session.Export, error)) {
-	bar := widget.NewProgressBar()
-	label := widget.NewLabel("Writing " + displayName(path))
-	var e *session.Export
-	cancel := widget.NewButton("Cancel", func() {
-		if e != nil {
-			e.Cancel()
-		}
-	})
-	prog := dialog.NewCustomWithoutButtons(title, container.NewVBox(label, bar, cancel), v.win)
-	e, err := start(func(e *session.Export) {
-		uiDo(func() {
-			prog.Hide()
-			switch err := e.Err(); {
-			case errors.Is(err, context.Canceled):
-			case err != nil:
-				v.showProblem(session.Problem{Subject: displayName(e.Path), Err: err})
-			default:
-				v.showDialog(dialog.NewInformation(title, fmt.Sprintf("Wrote %s", e.Path), v.win))
-			}
-		})
-	})
-	if err != nil {
-		v.showProblem(session.Problem{Subject: displayName(path), Err: err})
-		return
-	}
-	v.showDialog(prog)
-	go v.followExport(e, bar)
-}
-
 // movieDialog asks what movie of the view to make: where (an .mp4, or a
 // folder or NAME.png for a series of images), along which axis, which
-// positions, at what rate; then writes it with a progress dialog that can
-// cancel it.
+// positions, at what rate (MovieFPS's for the axis chosen, until
+// changed); then writes it in the background, its progress and Cancel in
+// the status bar.
 func (v *Viewer) movieDialog() {
 	m := v.s.Meta()
 	if m == nil {
@@ -195,21 +162,17 @@ func (v *Viewer) movieDialog() {
 			choices = append(choices, name)
 		}
 	}
-	from, to := newEscEntry(v), newEscEntry(v)
+	from, to, fps := newEscEntry(v), newEscEntry(v), newEscEntry(v)
 	along := widget.NewSelect(choices, func(name string) {
-		_, a, b, _ := session.MovieAxis(m, view, session.MovieOptions{Axis: axes[name], To: -1})
+		axis, a, b, _ := session.MovieAxis(m, view, session.MovieOptions{Axis: axes[name], To: -1})
 		from.SetText(strconv.Itoa(a))
 		to.SetText(strconv.Itoa(b))
+		fps.SetText(strconv.FormatFloat(session.MovieFPS(m, axis), 'g', 4, 64))
 	})
 	def, _, _, _ := session.MovieAxis(m, view, session.MovieOptions{To: -1})
 	along.SetSelected(choices[0])
 	if op, _ := v.s.Projection(); def != 'T' && len(choices) > 1 && op == loader.NoProjection {
 		along.SetSelected(choices[1]) // a projection's movie runs through time
-	}
-	fps := newEscEntry(v)
-	fps.SetText("25")
-	if r, ok := v.s.FileRate(); ok {
-		fps.SetText(strconv.FormatFloat(r, 'g', 4, 64))
 	}
 	overwrite := widget.NewCheck("Replace an existing movie", nil)
 	d := dialog.NewForm("Export Movie", "Export", "Cancel", []*widget.FormItem{
@@ -245,19 +208,6 @@ func (v *Viewer) movieDialog() {
 	d.Resize(fyne.NewSize(640, d.MinSize().Height))
 	v.showDialog(d)
 	v.win.Canvas().Focus(path)
-}
-
-// followExport moves the progress bar until the export ends.
-func (v *Viewer) followExport(e *session.Export, bar *widget.ProgressBar) {
-	for {
-		select {
-		case <-e.Done():
-			return
-		case <-time.After(200 * time.Millisecond):
-			done, total := e.Progress()
-			uiDo(func() { bar.SetValue(float64(done) / float64(max(total, 1))) })
-		}
-	}
 }
 
 // escEntry is a text field in which Escape closes the dialog it is in.
