@@ -12,7 +12,9 @@ import (
 // PlayRates are the playback rates offered, in planes or frames per second.
 var PlayRates = []float64{5, 10, 30, 60, 120}
 
-// defaultPlayRate is the rate before one is chosen.
+// defaultPlayRate is the rate before one is chosen, for data without a
+// rate of its own (a file with one plays at its rate until another is
+// chosen).
 const defaultPlayRate = 30
 
 // playAhead is how far ahead of the playhead playback reads, in seconds.
@@ -28,6 +30,9 @@ type playState struct {
 	from   int // the position on the step axis at start
 	timer  Timer
 	serial uint64
+	// drawn counts the positions shown since start: fewer than are due
+	// when the data cannot be read or drawn at the rate.
+	drawn int64
 }
 
 // TogglePlay starts or stops playback along the axis the step keys move.
@@ -113,9 +118,11 @@ func (s *Session) startPlayLocked() {
 	s.play.serial++
 	s.play.start = s.clock.Now()
 	s.play.from = s.view.At(a)
+	s.play.drawn = 0
 	if s.play.from >= m.Size(a)-1 {
 		s.play.from = 0 // at the end: start again
 	}
+	s.trace.Event("play", map[string]any{"rate": s.play.rate, "from": s.play.from})
 	s.scheduleFrameLocked(s.play.serial, 1)
 }
 
@@ -126,6 +133,41 @@ func (s *Session) stopPlayLocked() {
 	s.play.on, s.play.timer = false, nil
 	s.play.serial++
 	s.signalIdleLocked()
+}
+
+// playDefaultsLocked sets the rate for data m just shown: its own, when
+// it has one.
+func (s *Session) playDefaultsLocked(m *loader.Meta) {
+	if r, ok := fileRate(m); ok {
+		s.play.rate = r
+	}
+}
+
+// playShownLocked counts frame f, shown after prev, as drawn by playback
+// when it shows another position on the step axis.
+func (s *Session) playShownLocked(prev, f *Frame) {
+	if !s.play.on || prev == nil {
+		return
+	}
+	a := stepAxis(f.data.Pyr.Meta(), f.View.Orientation)
+	if f.View.At(a) != prev.View.At(a) {
+		s.play.drawn++
+	}
+}
+
+// playStatusLocked is the status of playback: the rate, and the frames
+// drawn of those due since it started ("" when it is not playing), and
+// whether it keeps up (draws at least nine in ten).
+func (s *Session) playStatusLocked() (text string, due, drawn int64) {
+	if !s.play.on {
+		return "", 0, 0
+	}
+	due, drawn = s.playFramesLocked(), s.play.drawn
+	text = fmt.Sprintf("playing %s: %d of %d frames drawn", RateName(s.play.rate), drawn, due)
+	if due >= 10 && drawn*10 < due*9 {
+		text += " (cannot keep up: frames are skipped)"
+	}
+	return text, due, drawn
 }
 
 // playFramesLocked is how many frames' time has passed since playback

@@ -41,6 +41,9 @@ func (s *Session) scheduleTick() {
 		if st.Building {
 			c |= StatusChanged
 		}
+		if text, due, drawn := s.playStatusLocked(); text != "" {
+			s.trace.Event("playback", map[string]any{"rate": s.play.rate, "due": due, "drawn": drawn})
+		}
 		s.scheduleTick()
 		s.unlockNotify(c)
 	})
@@ -55,6 +58,7 @@ func (s *Session) Status() Status {
 	if s.opening != nil {
 		opening = s.opening.path
 	}
+	play, _, _ := s.playStatusLocked()
 	s.mu.Unlock()
 	st := Status{Opening: opening}
 	if d == nil {
@@ -79,6 +83,9 @@ func (s *Session) Status() Status {
 			zoom += " (" + ps + ")"
 		}
 		st.Text = zoom + "   " + st.Text
+	}
+	if play != "" {
+		st.Text = play + "   " + st.Text
 	}
 	if shown != nil && shown.Projection != 0 {
 		_, _, normal := shown.View.Orientation.Axes()
