@@ -12,9 +12,8 @@ import (
 // PlayRates are the playback rates offered, in planes or frames per second.
 var PlayRates = []float64{5, 10, 30, 60, 120}
 
-// defaultPlayRate is the rate before one is chosen, for data without a
-// rate of its own (a file with one plays at its rate until another is
-// chosen).
+// defaultPlayRate is the rate before one is chosen, for playback along
+// anything but a time axis with a rate of its own (see defaultRateLocked).
 const defaultPlayRate = 30
 
 // playAhead is how far ahead of the playhead playback reads, in seconds.
@@ -33,6 +32,9 @@ type playState struct {
 	// drawn counts the positions shown since start: fewer than are due
 	// when the data cannot be read or drawn at the rate.
 	drawn int64
+	// chosen is set when the rate was chosen for the data shown; until
+	// then playback runs at the default rate (see defaultRateLocked).
+	chosen bool
 }
 
 // TogglePlay starts or stops playback along the axis the step keys move.
@@ -50,6 +52,9 @@ func (s *Session) TogglePlay() {
 func (s *Session) Playing() (on bool, rate float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.play.on && !s.play.chosen && s.data != nil {
+		return false, s.defaultRateLocked()
+	}
 	return s.play.on, s.play.rate
 }
 
@@ -59,7 +64,7 @@ func (s *Session) SetPlayRate(fps float64) {
 		return
 	}
 	s.mu.Lock()
-	s.play.rate = fps
+	s.play.rate, s.play.chosen = fps, true
 	if s.play.on { // go on from here at the new rate
 		s.stopPlayLocked()
 		s.startPlayLocked()
@@ -114,6 +119,9 @@ func (s *Session) startPlayLocked() {
 	if m.Size(a) <= 1 {
 		return
 	}
+	if !s.play.chosen {
+		s.play.rate = s.defaultRateLocked()
+	}
 	s.play.on = true
 	s.play.serial++
 	s.play.start = s.clock.Now()
@@ -135,12 +143,15 @@ func (s *Session) stopPlayLocked() {
 	s.signalIdleLocked()
 }
 
-// playDefaultsLocked sets the rate for data m just shown: its own, when
-// it has one.
-func (s *Session) playDefaultsLocked(m *loader.Meta) {
-	if r, ok := fileRate(m); ok {
-		s.play.rate = r
+// defaultRateLocked is the rate playback starts at until one is chosen
+// for the data shown: the data's own when it plays through time, else 30
+// (the planes of a volume have no rate of their own).
+func (s *Session) defaultRateLocked() float64 {
+	m := s.data.Pyr.Meta()
+	if r, ok := fileRate(m); ok && stepAxis(m, s.view.Orientation) == 'T' {
+		return r
 	}
+	return defaultPlayRate
 }
 
 // playShownLocked counts frame f, shown after prev, as drawn by playback
@@ -165,7 +176,7 @@ func (s *Session) playStatusLocked() (text string, due, drawn int64) {
 	due, drawn = s.playFramesLocked(), s.play.drawn
 	text = fmt.Sprintf("playing %s: %d of %d frames drawn", RateName(s.play.rate), drawn, due)
 	if due >= 10 && drawn*10 < due*9 {
-		text += " (cannot keep up: frames are skipped)"
+		text += " (cannot keep up)"
 	}
 	return text, due, drawn
 }

@@ -321,7 +321,7 @@ func (s *Session) show(d *Data, keep bool) error {
 	old := s.data
 	s.saveViewLocked()
 	s.stopPlayLocked()
-	s.playDefaultsLocked(d.Pyr.Meta())
+	s.play.chosen = false // the new data's own rate, until one is chosen
 	oldLayers := s.dropLayersLocked()
 	s.data = d
 	d.readWhenShown, _ = d.Pyr.BytesRead()

@@ -156,3 +156,25 @@ func TestFileRateFromTheTimeAxis(t *testing.T) {
 		t.Errorf("time read-out %q", got)
 	}
 }
+
+// TestVolumePlaysItsPlanesAtTheDefaultRate: a time-lapse of volumes
+// plays its planes (what Space steps through in XY) at 30 frames per
+// second, whatever its time interval; a rate chosen holds until other
+// data is shown.
+func TestVolumePlaysItsPlanesAtTheDefaultRate(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(stored{demo.NewSized(3, 20, 32, 48)}, "/data/lapse.tif") // T spacing 1 s
+	if _, r := h.s.Playing(); r != defaultPlayRate {
+		t.Errorf("the planes play at %g fps, want %d", r, defaultPlayRate)
+	}
+	h.s.SetPlayRate(5)
+	h.s.TogglePlay()
+	if on, r := h.s.Playing(); !on || r != 5 {
+		t.Errorf("playing %v at %g fps after choosing 5", on, r)
+	}
+	h.s.TogglePlay()
+	h.open(stored{demo.NewSized(25, 1, 32, 48)}, "/data/movie.tif")
+	if _, r := h.s.Playing(); r != 1 {
+		t.Errorf("the next file plays at %g fps, want its own 1", r)
+	}
+}
