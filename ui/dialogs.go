@@ -163,11 +163,13 @@ func (v *Viewer) movieDialog() {
 		}
 	}
 	from, to, fps := newEscEntry(v), newEscEntry(v), newEscEntry(v)
+	defFPS := "" // the rate offered for the axis chosen, as shown
 	along := widget.NewSelect(choices, func(name string) {
 		axis, a, b, _ := session.MovieAxis(m, view, session.MovieOptions{Axis: axes[name], To: -1})
 		from.SetText(strconv.Itoa(a))
 		to.SetText(strconv.Itoa(b))
-		fps.SetText(strconv.FormatFloat(session.MovieFPS(m, axis), 'g', 4, 64))
+		defFPS = strconv.FormatFloat(session.MovieFPS(m, axis), 'g', 4, 64)
+		fps.SetText(defFPS)
 	})
 	def, _, _, _ := session.MovieAxis(m, view, session.MovieOptions{To: -1})
 	along.SetSelected(choices[0])
@@ -193,9 +195,9 @@ func (v *Viewer) movieDialog() {
 		if o.From, err = strconv.Atoi(strings.TrimSpace(from.Text)); err == nil {
 			o.To, err = strconv.Atoi(strings.TrimSpace(to.Text))
 		}
-		if err == nil {
-			o.FPS, err = strconv.ParseFloat(strings.TrimSpace(fps.Text), 64)
-		}
+		if r := strings.TrimSpace(fps.Text); err == nil && r != defFPS {
+			o.FPS, err = strconv.ParseFloat(r, 64)
+		} // else 0: the rate offered, exactly (2/3, not 0.6667)
 		if err != nil {
 			v.showProblem(session.Problem{Subject: "Export Movie", Err: fmt.Errorf("from, to and the rate are numbers: %v", err)})
 			return
