@@ -51,6 +51,7 @@ func (s *Session) TakeFrame() *Frame {
 		c |= StatusChanged
 	}
 	s.traceFrameLocked(prev, f)
+	s.playShownLocked(prev, f)
 	s.scrubNextLocked(f)
 	s.unlockNotify(c)
 	return f

@@ -102,6 +102,7 @@ func Shortcuts() []Shortcut {
 		{"F", "show / hide the strip of files"},
 		{"Ctrl+O", "open"},
 		{"Ctrl+S", "save the view as PNG"},
+		{"Ctrl+Q", "quit"},
 		{"F1 ?", "this list"},
 	}
 }

@@ -33,7 +33,7 @@ type MovieOptions struct {
 	// From and To are the first and last positions, inclusive; To < 0 is
 	// the last there is.
 	From, To int
-	// FPS is an MP4's frame rate; 0 is the data's own along T, else 25.
+	// FPS is an MP4's frame rate; 0 is MovieFPS's.
 	FPS float64
 	// Overwrite replaces an existing output; without it one is an error.
 	Overwrite bool
@@ -42,8 +42,23 @@ type MovieOptions struct {
 	Progress func(done, total int)
 }
 
-// defaultMovieFPS is an MP4's frame rate when the data has none.
+// defaultMovieFPS is an MP4's frame rate along the planes, or along a
+// time axis without a known interval.
 const defaultMovieFPS = 25
+
+// MovieFPS is the frame rate a movie of m along axis (as MovieAxis
+// resolves it) is written at unless another is asked for: the data's own
+// along T (one over the time interval), else 25 (along the planes the
+// time interval says nothing about the pace). It is the one rule of the
+// command line and the window.
+func MovieFPS(m *loader.Meta, axis byte) float64 {
+	if axis == 'T' {
+		if r, ok := fileRate(m); ok {
+			return r
+		}
+	}
+	return defaultMovieFPS
+}
 
 // Movie is a view to render at every position along an axis: the data,
 // the view, and what is drawn over it.
@@ -178,12 +193,7 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 	}
 	fps := o.FPS
 	if !(fps > 0) {
-		fps = defaultMovieFPS
-		if i := m.AxisIndex('T'); i >= 0 && axis == 'T' {
-			if dt := secondsPer(m.Spacing[i], m.Units[i]); dt > 0 {
-				fps = 1 / dt
-			}
-		}
+		fps = MovieFPS(m, axis)
 	}
 	sink, err := newFrameSink(path, axis, to, fps, w, h, o.Overwrite)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -136,5 +137,23 @@ func TestExportMovieOfFourPanels(t *testing.T) {
 			}
 			t.Errorf("frame z=%d (%T %v) differs from the window's %v first at %d", z, img, img.Bounds(), f.Img.Rect, first)
 		}
+	}
+}
+
+// TestMovieFPSAlongEachAxis: a movie along the planes of a time-lapse is
+// written at 25 frames per second whatever the time interval; along T at
+// the file's own rate, and at 25 when the interval has no unit of time.
+func TestMovieFPSAlongEachAxis(t *testing.T) {
+	m := loader.NewMeta("t", "TZYX", []int{4, 20, 8, 8}, loader.Uint8, []int{1, 1, 8, 8},
+		[]float64{1.5, 2, 0.5, 0.5}, []string{"second", "micrometer", "micrometer", "micrometer"})
+	if got := MovieFPS(m, 'Z'); got != 25 {
+		t.Errorf("along Z: %g fps, want 25", got)
+	}
+	if got := MovieFPS(m, 'T'); math.Abs(got-1/1.5) > 1e-12 {
+		t.Errorf("along T: %g fps, want %g", got, 1/1.5)
+	}
+	m.Units[0] = ""
+	if got := MovieFPS(m, 'T'); got != 25 {
+		t.Errorf("along T without a unit of time: %g fps, want 25", got)
 	}
 }

@@ -12,7 +12,8 @@ import (
 // PlayRates are the playback rates offered, in planes or frames per second.
 var PlayRates = []float64{5, 10, 30, 60, 120}
 
-// defaultPlayRate is the rate before one is chosen.
+// defaultPlayRate is the rate before one is chosen, for playback along
+// anything but a time axis with a rate of its own (see defaultRateLocked).
 const defaultPlayRate = 30
 
 // playAhead is how far ahead of the playhead playback reads, in seconds.
@@ -28,6 +29,12 @@ type playState struct {
 	from   int // the position on the step axis at start
 	timer  Timer
 	serial uint64
+	// drawn counts the positions shown since start: fewer than are due
+	// when the data cannot be read or drawn at the rate.
+	drawn int64
+	// chosen is set when the rate was chosen for the data shown; until
+	// then playback runs at the default rate (see defaultRateLocked).
+	chosen bool
 }
 
 // TogglePlay starts or stops playback along the axis the step keys move.
@@ -45,6 +52,9 @@ func (s *Session) TogglePlay() {
 func (s *Session) Playing() (on bool, rate float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.play.on && !s.play.chosen && s.data != nil {
+		return false, s.defaultRateLocked()
+	}
 	return s.play.on, s.play.rate
 }
 
@@ -54,7 +64,7 @@ func (s *Session) SetPlayRate(fps float64) {
 		return
 	}
 	s.mu.Lock()
-	s.play.rate = fps
+	s.play.rate, s.play.chosen = fps, true
 	if s.play.on { // go on from here at the new rate
 		s.stopPlayLocked()
 		s.startPlayLocked()
@@ -69,6 +79,12 @@ func (s *Session) FileRate() (float64, bool) {
 	if m == nil {
 		return 0, false
 	}
+	return fileRate(m)
+}
+
+// fileRate is m's own frame rate: one over the spacing of its time axis,
+// when that axis has more than one point and a unit of time.
+func fileRate(m *loader.Meta) (float64, bool) {
 	i := m.AxisIndex('T')
 	if i < 0 || m.Shape[i] <= 1 {
 		return 0, false
@@ -103,13 +119,18 @@ func (s *Session) startPlayLocked() {
 	if m.Size(a) <= 1 {
 		return
 	}
+	if !s.play.chosen {
+		s.play.rate = s.defaultRateLocked()
+	}
 	s.play.on = true
 	s.play.serial++
 	s.play.start = s.clock.Now()
 	s.play.from = s.view.At(a)
+	s.play.drawn = 0
 	if s.play.from >= m.Size(a)-1 {
 		s.play.from = 0 // at the end: start again
 	}
+	s.trace.Event("play", map[string]any{"rate": s.play.rate, "from": s.play.from})
 	s.scheduleFrameLocked(s.play.serial, 1)
 }
 
@@ -120,6 +141,44 @@ func (s *Session) stopPlayLocked() {
 	s.play.on, s.play.timer = false, nil
 	s.play.serial++
 	s.signalIdleLocked()
+}
+
+// defaultRateLocked is the rate playback starts at until one is chosen
+// for the data shown: the data's own when it plays through time, else 30
+// (the planes of a volume have no rate of their own).
+func (s *Session) defaultRateLocked() float64 {
+	m := s.data.Pyr.Meta()
+	if r, ok := fileRate(m); ok && stepAxis(m, s.view.Orientation) == 'T' {
+		return r
+	}
+	return defaultPlayRate
+}
+
+// playShownLocked counts frame f, shown after prev, as drawn by playback
+// when it shows another position on the step axis.
+func (s *Session) playShownLocked(prev, f *Frame) {
+	if !s.play.on || prev == nil {
+		return
+	}
+	a := stepAxis(f.data.Pyr.Meta(), f.View.Orientation)
+	if f.View.At(a) != prev.View.At(a) {
+		s.play.drawn++
+	}
+}
+
+// playStatusLocked is the status of playback: the rate, and the frames
+// drawn of those due since it started ("" when it is not playing), and
+// whether it keeps up (draws at least nine in ten).
+func (s *Session) playStatusLocked() (text string, due, drawn int64) {
+	if !s.play.on {
+		return "", 0, 0
+	}
+	due, drawn = s.playFramesLocked(), s.play.drawn
+	text = fmt.Sprintf("playing %s: %d of %d frames drawn", RateName(s.play.rate), drawn, due)
+	if due >= 10 && drawn*10 < due*9 {
+		text += " (cannot keep up)"
+	}
+	return text, due, drawn
 }
 
 // playFramesLocked is how many frames' time has passed since playback

@@ -199,6 +199,7 @@ func (s *Session) Close() {
 	if d != nil {
 		d.Release()
 	}
+	s.trace.Event("closed", nil)
 }
 
 // Canonical is the name a file or address is known by: URLs as they are,
@@ -320,6 +321,7 @@ func (s *Session) show(d *Data, keep bool) error {
 	old := s.data
 	s.saveViewLocked()
 	s.stopPlayLocked()
+	s.play.chosen = false // the new data's own rate, until one is chosen
 	oldLayers := s.dropLayersLocked()
 	s.data = d
 	d.readWhenShown, _ = d.Pyr.BytesRead()

@@ -42,6 +42,9 @@ func (s *Session) scheduleTick() {
 		if st.Building {
 			c |= StatusChanged
 		}
+		if text, due, drawn := s.playStatusLocked(); text != "" {
+			s.trace.Event("playback", map[string]any{"rate": s.play.rate, "due": due, "drawn": drawn})
+		}
 		s.scheduleTick()
 		s.unlockNotify(c)
 	})
@@ -57,6 +60,7 @@ func (s *Session) Status() (st Status) {
 		opening = s.opening.path
 	}
 	note := s.browse.note
+	play, _, _ := s.playStatusLocked()
 	s.mu.Unlock()
 	st = Status{Opening: opening}
 	defer func() {
@@ -86,6 +90,9 @@ func (s *Session) Status() (st Status) {
 			zoom += " (" + ps + ")"
 		}
 		st.Text = zoom + "   " + st.Text
+	}
+	if play != "" {
+		st.Text = play + "   " + st.Text
 	}
 	if shown != nil && shown.Projection != 0 {
 		_, _, normal := shown.View.Orientation.Axes()

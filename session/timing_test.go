@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,6 +123,10 @@ func TestPlaybackFollowsTheClockAndDropsFrames(t *testing.T) {
 	if z := h.s.View().Z; z != 11 {
 		t.Errorf("after 1.1 s at z %d, want 11", z)
 	}
+	// The status bar says that frames were skipped.
+	if st := h.s.Status().Text; !strings.Contains(st, "of 11 frames drawn (cannot keep up") {
+		t.Errorf("status %q does not say that 11 frames were due and fewer drawn", st)
+	}
 	clock.Advance(4 * time.Second) // 51 frames: past the end, from the start
 	if z := h.s.View().Z; z != 1 {
 		t.Errorf("after 5.1 s at z %d, want 1 (51 mod 50)", z)
@@ -143,8 +148,33 @@ func TestFileRateFromTheTimeAxis(t *testing.T) {
 	if r, ok := h.s.FileRate(); !ok || r != 1 {
 		t.Errorf("file rate %g %v, want 1 fps", r, ok)
 	}
+	if _, r := h.s.Playing(); r != 1 {
+		t.Errorf("plays at %g fps by default, want the file's 1 fps", r)
+	}
 	h.s.Press(KeyRight)
 	if got := h.s.AxisLabel('T'); got != "t  2/25  1.000 s" {
 		t.Errorf("time read-out %q", got)
+	}
+}
+
+// TestVolumePlaysItsPlanesAtTheDefaultRate: a time-lapse of volumes
+// plays its planes (what Space steps through in XY) at 30 frames per
+// second, whatever its time interval; a rate chosen holds until other
+// data is shown.
+func TestVolumePlaysItsPlanesAtTheDefaultRate(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(stored{demo.NewSized(3, 20, 32, 48)}, "/data/lapse.tif") // T spacing 1 s
+	if _, r := h.s.Playing(); r != defaultPlayRate {
+		t.Errorf("the planes play at %g fps, want %d", r, defaultPlayRate)
+	}
+	h.s.SetPlayRate(5)
+	h.s.TogglePlay()
+	if on, r := h.s.Playing(); !on || r != 5 {
+		t.Errorf("playing %v at %g fps after choosing 5", on, r)
+	}
+	h.s.TogglePlay()
+	h.open(stored{demo.NewSized(25, 1, 32, 48)}, "/data/movie.tif")
+	if _, r := h.s.Playing(); r != 1 {
+		t.Errorf("the next file plays at %g fps, want its own 1", r)
 	}
 }

@@ -1,13 +1,11 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -147,8 +145,8 @@ func (v *Viewer) saveDialog() {
 }
 
 // exportDialog asks where to write the data shown, with every level, as
-// OME-Zarr, and writes it in the background with a progress dialog that
-// can cancel it. The data stays open and viewable meanwhile.
+// OME-Zarr, and writes it in the background, its progress and Cancel in
+// the status bar. The data stays open and viewable meanwhile.
 func (v *Viewer) exportDialog() {
 	if v.s.Data() == nil {
 		return
@@ -163,42 +161,11 @@ func (v *Viewer) export(path string) {
 	})
 }
 
-// runExport starts an export to path with start, showing its progress in
-// a dialog titled title that can cancel it, and how it ended.
-func (v *Viewer) runExport(title, path string, start func(onEnd func(*session.Export)) (*session.Export, error)) {
-	bar := widget.NewProgressBar()
-	label := widget.NewLabel("Writing " + displayName(path))
-	var e *session.Export
-	cancel := widget.NewButton("Cancel", func() {
-		if e != nil {
-			e.Cancel()
-		}
-	})
-	prog := dialog.NewCustomWithoutButtons(title, container.NewVBox(label, bar, cancel), v.win)
-	e, err := start(func(e *session.Export) {
-		uiDo(func() {
-			prog.Hide()
-			switch err := e.Err(); {
-			case errors.Is(err, context.Canceled):
-			case err != nil:
-				v.showProblem(session.Problem{Subject: displayName(e.Path), Err: err})
-			default:
-				v.showDialog(dialog.NewInformation(title, fmt.Sprintf("Wrote %s", e.Path), v.win))
-			}
-		})
-	})
-	if err != nil {
-		v.showProblem(session.Problem{Subject: displayName(path), Err: err})
-		return
-	}
-	v.showDialog(prog)
-	go v.followExport(e, bar)
-}
-
 // movieDialog asks what movie of the view to make: where (an .mp4, or a
 // folder or NAME.png for a series of images), along which axis, which
-// positions, at what rate; then writes it with a progress dialog that can
-// cancel it.
+// positions, at what rate (MovieFPS's for the axis chosen, until
+// changed); then writes it in the background, its progress and Cancel in
+// the status bar.
 func (v *Viewer) movieDialog() {
 	m := v.s.Meta()
 	if m == nil {
@@ -219,21 +186,19 @@ func (v *Viewer) movieDialog() {
 			choices = append(choices, name)
 		}
 	}
-	from, to := newEscEntry(v), newEscEntry(v)
+	from, to, fps := newEscEntry(v), newEscEntry(v), newEscEntry(v)
+	defFPS := "" // the rate offered for the axis chosen, as shown
 	along := widget.NewSelect(choices, func(name string) {
-		_, a, b, _ := session.MovieAxis(m, view, session.MovieOptions{Axis: axes[name], To: -1})
+		axis, a, b, _ := session.MovieAxis(m, view, session.MovieOptions{Axis: axes[name], To: -1})
 		from.SetText(strconv.Itoa(a))
 		to.SetText(strconv.Itoa(b))
+		defFPS = strconv.FormatFloat(session.MovieFPS(m, axis), 'g', 4, 64)
+		fps.SetText(defFPS)
 	})
 	def, _, _, _ := session.MovieAxis(m, view, session.MovieOptions{To: -1})
 	along.SetSelected(choices[0])
 	if op, _ := v.s.Projection(); def != 'T' && len(choices) > 1 && op == loader.NoProjection {
 		along.SetSelected(choices[1]) // a projection's movie runs through time
-	}
-	fps := newEscEntry(v)
-	fps.SetText("25")
-	if r, ok := v.s.FileRate(); ok {
-		fps.SetText(strconv.FormatFloat(r, 'g', 4, 64))
 	}
 	overwrite := widget.NewCheck("Replace an existing movie", nil)
 	d := dialog.NewForm("Export Movie", "Export", "Cancel", []*widget.FormItem{
@@ -254,9 +219,9 @@ func (v *Viewer) movieDialog() {
 		if o.From, err = strconv.Atoi(strings.TrimSpace(from.Text)); err == nil {
 			o.To, err = strconv.Atoi(strings.TrimSpace(to.Text))
 		}
-		if err == nil {
-			o.FPS, err = strconv.ParseFloat(strings.TrimSpace(fps.Text), 64)
-		}
+		if r := strings.TrimSpace(fps.Text); err == nil && r != defFPS {
+			o.FPS, err = strconv.ParseFloat(r, 64)
+		} // else 0: the rate offered, exactly (2/3, not 0.6667)
 		if err != nil {
 			v.showProblem(session.Problem{Subject: "Export Movie", Err: fmt.Errorf("from, to and the rate are numbers: %v", err)})
 			return
@@ -269,19 +234,6 @@ func (v *Viewer) movieDialog() {
 	d.Resize(fyne.NewSize(640, d.MinSize().Height))
 	v.showDialog(d)
 	v.win.Canvas().Focus(path)
-}
-
-// followExport moves the progress bar until the export ends.
-func (v *Viewer) followExport(e *session.Export, bar *widget.ProgressBar) {
-	for {
-		select {
-		case <-e.Done():
-			return
-		case <-time.After(200 * time.Millisecond):
-			done, total := e.Progress()
-			uiDo(func() { bar.SetValue(float64(done) / float64(max(total, 1))) })
-		}
-	}
 }
 
 // escEntry is a text field in which Escape closes the dialog it is in.

@@ -53,6 +53,8 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Export Movie…", v.movieDialog),
 		fyne.NewMenuItemSeparator(),
 		fyne.NewMenuItem("Preferences…", v.prefsDialog),
+		fyne.NewMenuItemSeparator(),
+		item("Quit", key(fyne.KeyQ, ctrl), func() { v.quit("Ctrl+Q") }),
 	)
 	planes := make([]*fyne.MenuItem, 3)
 	for i, name := range []string{"XY", "XZ", "YZ"} {

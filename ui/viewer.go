@@ -54,6 +54,7 @@ type Viewer struct {
 	buildBar   *widget.ProgressBar
 	buildLbl   *widget.Label
 	opening    *fyne.Container // "Opening …" and Cancel
+	exportsBox *fyne.Container // the exports running: progress and Cancel
 	openLbl    *widget.Label
 	axesBox    *fyne.Container // one slider per axis not displayed
 	sliders    map[byte]*axisSlider
@@ -100,7 +101,7 @@ func Run(ctx context.Context, src loader.Source, name string, list []string, opt
 			v.s.Browse(list)
 		}
 	}
-	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
+	stop := context.AfterFunc(ctx, func() { fyne.Do(func() { v.quit("signal") }) })
 	defer stop()
 	v.win.ShowAndRun()
 	v.s.Close()
@@ -123,6 +124,7 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.openLbl = widget.NewLabel("")
 	v.opening = container.NewHBox(v.openLbl, widget.NewButton("Cancel", v.s.CancelOpen))
 	v.opening.Hide()
+	v.exportsBox = container.NewHBox()
 	v.axesBox = container.NewVBox()
 	v.tools = newToolbar(v)
 	v.contrast = newContrastControls(v)
@@ -131,7 +133,7 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.layers = newLayerPanel(v)
 	v.strip = newFileStrip(v)
 	build := container.NewBorder(nil, nil, v.buildLbl, nil, v.buildBar)
-	statusRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.opening, container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)),
+	statusRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.opening, v.exportsBox, container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)),
 		container.NewGridWithColumns(2, v.hoverLbl, v.status))
 	v.showBuild(session.Status{})
 	bottom := container.NewVBox(v.strip.scroll, v.panels, statusRow)
@@ -178,6 +180,14 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	return v
 }
 
+// quit ends the program (File → Quit, Ctrl+Q, a signal): the window
+// closes, and the session cancels what runs and keeps the view (see
+// session.Close). how is traced.
+func (v *Viewer) quit(how string) {
+	v.trace.Event("quit", map[string]any{"by": how})
+	v.app.Quit()
+}
+
 // open shows src as name, or the error.
 func (v *Viewer) open(src loader.Source, name string) {
 	if err := v.s.OpenSource(src, name); err != nil {
@@ -209,15 +219,26 @@ func (v *Viewer) traceLayout() {
 	if v.trace == nil {
 		return
 	}
-	d := fyne.CurrentApp().Driver()
-	scale := v.win.Canvas().Scale()
-	rect := func(o fyne.CanvasObject) []int {
-		p, s := d.AbsolutePositionForObject(o), o.Size()
-		return []int{int(p.X * scale), int(p.Y * scale), int(s.Width * scale), int(s.Height * scale)}
+	// The menu bar lies above the content; the File menu's entries (""
+	// for a separator) let a script reach one with the arrow keys.
+	content := v.rect(v.win.Content())
+	var file []string
+	if mm := v.win.MainMenu(); mm != nil && len(mm.Items) > 0 {
+		for _, it := range mm.Items[0].Items {
+			file = append(file, it.Label)
+		}
 	}
 	v.trace.Event("layout", map[string]any{
-		"picture": rect(v.pv), "colormap": rect(v.tools.cmap), "rate": rect(v.tools.rate), "play": rect(v.tools.play),
+		"picture": v.rect(v.pv), "colormap": v.rect(v.tools.cmap), "rate": v.rect(v.tools.rate), "play": v.rect(v.tools.play),
+		"menu": []int{0, 0, content[2], content[1]}, "file_menu": file,
 	})
+}
+
+// rect is where o is in the window, in pixels: [x, y, width, height].
+func (v *Viewer) rect(o fyne.CanvasObject) []int {
+	p, s := fyne.CurrentApp().Driver().AbsolutePositionForObject(o), o.Size()
+	scale := v.win.Canvas().Scale()
+	return []int{int(p.X * scale), int(p.Y * scale), int(s.Width * scale), int(s.Height * scale)}
 }
 
 // takeUpdate brings the widgets in line with the session.
