@@ -2,16 +2,18 @@ package zarr
 
 import (
 	"context"
+	"slices"
 	"strings"
 
+	"vastview/internal/nd"
 	"vastview/loader/zarr/store"
 )
 
 // Listable reports whether the chunks of a level can be listed: its store
-// lists (a folder; not HTTP) and the array is not sharded.
+// lists (a folder; not HTTP).
 func (s *Source) Listable(level int) bool {
 	_, ok := s.st.(store.Lister)
-	return ok && level >= 0 && level < len(s.levels) && s.levels[level].shard == nil
+	return ok && level >= 0 && level < len(s.levels)
 }
 
 // Fill returns one sample of the level's fill value.
@@ -21,7 +23,9 @@ func (s *Source) Fill(level int) []byte { return s.levels[level].fill }
 // stored and equals at on every axis but the two in free, from a listing
 // of the folders the keys of those chunks lie in: the array's folder for
 // "." separated keys, the folders of the fixed indices for "/" separated
-// ones. It is safe for concurrent use.
+// ones. Of a sharded array, the shards are listed, and every inner chunk
+// of the plane in a shard that is stored is handed on. It is safe for
+// concurrent use.
 func (s *Source) StoredChunks(ctx context.Context, level int, at []int, free [2]int, fn func(idx []int) error) error {
 	ls, ok := s.st.(store.Lister)
 	if !ok || !s.Listable(level) {
@@ -30,6 +34,38 @@ func (s *Source) StoredChunks(ctx context.Context, level int, at []int, free [2]
 	a := s.levels[level]
 	n := len(a.shape)
 	grid := a.grid()
+	if sh := a.shard; sh != nil {
+		// List the shards, then hand on the plane's inner chunks of each.
+		inner, innerAt := grid, at
+		grid, at = make([]int, n), slices.Clone(at)
+		for i := range grid {
+			grid[i] = (inner[i] + sh.per[i] - 1) / sh.per[i]
+			at[i] /= sh.per[i]
+		}
+		whole := fn
+		out := make([]int, n)
+		fn = func(shard []int) error {
+			lo, span := make([]int, n), make([]int, n)
+			for i := range n {
+				lo[i], span[i] = innerAt[i], 1
+				if i == free[0] || i == free[1] {
+					lo[i] = shard[i] * sh.per[i]
+					span[i] = min(sh.per[i], inner[i]-lo[i])
+				}
+			}
+			for p := make([]int, n); ; {
+				for i := range n {
+					out[i] = lo[i] + p[i]
+				}
+				if err := whole(out); err != nil {
+					return err
+				}
+				if !nd.Next(p, span) {
+					return nil
+				}
+			}
+		}
+	}
 	idx := make([]int, n)
 	// wanted reports whether index v on axis d belongs to the plane.
 	wanted := func(d, v int) bool {

@@ -126,3 +126,38 @@ func TestPlanesOfTinyChunksOverHTTPAreRefused(t *testing.T) {
 		t.Fatalf("yz plane: %d bytes, %v", len(got), err)
 	}
 }
+
+func (c *countingFolder) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	c.gets.Add(1)
+	return c.Folder.GetRange(ctx, key, off, n)
+}
+
+// TestPlanesOfShardedTinyChunksListTheShards reads a plane crossing 8192
+// inner chunks of a sharded array whose one stored shard on the plane
+// holds 256: the shards are listed, and only that shard is read.
+func TestPlanesOfShardedTinyChunksListTheShards(t *testing.T) {
+	root := t.TempDir()
+	a := &v3Array{dtype: loader.Uint16, shape: []int{3, 256, 512}, chunk: []int{1, 64, 64}, inner: []int{1, 4, 4}, fill: 7,
+		codecs: []map[string]any{shardingCodec([]int{1, 4, 4}, "end",
+			[]map[string]any{bytesCodec("little")}, []map[string]any{bytesCodec("little")})},
+		empty: func(idx []int) bool { return idx[0] != 1 || idx[1] >= 16 || idx[2] >= 16 }, seed: 9}
+	a.write(t, root)
+	st := &countingFolder{Folder: store.NewFolder(root)}
+	src, err := OpenStore(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	before := st.gets.Load()
+	got, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{'Z': 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.gets.Load() - before; n > 256+2 {
+		t.Errorf("%d values read, want the 256 stored chunks and the shard's index", n)
+	}
+	plane := 2 * 256 * 512
+	if want := a.expected(a.inner, []byte{7, 0})[plane : 2*plane]; !bytes.Equal(got, want) {
+		t.Error("samples differ from those written")
+	}
+}
