@@ -30,8 +30,17 @@ type hashSource struct {
 	gate  chan struct{} // when set, every read waits for a token
 }
 
+// Its Z step is a quarter of the others', so that its levels halve Z
+// (alone while Z is the finer) even where Y and X fit in a chunk.
 func newHash(axes string, shape, chunk []int) *hashSource {
-	return &hashSource{meta: loader.NewMeta("hash", axes, shape, loader.Uint16, chunk, nil, nil)}
+	spacing := make([]float64, len(axes))
+	for i := range spacing {
+		spacing[i] = 1
+		if axes[i] == 'Z' {
+			spacing[i] = 0.25
+		}
+	}
+	return &hashSource{meta: loader.NewMeta("hash", axes, shape, loader.Uint16, chunk, spacing, nil)}
 }
 
 func value(off int) uint16 {
@@ -153,24 +162,73 @@ func TestGeometryFollowsNGFF(t *testing.T) {
 		[]float64{2, 0.5, 0.5}, []string{"micrometer", "micrometer", "micrometer"})
 	m.Levels[0].Translation = []float64{10, 0, 0}
 	lv, red := planLevels(m)
-	wantShapes := [][]int{{500, 2048, 2048}, {250, 1024, 1024}, {125, 512, 512}, {63, 256, 256},
-		{32, 256, 256}, {16, 256, 256}, {8, 256, 256}, {4, 256, 256}}
-	if len(lv) != len(wantShapes) || len(red) != len(lv)-1 {
-		t.Fatalf("%d levels, want %d", len(lv), len(wantShapes))
+	if len(lv) != 4 || len(red) != 3 {
+		t.Fatalf("%d levels, want 4", len(lv))
 	}
-	for k, l := range lv {
-		if !slices.Equal(l.Shape, wantShapes[k]) {
-			t.Errorf("level %d shape %v, want %v", k, l.Shape, wantShapes[k])
+	// Level 3: factors Z 2, Y 8, X 8.
+	if l := lv[3]; !slices.Equal(l.Scale, []float64{4, 4, 4}) || !slices.Equal(l.Translation, []float64{10 + (2-1)/2.0*2, 1.75, 1.75}) {
+		t.Errorf("level 3 scale %v translation %v", l.Scale, l.Translation)
+	}
+	if l := lv[1]; !slices.Equal(l.Translation, []float64{10, 0.25, 0.25}) {
+		t.Errorf("level 1 translation %v", l.Translation)
+	}
+}
+
+// TestLevelsMoveTowardCubicSamples checks the levels planned over stacks
+// whose steps differ between axes: the finest axes are halved first, none
+// is halved where that leaves the samples less cubic, except to give a
+// long axis an overview; movies never reduce T.
+func TestLevelsMoveTowardCubicSamples(t *testing.T) {
+	um := []string{"micrometer", "micrometer", "micrometer"}
+	for _, c := range []struct {
+		name    string
+		axes    string
+		shape   []int
+		spacing []float64
+		units   []string
+		shapes  [][]int // of every level
+		scales  [][]float64
+	}{
+		{"fine XY within a chunk", "ZYX", []int{20, 256, 256}, []float64{2, 0.5, 0.5}, um,
+			[][]int{{20, 256, 256}}, [][]float64{{2, 0.5, 0.5}}},
+		{"fine XY", "ZYX", []int{20, 2048, 2048}, []float64{2, 0.5, 0.5}, um,
+			[][]int{{20, 2048, 2048}, {20, 1024, 1024}, {20, 512, 512}, {10, 256, 256}},
+			[][]float64{{2, 0.5, 0.5}, {2, 1, 1}, {2, 2, 2}, {4, 4, 4}}},
+		{"Z in millimetres", "ZYX", []int{20, 2048, 2048}, []float64{0.002, 0.5, 0.5},
+			[]string{"millimeter", "micrometer", "micrometer"},
+			[][]int{{20, 2048, 2048}, {20, 1024, 1024}, {20, 512, 512}, {10, 256, 256}},
+			[][]float64{{0.002, 0.5, 0.5}, {0.002, 1, 1}, {0.002, 2, 2}, {0.004, 4, 4}}},
+		{"isotropic", "ZYX", []int{500, 2048, 2048}, nil, nil,
+			[][]int{{500, 2048, 2048}, {250, 1024, 1024}, {125, 512, 512}, {63, 256, 256}},
+			[][]float64{{1, 1, 1}, {2, 2, 2}, {4, 4, 4}, {8, 8, 8}}},
+		{"fine Z", "ZYX", []int{300, 1024, 1024}, []float64{0.25, 1, 1}, um,
+			[][]int{{300, 1024, 1024}, {150, 1024, 1024}, {75, 1024, 1024}, {38, 512, 512}, {19, 256, 256}},
+			[][]float64{{0.25, 1, 1}, {0.5, 1, 1}, {1, 1, 1}, {2, 2, 2}, {4, 4, 4}}},
+		{"tall stack of small planes", "ZYX", []int{10000, 256, 256}, []float64{2, 0.5, 0.5}, um,
+			[][]int{{10000, 256, 256}, {5000, 256, 256}, {2500, 256, 256}, {1250, 256, 256}, {625, 256, 256}, {313, 256, 256}},
+			[][]float64{{2, 0.5, 0.5}, {4, 0.5, 0.5}, {8, 0.5, 0.5}, {16, 0.5, 0.5}, {32, 0.5, 0.5}, {64, 0.5, 0.5}}},
+		{"movie", "TYX", []int{100000, 600, 300}, nil, nil,
+			[][]int{{100000, 600, 300}, {100000, 300, 150}}, [][]float64{{1, 1, 1}, {1, 2, 2}}},
+		{"4-D", "TCZYX", []int{3, 2, 40, 600, 600}, []float64{5, 1, 0.5, 1, 1}, []string{"second", "", "micrometer", "micrometer", "micrometer"},
+			[][]int{{3, 2, 40, 600, 600}, {3, 2, 20, 600, 600}, {3, 2, 10, 300, 300}, {3, 2, 5, 150, 150}},
+			[][]float64{{5, 1, 0.5, 1, 1}, {5, 1, 1, 1, 1}, {5, 1, 2, 2, 2}, {5, 1, 4, 4, 4}}},
+	} {
+		m := loader.NewMeta("x", c.axes, c.shape, loader.Uint16, c.shape, c.spacing, c.units)
+		lv, red := planLevels(m)
+		var shapes [][]int
+		var scales [][]float64
+		for _, l := range lv {
+			shapes, scales = append(shapes, l.Shape), append(scales, l.Scale)
+		}
+		if !slices.EqualFunc(shapes, c.shapes, slices.Equal) || !slices.EqualFunc(scales, c.scales, slices.Equal) || len(red) != len(lv)-1 {
+			t.Errorf("%s: shapes %v scales %v, want %v %v", c.name, shapes, scales, c.shapes, c.scales)
 		}
 	}
-	// Level 3: factors Z 8, Y 8, X 8; level 4 halves Z only.
-	if l := lv[4]; l.Scale[0] != 32 || l.Scale[1] != 4 || l.Translation[0] != 10+(16-1)/2.0*2 || l.Translation[1] != 1.75 {
-		t.Errorf("level 4 scale %v translation %v", l.Scale, l.Translation)
-	}
-	movie := loader.NewMeta("x", "TYX", []int{100000, 600, 300}, loader.Uint8, []int{1, 600, 300}, nil, nil)
-	lv, _ = planLevels(movie)
-	if len(lv) != 3 || lv[2].Shape[0] != 100000 || lv[2].Shape[1] != 150 || lv[2].Shape[2] != 150 {
-		t.Errorf("movie levels %+v", lv)
+	// A long strip keeps an overview along its long axis.
+	strip := loader.NewMeta("x", "YX", []int{100, 1000000}, loader.Uint8, []int{100, 1000000}, nil, nil)
+	lv, _ := planLevels(strip)
+	if last := lv[len(lv)-1].Shape; last[0] != 100 || last[1] > chunkXY || len(lv) != 13 {
+		t.Errorf("strip: %d levels, the last %v", len(lv), last)
 	}
 }
 
@@ -380,6 +438,73 @@ func TestDiskCacheReopensEveryLevel(t *testing.T) {
 // source holds the second half of the planes back, so its build cannot end;
 // it reports every chunk it has put in the disk cache, and is killed once
 // it has reported a few.
+// TestDiskEntryOfOtherFactorsIsNotUsed plants, under a source's identity,
+// an entry of the levels that halve every axis longer than its chunk (Z
+// with Y and X) whose chunks hold other values: the pyramid over a stack
+// whose Y and X are finer, whose levels halve them first, does not take
+// them for its own.
+func TestDiskEntryOfOtherFactorsIsNotUsed(t *testing.T) {
+	root := t.TempDir()
+	shape, chunk := []int{20, 600, 530}, []int{1, 600, 530}
+	id := loader.Identity{Path: "/data/aniso.tif", Size: 1, MTime: 1}
+	src := &hashSource{meta: loader.NewMeta("hash", "ZYX", shape, loader.Uint16, chunk, []float64{2, 0.5, 0.5}, nil)}
+	d, err := OpenDisk(root, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every spatial axis longer than its chunk halved at each level.
+	old := *src.meta
+	old.Levels = []loader.Level{src.meta.Levels[0]}
+	f := []float64{1, 1, 1}
+	for {
+		prev := old.Levels[len(old.Levels)-1]
+		next := loader.Level{Shape: slices.Clone(prev.Shape), Chunk: []int{chunkZ, chunkXY, chunkXY},
+			Scale: make([]float64, 3), Translation: make([]float64, 3)}
+		for i, s := range []float64{2, 0.5, 0.5} {
+			if prev.Shape[i] > next.Chunk[i] {
+				next.Shape[i] = (prev.Shape[i] + 1) / 2
+				f[i] *= 2
+			}
+			next.Chunk[i] = min(next.Chunk[i], next.Shape[i])
+			next.Scale[i], next.Translation[i] = s*f[i], (f[i]-1)/2*s
+		}
+		if slices.Equal(next.Shape, prev.Shape) {
+			break
+		}
+		old.Levels = append(old.Levels, next)
+	}
+	e, err := d.entry(id, &Pyramid{meta: &old, stored: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < len(old.Levels); k++ {
+		l := &old.Levels[k]
+		junk := make([]byte, l.ChunkBytes(loader.Uint16))
+		for i := range junk {
+			junk[i] = 0xab
+		}
+		grid := l.Grid()
+		for idx := make([]int, 3); ; {
+			if err := e.put(k, idx, junk); err != nil {
+				t.Fatal(err)
+			}
+			if !nd.Next(idx, grid) {
+				break
+			}
+		}
+	}
+	e.close()
+	p, err := Open(src, Options{CacheBytes: 64 << 20, Disk: d, Identity: id})
+	if err != nil || p.DiskError() != nil {
+		t.Fatal(err, p.DiskError())
+	}
+	defer p.Close()
+	if len(p.Levels()) < 2 {
+		t.Fatalf("%d levels", len(p.Levels()))
+	}
+	checkLevels(t, p, refLevels(shape, allValues(shape), p.reduce))
+}
+
 func TestKilledBuildResumes(t *testing.T) {
 	if root := os.Getenv("VASTVIEW_LEVELS_CHILD"); root != "" {
 		buildForever(root)

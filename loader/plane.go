@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"vastview/internal/nd"
 
@@ -34,9 +36,36 @@ func PlaneAxes(orientation string) (row, col byte, err error) {
 	return 0, 0, fmt.Errorf("unknown plane %q (want xy, xz or yz)", orientation)
 }
 
+// ChunkLister is a Source that can tell which chunks of a plane of chunks
+// it stores from a listing of its store, rather than a lookup per chunk
+// (a Zarr folder of tiny chunks, most of them absent: unwritten chunks are
+// the fill value).
+type ChunkLister interface {
+	Source
+	// Listable reports whether StoredChunks works for a level (the store
+	// can be listed).
+	Listable(level int) bool
+	// Fill returns one sample of the value of the chunks not stored.
+	Fill(level int) []byte
+	// StoredChunks calls fn with the index of each chunk of the level
+	// that is stored and equals at on every axis but the two in free, in
+	// no particular order. It ends at fn's first error.
+	StoredChunks(ctx context.Context, level int, at []int, free [2]int, fn func(idx []int) error) error
+}
+
+// Planes crossing more chunks than listFrom are read from a listing of the
+// stored chunks where the source can list them; where it cannot, planes
+// crossing more than maxLookups chunks are refused: that many lookups take
+// minutes on a disk and hours over a network.
+const (
+	listFrom   = 1 << 10
+	maxLookups = 1 << 16
+)
+
 // ReadPlane reads one plane of a stored level into a new buffer of w*h
 // samples (row-major, little-endian). It reads the chunks the plane crosses,
-// several at a time. It is safe for concurrent use.
+// several at a time; of a ChunkLister crossing many, only those stored. It
+// is safe for concurrent use.
 func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte, w, h int, err error) {
 	m := src.Meta()
 	if level < 0 || level >= len(m.Levels) {
@@ -93,8 +122,18 @@ func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte,
 	// The chunks the plane crosses, walked as they are read: the work in
 	// flight is bounded by the workers, not by the number of chunks.
 	pgrid := []int{grid[ra], grid[ca]}
+	count := pgrid[0] * pgrid[1]
+	lister, isLister := src.(ChunkLister)
+	listing := isLister && count > listFrom && lister.Listable(level)
+	if isLister && !listing && count > maxLookups {
+		return nil, 0, 0, fmt.Errorf("the plane crosses %d chunks of %s samples, too many to look up one by one (at most %d), and the store cannot be listed to find those it holds",
+			count, shapeText(l.Chunk), maxLookups)
+	}
+	if listing {
+		fillRepeat(buf, lister.Fill(level))
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	workers := min(runtime.GOMAXPROCS(0)*2, pgrid[0]*pgrid[1])
+	workers := min(runtime.GOMAXPROCS(0)*2, count)
 	next := make(chan []int, workers)
 	for range workers {
 		g.Go(func() error {
@@ -119,6 +158,20 @@ func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte,
 	}
 	g.Go(func() error {
 		defer close(next)
+		if listing {
+			at0 := make([]int, n)
+			for i := range at0 {
+				at0[i] = at[i] / l.Chunk[i]
+			}
+			return lister.StoredChunks(gctx, level, at0, [2]int{ra, ca}, func(idx []int) error {
+				select {
+				case next <- slices.Clone(idx):
+					return nil
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			})
+		}
 		for p := make([]int, 2); ; {
 			idx := make([]int, n)
 			for i := range idx {
@@ -154,4 +207,34 @@ func planeChunk(l *Level, ra, ca int) bool {
 		}
 	}
 	return true
+}
+
+// fillRepeat fills buf with copies of one sample.
+func fillRepeat(buf, sample []byte) {
+	if len(sample) == 0 || allZeroBytes(sample) {
+		clear(buf)
+		return
+	}
+	n := copy(buf, sample)
+	for n < len(buf) {
+		n += copy(buf[n:], buf[:n])
+	}
+}
+
+func allZeroBytes(b []byte) bool {
+	for _, v := range b {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeText writes a shape as "1×1×1".
+func shapeText(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, v := range shape {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, "×")
 }

@@ -56,7 +56,7 @@ func TestPlaneProjectsLikeNumPy(t *testing.T) {
 	testtool.RunPython(t, `
 import sys, numpy as np, tifffile
 rng = np.random.default_rng(11)
-tifffile.imwrite(sys.argv[1], rng.integers(0, 60000, (21, 70, 90), dtype=np.uint16))
+tifffile.imwrite(sys.argv[1], rng.integers(0, 60000, (21, 70, 90), dtype=np.uint16), imagej=True, resolution=(1, 1), metadata={'spacing': 0.25, 'unit': 'um', 'axes': 'ZYX'})
 tifffile.imwrite(sys.argv[2], rng.integers(0, 4000, (9, 2, 40, 50), dtype=np.uint16), imagej=True, metadata={'axes': 'ZCYX'})
 `, stack, two)
 	check := func(src, kind, axis, op, a, b string, args ...string) {

@@ -107,7 +107,7 @@ func diskNotices(stderr string) []string {
 func TestPyramidWithoutAWritableDiskCache(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "v.zarr")
-	writeZarr(t, src, 20, 150, 140)
+	writeZarr(t, src, 20, 520, 520)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	ref := filepath.Join(dir, "ref.ome.zarr")
 	if code, _, errs := vv("pyramid", src, ref, "--budget", "1MiB"); code != 0 || errs != "" {
@@ -186,11 +186,11 @@ func TestPyramidWithoutAWritableDiskCache(t *testing.T) {
 func TestPyramidOfPlanesStreams(t *testing.T) {
 	dir := t.TempDir()
 	planes, chunked := filepath.Join(dir, "v.nrrd"), filepath.Join(dir, "v.zarr")
-	writeNRRD(t, planes, 20, 150, 140)
-	writeZarr(t, chunked, 20, 150, 140)
+	writeNRRD(t, planes, 20, 520, 520)
+	writeZarr(t, chunked, 20, 520, 520)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	ref := filepath.Join(dir, "ref.ome.zarr")
-	if code, _, errs := vv("pyramid", chunked, ref, "--budget", "1MiB"); code != 0 || errs != "" {
+	if code, _, errs := vv("pyramid", chunked, ref, "--budget", "4MiB"); code != 0 || errs != "" {
 		t.Fatalf("chunked: exit %d, %q", code, errs)
 	}
 	want := readLevels(t, ref)
@@ -200,7 +200,7 @@ func TestPyramidOfPlanesStreams(t *testing.T) {
 	for _, cache := range []string{filepath.Join(dir, "cache"), f} {
 		t.Setenv("XDG_CACHE_HOME", cache)
 		out := filepath.Join(dir, "out.ome.zarr")
-		if code, _, errs := vv("pyramid", planes, out, "--budget", "1MiB", "--overwrite"); code != 0 || errs != "" {
+		if code, _, errs := vv("pyramid", planes, out, "--budget", "4MiB", "--overwrite"); code != 0 || errs != "" {
 			t.Fatalf("planes, cache %s: exit %d, %q", filepath.Base(cache), code, errs)
 		}
 		got := readLevels(t, out)

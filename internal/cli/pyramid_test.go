@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +100,50 @@ tifffile.imwrite(sys.argv[1], np.arange(20*300*300, dtype=np.uint16).reshape(20,
 	for _, p := range []string{"zarr.json", "0/zarr.json", "1/zarr.json", "0/c/0/0/0"} {
 		if _, err := os.Stat(filepath.Join(out, p)); err != nil {
 			t.Errorf("missing %s: %v", p, err)
+		}
+	}
+}
+
+// TestPyramidLevelsOfAnisotropicStacks exports stacks whose Z step differs
+// from their Y and X steps: each level halves the finer axes first, so the
+// samples grow toward cubic, and Dask reads every level as NumPy's block
+// means with the NGFF scale and translation of its factors per axis.
+func TestPyramidLevelsOfAnisotropicStacks(t *testing.T) {
+	testtool.RequirePython(t, "tifffile", "numpy", "dask.array", "zarr")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		shape   string
+		z, xy   float64
+		spacing string
+		shapes  string
+	}{
+		{"coarse-z", "20,600,530", 2, 0.5, "[2.0, 0.5, 0.5]", "[[20, 600, 530], [20, 300, 265], [20, 150, 133]]"},
+		{"fine-z", "40,300,300", 0.25, 1, "[0.25, 1.0, 1.0]", "[[40, 300, 300], [20, 300, 300], [10, 300, 300], [5, 150, 150]]"},
+	} {
+		orig := filepath.Join(dir, c.name+".tif")
+		testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+rng = np.random.default_rng(5)
+shape = tuple(int(v) for v in sys.argv[2].split(','))
+a = (rng.random(shape) * 60000).astype(np.uint16)
+z, xy = float(sys.argv[3]), float(sys.argv[4])
+tifffile.imwrite(sys.argv[1], a, imagej=True,
+                 resolution=(1/xy, 1/xy), metadata={'spacing': z, 'unit': 'um', 'axes': 'ZYX'})
+`, orig, c.shape, strconv.FormatFloat(c.z, 'g', -1, 64), strconv.FormatFloat(c.xy, 'g', -1, 64))
+		out := filepath.Join(dir, c.name+".ome.zarr")
+		mustRun(t, "pyramid", orig, out)
+		if res := testtool.RunPython(t, daskCheck, out, orig, c.spacing); !strings.HasPrefix(string(res), "ok ") {
+			t.Errorf("%s: %s", c.name, res)
+		}
+		shapes := testtool.RunPython(t, `
+import sys, json, zarr
+ms = json.load(open(sys.argv[1] + '/.zattrs'))['multiscales'][0]
+print(json.dumps([list(zarr.open(sys.argv[1] + '/' + d['path'], mode='r').shape) for d in ms['datasets']]))
+`, out)
+		if got := strings.TrimSpace(string(shapes)); got != c.shapes {
+			t.Errorf("%s: levels %s, want %s", c.name, got, c.shapes)
 		}
 	}
 }

@@ -150,3 +150,48 @@ func fileError(key string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", key, loader.StripPath(err))
 }
+
+// List calls fn with the name of each file or folder directly under the
+// folder dir ("" for the root; else a key), and whether it is a folder, in
+// no particular order. A missing dir lists nothing. Names are read in
+// batches: a folder of millions of entries takes little memory. It ends at
+// fn's first error, or when ctx ends.
+func (f *Folder) List(ctx context.Context, dir string, fn func(name string, folder bool) error) error {
+	p := f.root
+	if dir != "" {
+		var err error
+		if p, err = f.path(ctx, dir); err != nil {
+			return err
+		}
+	} else if f.closed.Load() {
+		return ErrClosed
+	}
+	d, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	for {
+		ents, err := d.ReadDir(4096)
+		for _, e := range ents {
+			if err := fn(e.Name(), e.IsDir()); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF || (err == nil && len(ents) == 0) {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, syscall.ENOTDIR) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}

@@ -171,3 +171,13 @@ func DefaultDeadline() time.Duration {
 		return 60 * time.Second
 	}
 }
+
+// Lister is a Store that can list the names under a key prefix, as a
+// folder can (an HTTP server cannot; see Folder.List).
+type Lister interface {
+	Store
+	// List calls fn with the name of each value or folder directly under
+	// dir ("" for the root), and whether it is a folder, in no particular
+	// order; a missing dir lists nothing.
+	List(ctx context.Context, dir string, fn func(name string, folder bool) error) error
+}
