@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"vastview/loader"
 	"vastview/render"
 )
 
@@ -47,8 +48,15 @@ func (s *Session) scheduleTick() {
 }
 
 // Status returns the status now; a load failure not yet in the trace is
-// written there.
+// written there. Addresses in it carry no credentials (loader.Redact).
 func (s *Session) Status() Status {
+	st := s.status0()
+	st.Opening, st.Text = loader.Redact(st.Opening), loader.Redact(st.Text)
+	return st
+}
+
+// status0 is Status before addresses are redacted.
+func (s *Session) status0() Status {
 	s.mu.Lock()
 	d, shown := s.data, s.shown
 	opening := ""

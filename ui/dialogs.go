@@ -49,12 +49,9 @@ func (v *Viewer) closeDialog() {
 }
 
 // showProblem tells the user what failed, as the session words it (file
-// names keep their case).
+// names keep their case; addresses lose their credentials).
 func (v *Viewer) showProblem(p session.Problem) {
-	msg := p.Err.Error()
-	if p.Subject != "" {
-		msg = p.Subject + ": " + msg
-	}
+	msg := p.Message()
 	l := widget.NewLabel(msg)
 	l.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("Error", "Close", container.NewGridWrap(fyne.NewSize(420, 0), l), v.win)

@@ -37,8 +37,10 @@ func (e usageError) Error() string { return e.msg }
 
 // Run executes one command line (without the program's name) and returns
 // the exit status: 0 on success, 1 with one line on stderr naming the file
-// and the problem.
+// and the problem. Credentials and signatures in addresses never reach
+// stdout or stderr (loader.Redact).
 func Run(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = loader.RedactingWriter(stdout), loader.RedactingWriter(stderr)
 	var err error
 	cmd := ""
 	if len(args) > 0 {

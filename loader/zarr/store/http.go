@@ -178,7 +178,9 @@ type HTTP struct {
 func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	u, err := url.Parse(base)
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL: %w", errors.Unwrap(err))
+		// The parser's reason quotes the part it could not read, which may
+		// be a password: say what is wrong without it.
+		return nil, errors.New("invalid URL: " + urlProblem(err))
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -209,6 +211,17 @@ func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	h.slots = make(chan struct{}, h.opt.MaxConcurrent)
 	h.root, h.stop = context.WithCancel(context.Background())
 	return h, nil
+}
+
+// urlProblem says what url.Parse found wrong, without quoting the address.
+func urlProblem(err error) string {
+	msg := err.Error()
+	for _, w := range []string{"port", "userinfo", "host", "escape", "control character", "scheme"} {
+		if strings.Contains(msg, w) {
+			return "malformed " + w
+		}
+	}
+	return "malformed"
 }
 
 // newClient returns a client whose transport keeps enough idle
