@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"vastview/internal/serve"
@@ -30,6 +31,22 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	token := fs.String("token", "", "require the header Authorization: Bearer T")
 	compress := fs.String("compress", "none", "chunk compression: none or zstd")
 	budget := fs.String("budget", "", "memory for cached chunks, e.g. 1GiB (default: min(25% of RAM, 4GiB))")
+	var cors, hosts []string
+	fs.Func("cors", "let web pages of `ORIGIN` (scheme://host[:port], or *) read the images (repeatable)", func(o string) error {
+		n, ok := serve.Origin(o)
+		if !ok {
+			return fmt.Errorf("%q is not an origin: want scheme://host[:port] (e.g. https://neuroglancer-demo.appspot.com) or *", o)
+		}
+		cors = append(cors, n)
+		return nil
+	})
+	fs.Func("allow-host", "answer requests whose Host header is `NAME` too (repeatable)", func(h string) error {
+		if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ @") {
+			return fmt.Errorf("%q is not a host name", h)
+		}
+		hosts = append(hosts, h)
+		return nil
+	})
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"serve: " + err.Error()}
@@ -81,7 +98,7 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		imgs = append(imgs, serve.Image{Name: names[i], Src: pyr, Type: map[bool]string{true: "mode", false: "mean"}[mode]})
 	}
-	srv, err := serve.New(imgs, serve.Options{Token: *token, Codec: *compress, Log: stderr})
+	srv, err := serve.New(imgs, serve.Options{Token: *token, Codec: *compress, Log: stderr, CORS: cors, AllowHosts: hosts})
 	if err != nil {
 		return err
 	}
