@@ -13,6 +13,7 @@ import (
 
 	"vastview/internal/serve"
 	"vastview/levels"
+	"vastview/loader"
 	"vastview/session"
 )
 
@@ -77,9 +78,11 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// The sources share the budget.
 	each := max(cacheBytes/int64(len(pos)), 1<<20)
 	for i, p := range pos {
-		src, err := openSource(p)
+		// Nothing outside what was named: no companion file outside a
+		// dataset's folder, no link out of a Zarr or N5 folder.
+		src, err := loader.Open(loader.Confine(context.Background()), p)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		mode := src.Meta().Label
 		if c := maxChunkBytes(src.Meta()); c > each {

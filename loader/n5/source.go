@@ -93,7 +93,7 @@ func (s *Source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
 	if i < 0 || i >= len(s.imgs) {
 		return nil, fmt.Errorf("n5: no series %d (the container holds %d)", i, len(s.imgs))
 	}
-	st, err := store.Open(s.st.String())
+	st, err := store.OpenContext(ctx, s.st.String())
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func openSource(ctx context.Context, path string) (loader.Source, error) {
 // at location: a folder, or an http:// or https:// URL. Errors do not
 // repeat the location.
 func Open(ctx context.Context, location string) (*Source, error) {
-	st, err := store.Open(location)
+	st, err := store.OpenContext(ctx, location)
 	if err != nil {
 		return nil, err
 	}
