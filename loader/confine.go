@@ -82,8 +82,12 @@ func Companion(ctx context.Context, path, what, name string) (file, note string,
 	if Confined(ctx) {
 		return "", "", &OutsideError{What: what, Name: name}
 	}
-	return name, fmt.Sprintf("%s %s lies outside the dataset's folder (`serve` does not read it)", what, name), nil
+	return name, fmt.Sprintf("%s %s %s", what, name, OutsideNote), nil
 }
+
+// OutsideNote ends the note Companion gives for a file outside the
+// dataset's folder; the viewer shows such notes in its status bar.
+const OutsideNote = "lies outside the dataset's folder (`serve` does not read it)"
 
 // within reports whether path lies in dir (both absolute and clean).
 func within(dir, path string) bool {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"vastview/loader"
@@ -99,6 +100,11 @@ func (s *Session) status0() Status {
 		st.Text += "   error: " + msg
 		if fresh {
 			s.trace.Event("error", map[string]any{"message": msg})
+		}
+	}
+	for _, n := range pyr.Meta().Notes {
+		if strings.HasSuffix(n, loader.OutsideNote) {
+			st.Text += "   note: " + n
 		}
 	}
 	if err := pyr.DiskError(); err != nil {
