@@ -71,15 +71,15 @@ func serveOrRefuse(t *testing.T, src string) (string, error) {
 	return url, nil
 }
 
-// TestServeReadsNothingOutside: a BigDataViewer XML, MetaImage header and
-// NRRD header naming a file outside their folder (by "../", or by a link
-// in the folder that leads out), and a Zarr or N5 folder whose chunk is a
+// TestServeReadsNothingOutside: a BigDataViewer XML, MetaImage header,
+// NRRD header and NIfTI pair whose data file lies outside their folder
+// (named by "../", or a link in the folder that leads out), and a Zarr or N5 folder whose chunk is a
 // link to a file elsewhere: `serve` refuses the first in one line and
 // answers the chunk with an error, never with the other file's bytes;
 // `info` reads them and notes where the data lies; the same datasets with
 // their files inside are served.
 func TestServeReadsNothingOutside(t *testing.T) {
-	testtool.RequirePython(t, "h5py", "numpy")
+	testtool.RequirePython(t, "h5py", "numpy", "nibabel")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	root := t.TempDir()
 	out, ds := filepath.Join(root, "outside"), filepath.Join(root, "ds")
@@ -98,6 +98,12 @@ for p in sys.argv[1].split(','):
         f['s00/subdivisions'] = np.array([[8, 8, 4]], 'i4')
         f.create_dataset('t00000/s00/0/cells', data=a, chunks=(4, 8, 8))
 `, filepath.Join(out, "data.h5")+","+filepath.Join(ds, "inside.h5"), writeFile(t, filepath.Join(root, "secret.bin"), secret))
+	testtool.RunPython(t, `
+import sys, shutil, numpy as np, nibabel as nib
+nib.save(nib.Nifti1Pair(np.arange(64, dtype=np.uint8).reshape(8, 8), np.eye(4)), sys.argv[1] + '/pair.img')
+shutil.copy(sys.argv[1] + '/pair.hdr', sys.argv[2] + '/p.hdr')
+`, out, ds)
+	os.Symlink(filepath.Join(out, "pair.img"), filepath.Join(ds, "p.img"))
 	os.WriteFile(filepath.Join(out, "m.raw"), secret[:64], 0o644)
 	os.WriteFile(filepath.Join(out, "block"), n5Block(secret[:64]), 0o644)
 	os.WriteFile(filepath.Join(out, "chunk"), secret[:64], 0o644)
@@ -132,7 +138,7 @@ for p in sys.argv[1].split(','):
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, b
 	}
-	for _, name := range []string{"up.xml", "link.xml", "m.mhd", "n.nhdr"} {
+	for _, name := range []string{"up.xml", "link.xml", "m.mhd", "n.nhdr", "p.hdr"} {
 		src := filepath.Join(ds, name)
 		url, err := serveOrRefuse(t, src)
 		if err == nil {
