@@ -29,7 +29,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8000", "address to listen on, HOST:PORT")
-	token := fs.String("token", "", "require the header Authorization: Bearer T")
+	token := fs.String("token", "", "require the header Authorization: Bearer T, or ?token=T in the URL")
 	compress := fs.String("compress", "none", "chunk compression: none or zstd")
 	budget := fs.String("budget", "", "memory for cached chunks, e.g. 1GiB (default: min(25% of RAM, 4GiB))")
 	var cors, hosts []string
