@@ -74,6 +74,16 @@ type Problem struct {
 	Err     error
 }
 
+// Message is the problem as the user reads it, "Subject: Err", without the
+// credentials or signatures an address in it may carry (loader.Redact).
+func (p Problem) Message() string {
+	msg := p.Err.Error()
+	if p.Subject != "" {
+		msg = p.Subject + ": " + msg
+	}
+	return loader.Redact(msg)
+}
+
 // Update is what changed since the last TakeUpdate, and the problems to
 // show, oldest first.
 type Update struct {
@@ -440,9 +450,10 @@ func (s *Session) Title() string {
 	return title
 }
 
-// displayName is a path's or URL's last element.
+// displayName is a path's or URL's last element, without the
+// credentials or signature an address may carry (loader.Redact).
 func displayName(name string) string {
-	name = strings.TrimRight(name, "/")
+	name = strings.TrimRight(loader.Redact(name), "/")
 	if i := strings.LastIndexAny(name, "/\\"); i >= 0 && i < len(name)-1 {
 		return name[i+1:]
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"vastview/loader"
 	"vastview/render"
 )
 
@@ -51,8 +52,15 @@ func (s *Session) scheduleTick() {
 }
 
 // Status returns the status now; a load failure not yet in the trace is
-// written there.
-func (s *Session) Status() (st Status) {
+// written there. Addresses in it carry no credentials (loader.Redact).
+func (s *Session) Status() Status {
+	st := s.status0()
+	st.Opening, st.Text = loader.Redact(st.Opening), loader.Redact(st.Text)
+	return st
+}
+
+// status0 is Status before addresses are redacted.
+func (s *Session) status0() (st Status) {
 	s.mu.Lock()
 	d, shown := s.data, s.shown
 	opening := ""
@@ -105,6 +113,11 @@ func (s *Session) Status() (st Status) {
 		st.Text += "   error: " + msg
 		if fresh {
 			s.trace.Event("error", map[string]any{"message": msg})
+		}
+	}
+	for _, n := range pyr.Meta().Notes {
+		if strings.HasSuffix(n, loader.OutsideNote) {
+			st.Text += "   note: " + n
 		}
 	}
 	if err := pyr.DiskError(); err != nil {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"vastview/loader"
 )
 
 // Tracer writes one JSON object per line, each with "event" and "ms"
@@ -35,13 +37,18 @@ func NewTracerTo(w io.Writer, start time.Time) *Tracer {
 	return &Tracer{enc: json.NewEncoder(w), start: start}
 }
 
-// Event writes one event with the given extra fields.
+// Event writes one event with the given extra fields; credentials and
+// signatures in the addresses of string fields are left out
+// (loader.Redact).
 func (t *Tracer) Event(event string, fields map[string]any) {
 	if t == nil {
 		return
 	}
 	rec := map[string]any{"event": event, "ms": float64(time.Since(t.start).Microseconds()) / 1000}
 	for k, v := range fields {
+		if s, ok := v.(string); ok {
+			v = loader.Redact(s)
+		}
 		rec[k] = v
 	}
 	t.mu.Lock()

@@ -47,12 +47,9 @@ func (v *Viewer) closeDialog() {
 }
 
 // showProblem tells the user what failed, as the session words it (file
-// names keep their case).
+// names keep their case; addresses lose their credentials).
 func (v *Viewer) showProblem(p session.Problem) {
-	msg := p.Err.Error()
-	if p.Subject != "" {
-		msg = p.Subject + ": " + msg
-	}
+	msg := p.Message()
 	l := widget.NewLabel(msg)
 	l.Wrapping = fyne.TextWrapWord
 	l.Selectable = true

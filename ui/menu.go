@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"vastview/loader"
 	"vastview/render"
 	"vastview/session"
 )
@@ -31,7 +32,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	v.syncSeries()
 	recent := fyne.NewMenuItem("Open Recent", nil)
 	for _, p := range v.s.Recent() {
-		recent.ChildMenu = appendItem(recent.ChildMenu, fyne.NewMenuItem(p, func() { v.s.Open(p) }))
+		recent.ChildMenu = appendItem(recent.ChildMenu, fyne.NewMenuItem(loader.Redact(p), func() { v.s.Open(p) }))
 	}
 	if recent.ChildMenu == nil {
 		recent.Disabled = true

@@ -375,8 +375,10 @@ func uriPath(u fyne.URI) string {
 	return u.String()
 }
 
-// displayName is a path's last element.
+// displayName is a path's last element, without the credentials or
+// signature an address may carry.
 func displayName(p string) string {
+	p = loader.Redact(p)
 	for i := len(p) - 1; i > 0; i-- {
 		if p[i] == '/' && i < len(p)-1 {
 			return p[i+1:]

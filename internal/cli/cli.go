@@ -41,8 +41,10 @@ func (e usageError) Error() string { return e.msg }
 
 // Run executes one command line (without the program's name) and returns
 // the exit status: 0 on success, 1 with one line on stderr naming the file
-// and the problem.
+// and the problem. Credentials and signatures in addresses never reach
+// stdout or stderr (loader.Redact).
 func Run(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = loader.RedactingWriter(stdout), loader.RedactingWriter(stderr)
 	var err error
 	cmd := ""
 	if len(args) > 0 {
@@ -113,12 +115,16 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr
   vastview serve [--addr HOST:PORT] [--token T] [--compress none|zstd]
-                 [--budget SIZE] SRC...
+                 [--budget SIZE] [--cors ORIGIN]... [--allow-host NAME]... SRC...
                                    each SRC read-only over HTTP as OME-Zarr
                                    v0.4 at http://HOST:PORT/NAME.ome.zarr
                                    (NAME: its base name; default address
                                    127.0.0.1:8000; with --token, requests
-                                   need Authorization: Bearer T)
+                                   need Authorization: Bearer T or ?token=T;
+                                   a Host header other than HOST, a loopback
+                                   name or an --allow-host NAME is refused;
+                                   web pages of the --cors origins only may
+                                   read it)
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
                                    (NAME: open, camera, pyramid, downsample, codec, zarr, project, movie, video)

@@ -258,7 +258,11 @@ type progressBar struct {
 
 func newProgressBar(w io.Writer) *progressBar {
 	tty := false
-	if f, ok := w.(*os.File); ok {
+	under := w
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		under = u.Unwrap()
+	}
+	if f, ok := under.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			tty = true
 		}

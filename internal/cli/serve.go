@@ -8,10 +8,12 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"vastview/internal/serve"
 	"vastview/levels"
+	"vastview/loader"
 	"vastview/session"
 )
 
@@ -27,9 +29,25 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8000", "address to listen on, HOST:PORT")
-	token := fs.String("token", "", "require the header Authorization: Bearer T")
+	token := fs.String("token", "", "require the header Authorization: Bearer T, or ?token=T in the URL")
 	compress := fs.String("compress", "none", "chunk compression: none or zstd")
 	budget := fs.String("budget", "", "memory for cached chunks, e.g. 1GiB (default: min(25% of RAM, 4GiB))")
+	var cors, hosts []string
+	fs.Func("cors", "let web pages of `ORIGIN` (scheme://host[:port], or *) read the images (repeatable)", func(o string) error {
+		n, ok := serve.Origin(o)
+		if !ok {
+			return fmt.Errorf("%q is not an origin: want scheme://host[:port] (e.g. https://neuroglancer-demo.appspot.com) or *", o)
+		}
+		cors = append(cors, n)
+		return nil
+	})
+	fs.Func("allow-host", "answer requests whose Host header is `NAME` too (repeatable)", func(h string) error {
+		if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ @") {
+			return fmt.Errorf("%q is not a host name", h)
+		}
+		hosts = append(hosts, h)
+		return nil
+	})
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"serve: " + err.Error()}
@@ -60,9 +78,11 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// The sources share the budget.
 	each := max(cacheBytes/int64(len(pos)), 1<<20)
 	for i, p := range pos {
-		src, err := openSource(p)
+		// Nothing outside what was named: no companion file outside a
+		// dataset's folder, no link out of a Zarr or N5 folder.
+		src, err := loader.Open(loader.Confine(context.Background()), p)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		mode := src.Meta().Label
 		if c := maxChunkBytes(src.Meta()); c > each {
@@ -81,7 +101,7 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		imgs = append(imgs, serve.Image{Name: names[i], Src: pyr, Type: map[bool]string{true: "mode", false: "mean"}[mode]})
 	}
-	srv, err := serve.New(imgs, serve.Options{Token: *token, Codec: *compress, Log: stderr})
+	srv, err := serve.New(imgs, serve.Options{Token: *token, Codec: *compress, Log: stderr, CORS: cors, AllowHosts: hosts})
 	if err != nil {
 		return err
 	}

@@ -112,3 +112,97 @@ func TestServeCommand(t *testing.T) {
 		t.Fatalf("stderr %q", s)
 	}
 }
+
+// startServe runs `vastview serve` with args in the background until the
+// test ends, and returns the URL it printed for its first image.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- serveUntil(ctx, args, pw, &errb)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve ended with %v: %s", err, errb.String())
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	url, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
+	return url
+}
+
+// TestServeReadableOnlyByWhomItSays: `vastview serve` refuses a request
+// whose Host header is not its address or a loopback name (a page on
+// another site that made its own name point at 127.0.0.1) and sends no
+// CORS header, so a page open in the user's browser cannot read the
+// images; --cors and --allow-host name the origins and hosts that may.
+func TestServeReadableOnlyByWhomItSays(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	src := filepath.Join(t.TempDir(), "shot.png")
+	var pb bytes.Buffer
+	png.Encode(&pb, image.NewGray(image.Rect(0, 0, 8, 8)))
+	os.WriteFile(src, pb.Bytes(), 0o644)
+	const ng = "https://neuroglancer-demo.appspot.com"
+	get := func(url, host, origin string) (int, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url+"/.zattrs", nil)
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header
+	}
+	plain := startServe(t, "--addr", "127.0.0.1:0", src)
+	port, _, _ := strings.Cut(strings.TrimPrefix(plain, "http://127.0.0.1:"), "/")
+	if code, _ := get(plain, "evil.example:"+port, ""); code != http.StatusForbidden {
+		t.Errorf("Host evil.example: status %d, want 403", code)
+	}
+	for _, o := range []string{"https://evil.example", ng} {
+		if code, h := get(plain, "", o); code != 200 || h.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("Origin %s without --cors: status %d, Access-Control-Allow-Origin %q", o, code, h.Get("Access-Control-Allow-Origin"))
+		}
+	}
+	if code, _ := get(plain, "localhost:"+port, ""); code != 200 {
+		t.Errorf("Host localhost: status %d", code)
+	}
+
+	named := startServe(t, "--addr", "127.0.0.1:0", "--cors", ng, "--cors", "http://localhost:8080",
+		"--allow-host", "data.lab", src)
+	if code, h := get(named, "", ng); code != 200 || h.Get("Access-Control-Allow-Origin") != ng {
+		t.Errorf("Origin %s with --cors: status %d, headers %v", ng, code, h)
+	}
+	if _, h := get(named, "", "https://evil.example"); h.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("another origin with --cors: headers %v", h)
+	}
+	if code, _ := get(named, "data.lab", ""); code != 200 {
+		t.Errorf("Host data.lab with --allow-host: status %d", code)
+	}
+	if code, _ := get(named, "evil.example", ""); code != http.StatusForbidden {
+		t.Errorf("Host evil.example with --allow-host data.lab: status %d", code)
+	}
+
+	for _, args := range [][]string{{"--cors", "neuroglancer-demo.appspot.com"}, {"--cors", ng + "/path"}, {"--allow-host", "a/b"}} {
+		var out, errb bytes.Buffer
+		code := Run(append(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), src), &out, &errb)
+		if s := errb.String(); code != 1 || strings.Count(s, "\n") != 1 || !strings.Contains(s, args[0]) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, s)
+		}
+	}
+}

@@ -4,7 +4,10 @@
 //
 // It serves only what it is given: names are matched exactly, nothing of
 // the file system is listed or read beyond the sources, and only GET,
-// HEAD and OPTIONS are answered. Chunk requests run a bounded number at
+// HEAD and OPTIONS are answered. Web pages cannot read it unless the
+// user says so: a request whose Host header is not the address it came
+// to, a loopback name or an allowed name is refused (so DNS rebinding
+// does not reach it), and CORS headers go only to the origins named. Chunk requests run a bounded number at
 // a time, each with one set of chunk buffers, so memory stays within
 // those buffers and the sources' own caches.
 package serve
@@ -19,6 +22,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -47,9 +51,18 @@ type Image struct {
 
 // Options configure a Server.
 type Options struct {
-	// Token, when set, is required as "Authorization: Bearer Token" on
-	// every request but CORS preflights.
+	// Token, when set, is required on every request but CORS preflights,
+	// as "Authorization: Bearer Token" or, for browser clients that
+	// cannot send headers, as the query parameter token=Token.
 	Token string
+	// AllowHosts are host names (a port, if given, is ignored) accepted
+	// in the Host header besides the address a request came to, the
+	// loopback addresses, "localhost" and names under ".localhost".
+	AllowHosts []string
+	// CORS are the origins ("https://neuroglancer-demo.appspot.com",
+	// scheme://host[:port]) whose pages may read the images; "*" means
+	// any. Other origins get no CORS headers.
+	CORS []string
 	// Codec is the chunk compression: "none" (the default when "") or
 	// "zstd" (numcodecs' Zstd, level 1).
 	Codec string
@@ -67,6 +80,8 @@ type Server struct {
 	images map[string]*image // by "Name.ome.zarr"
 	names  []string          // in the order given
 	token  []byte
+	hosts  map[string]bool // Options.AllowHosts, lower case, no port
+	cors   map[string]bool // Options.CORS
 	slots  chan *omezarr.ChunkBuffers
 	log    *log.Logger
 
@@ -107,7 +122,19 @@ func New(imgs []Image, opt Options) (*Server, error) {
 	s := &Server{images: map[string]*image{}, slots: make(chan *omezarr.ChunkBuffers, workers),
 		log: log.New(lg, "", log.LstdFlags), logged: map[string]bool{}}
 	if opt.Token != "" {
-		s.token = []byte("Bearer " + opt.Token)
+		s.token = []byte(opt.Token)
+	}
+	s.hosts, s.cors = map[string]bool{}, map[string]bool{}
+	for _, h := range opt.AllowHosts {
+		s.hosts[hostName(h)] = true
+	}
+	for _, o := range opt.CORS {
+		o, ok := Origin(o)
+		if !ok {
+			s.Close()
+			return nil, fmt.Errorf("CORS origin %q: want scheme://host[:port] or *", o)
+		}
+		s.cors[o] = true
 	}
 	for range workers {
 		s.slots <- &omezarr.ChunkBuffers{}
@@ -231,12 +258,25 @@ func NameOf(p string) string {
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
+	if !s.hostAllowed(r) {
+		http.Error(w, "vastview serve: host "+strconv.Quote(hostName(r.Host))+
+			" is not served here (vastview serve --allow-host NAME adds a name)", http.StatusForbidden)
+		return
+	}
+	cors := s.corsOrigin(r)
+	if cors != "" {
+		h.Set("Access-Control-Allow-Origin", cors)
+	}
+	if len(s.cors) > 0 {
+		h.Add("Vary", "Origin")
+	}
 	switch r.Method {
 	case http.MethodOptions:
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Range, Content-Type")
-		h.Set("Access-Control-Max-Age", "86400")
+		if cors != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Range, Content-Type")
+			h.Set("Access-Control-Max-Age", "86400")
+		}
 		h.Set("Allow", "GET, HEAD, OPTIONS")
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -246,7 +286,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read-only: GET, HEAD and OPTIONS only", http.StatusMethodNotAllowed)
 		return
 	}
-	if s.token != nil && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), s.token) != 1 {
+	if s.token != nil && !s.authorized(r) {
 		h.Set("WWW-Authenticate", `Bearer realm="vastview"`)
 		http.Error(w, "a bearer token is required", http.StatusUnauthorized)
 		return
@@ -279,6 +319,87 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.chunk(w, r, im, level, idx)
+}
+
+// authorized reports whether r carries the token: "Authorization: Bearer
+// T", or the query parameter token=T.
+func (s *Server) authorized(r *http.Request) bool {
+	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok &&
+		subtle.ConstantTimeCompare([]byte(a), s.token) == 1 {
+		return true
+	}
+	q := r.URL.Query()["token"]
+	return len(q) == 1 && subtle.ConstantTimeCompare([]byte(q[0]), s.token) == 1
+}
+
+// hostAllowed reports whether r's Host header names this server: the
+// address the request came to, a loopback address, "localhost" (or a name
+// under ".localhost"), or one of Options.AllowHosts. Any other name may
+// be an attacker's, made to point at this machine (DNS rebinding).
+func (s *Server) hostAllowed(r *http.Request) bool {
+	host := hostName(r.Host)
+	if host == "" {
+		return false
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || s.hosts[host] {
+		return true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
+	}
+	if ip.IsLoopback() {
+		return true
+	}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if local, _, err := net.SplitHostPort(a.String()); err == nil {
+			if l := net.ParseIP(local); l != nil && l.Equal(ip) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hostName is the host of a Host header or HOST[:PORT] name: lower case,
+// without the port or an IPv6 address's brackets.
+func hostName(hostport string) string {
+	h := strings.ToLower(strings.TrimSpace(hostport))
+	if name, _, err := net.SplitHostPort(h); err == nil {
+		h = name
+	}
+	return strings.TrimSuffix(strings.Trim(h, "[]"), ".")
+}
+
+// Origin checks and normalises a CORS origin: "*", or scheme://host[:port]
+// (a trailing '/' dropped, scheme and host in lower case).
+func Origin(o string) (string, bool) {
+	if o == "*" {
+		return o, true
+	}
+	u, err := url.Parse(strings.TrimSuffix(o, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+		return o, false
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host), true
+}
+
+// corsOrigin is the value of Access-Control-Allow-Origin for r: its
+// Origin if that is one of Options.CORS, "*" if any origin may read, else
+// "" (no CORS headers).
+func (s *Server) corsOrigin(r *http.Request) string {
+	o := r.Header.Get("Origin")
+	if o == "" || len(s.cors) == 0 {
+		return ""
+	}
+	if s.cors["*"] {
+		return "*"
+	}
+	if n, ok := Origin(o); ok && s.cors[n] {
+		return o
+	}
+	return ""
 }
 
 // chunkKey parses "k/i/j/..." into a level and a chunk index within its

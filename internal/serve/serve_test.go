@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -305,6 +306,15 @@ func TestToken(t *testing.T) {
 	if r, _ := get(t, "GET", url+"/p.ome.zarr/0/0/0", "Bearer s3cret"); r.StatusCode != 200 {
 		t.Errorf("with the token: status %d", r.StatusCode)
 	}
+	// Browser clients that cannot send headers give it in the query.
+	if r, _ := get(t, "GET", url+"/p.ome.zarr/.zattrs?token=s3cret", ""); r.StatusCode != 200 {
+		t.Errorf("with ?token=: status %d", r.StatusCode)
+	}
+	for _, q := range []string{"?token=wrong", "?token=", "?token=s3cret&token=s3cret", "?tok=s3cret"} {
+		if r, _ := get(t, "GET", url+"/p.ome.zarr/.zattrs"+q, ""); r.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: status %d, want 401", q, r.StatusCode)
+		}
+	}
 	if r, _ := get(t, "OPTIONS", url+"/p.ome.zarr/.zattrs", ""); r.StatusCode != http.StatusNoContent {
 		t.Errorf("preflight: status %d", r.StatusCode)
 	}
@@ -378,27 +388,121 @@ func TestReadOnly(t *testing.T) {
 	}
 }
 
-// TestCORSPreflight answers a browser's preflight as a viewer on another
-// origin (neuroglancer) needs, and marks answers readable from anywhere.
-func TestCORSPreflight(t *testing.T) {
-	url, _ := serveImages(t, []serve.Image{{Name: "p", Src: newPlane()}}, serve.Options{})
-	req, _ := http.NewRequest("OPTIONS", url+"/p.ome.zarr/0/0/0", nil)
-	req.Header.Set("Origin", "https://neuroglancer-demo.appspot.com")
-	req.Header.Set("Access-Control-Request-Method", "GET")
-	req.Header.Set("Access-Control-Request-Headers", "authorization")
-	resp, err := http.DefaultClient.Do(req)
+// TestCORSOnlyForNamedOrigins answers a browser's preflight as a viewer
+// on a named origin (neuroglancer) needs, and marks answers readable by
+// that origin only: another origin, or any origin when none is named,
+// gets no CORS header, so that a page it serves cannot read the images.
+func TestCORSOnlyForNamedOrigins(t *testing.T) {
+	const ng = "https://neuroglancer-demo.appspot.com"
+	named, _ := serveImages(t, []serve.Image{{Name: "p", Src: newPlane()}}, serve.Options{CORS: []string{ng + "/"}})
+	none, _ := serveImages(t, []serve.Image{{Name: "p", Src: newPlane()}}, serve.Options{})
+	ask := func(method, url, origin string) http.Header {
+		t.Helper()
+		req, _ := http.NewRequest(method, url+"/p.ome.zarr/0/0/0", nil)
+		req.Header.Set("Origin", origin)
+		if method == "OPTIONS" {
+			req.Header.Set("Access-Control-Request-Method", "GET")
+			req.Header.Set("Access-Control-Request-Headers", "authorization")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s from %s: status %d", method, origin, resp.StatusCode)
+		}
+		return resp.Header
+	}
+	h := ask("OPTIONS", named, ng)
+	if h.Get("Access-Control-Allow-Origin") != ng || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "GET") ||
+		!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "authorization") {
+		t.Fatalf("preflight from %s: %v", ng, h)
+	}
+	if h := ask("GET", named, ng); h.Get("Access-Control-Allow-Origin") != ng {
+		t.Fatalf("GET from %s: %v", ng, h)
+	}
+	for _, c := range []struct{ url, origin string }{
+		{named, "https://evil.example"}, {named, "http://neuroglancer-demo.appspot.com"},
+		{none, ng}, {none, "https://evil.example"},
+	} {
+		for _, m := range []string{"OPTIONS", "GET"} {
+			if h := ask(m, c.url, c.origin); h.Get("Access-Control-Allow-Origin") != "" || h.Get("Access-Control-Allow-Methods") != "" {
+				t.Errorf("%s from %s: CORS headers %v", m, c.origin, h)
+			}
+		}
+	}
+	if _, err := serve.New(nil, serve.Options{CORS: []string{"neuroglancer-demo.appspot.com"}}); err == nil {
+		t.Error("an origin without a scheme is taken")
+	}
+}
+
+// TestHostChecked: a request whose Host header names another host (a
+// name an attacker's page made point at this machine) is refused, one to
+// the address served, a loopback name or an allowed name is answered.
+func TestHostChecked(t *testing.T) {
+	url, _ := serveImages(t, []serve.Image{{Name: "p", Src: newPlane()}}, serve.Options{AllowHosts: []string{"Data.Lab:8000"}})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(url, "http://"))
+	for host, want := range map[string]int{
+		"evil.example": 403, "evil.example:" + port: 403, "127.0.0.1.nip.io:" + port: 403,
+		"data.lab.evil.example": 403, "10.1.2.3:" + port: 403,
+		"127.0.0.1:" + port: 200, "localhost:" + port: 200, "LOCALHOST": 200, "app.localhost:" + port: 200,
+		"[::1]:" + port: 200, "data.lab": 200, "DATA.LAB:" + port: 200,
+	} {
+		req, _ := http.NewRequest("GET", url+"/p.ome.zarr/.zattrs", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %q: status %d, want %d", host, resp.StatusCode, want)
+		}
+		if want == 403 && strings.Contains(string(b), "multiscales") {
+			t.Errorf("Host %q: the metadata was sent", host)
+		}
+	}
+	// Served on an address of this machine that is not loopback, that
+	// address is a host name it answers to.
+	var ip net.IP
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+				ip = n.IP
+				break
+			}
+		}
+	}
+	if ip == nil {
+		t.Log("no address but loopback: the bound address is not tried")
+		return
+	}
+	s, err := serve.New([]serve.Image{{Name: "p", Src: newPlane()}}, serve.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	h := resp.Header
-	if resp.StatusCode/100 != 2 || h.Get("Access-Control-Allow-Origin") != "*" ||
-		!strings.Contains(h.Get("Access-Control-Allow-Methods"), "GET") ||
-		!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "authorization") {
-		t.Fatalf("preflight: %d %v", resp.StatusCode, h)
+	defer s.Close()
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r, _ := get(t, "GET", url+"/p.ome.zarr/.zattrs", ""); r.Header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("GET without Access-Control-Allow-Origin: %v", r.Header)
+	hs := &http.Server{Handler: s}
+	go hs.Serve(ln)
+	defer hs.Close()
+	for host, want := range map[string]int{ln.Addr().String(): 200, "evil.example": 403} {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/p.ome.zarr/.zattrs", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("bound to %s, Host %q: status %d, want %d", ip, host, resp.StatusCode, want)
+		}
 	}
 }
 

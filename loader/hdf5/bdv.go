@@ -172,6 +172,10 @@ func openBDV(ctx context.Context, path string, series int) (loader.Source, error
 	if series < 0 || series >= len(groups) {
 		return nil, fmt.Errorf("no series %d", series)
 	}
+	h5, note, err := loader.Companion(ctx, path, "the HDF5 file", h5)
+	if err != nil {
+		return nil, err
+	}
 	h, err := OpenFile(h5)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", h5, err)
@@ -188,6 +192,9 @@ func openBDV(ctx context.Context, path string, series int) (loader.Source, error
 	}
 	src.path = path
 	src.meta.DataFiles = []string{h5}
+	if note != "" {
+		src.meta.Notes = append(src.meta.Notes, note)
+	}
 	if len(groups) > 1 {
 		names := make([]string, len(groups))
 		metas := make([]*loader.Meta, len(groups))

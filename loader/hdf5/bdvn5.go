@@ -52,6 +52,10 @@ func openBDVN5(ctx context.Context, path, base string, sd *spimData, series int)
 	if err != nil || len(times) == 0 {
 		times = []int{0}
 	}
+	n5, note, err := loader.Companion(ctx, path, "the N5 container", n5)
+	if err != nil {
+		return nil, err
+	}
 	src, err := openSetup(ctx, n5, su.ID)
 	if err != nil {
 		return nil, err
@@ -83,6 +87,9 @@ func openBDVN5(ctx context.Context, path, base string, sd *spimData, series int)
 		}
 	}
 	m.DataFiles = []string{n5}
+	if note != "" {
+		m.Notes = append(append([]string(nil), m.Notes...), note)
+	}
 	names := make([]string, len(setups))
 	metas := make([]*loader.Meta, len(setups))
 	for i, s := range setups {

@@ -50,7 +50,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	if err != nil {
 		return nil, formatError("%v", err)
 	}
-	return open(path, h)
+	return open(ctx, path, h)
 }
 
 var elementTypes = map[string]loader.DType{
@@ -75,7 +75,7 @@ func elementType(s string) (loader.DType, error) {
 	return 0, unsupported(fmt.Sprintf("element type %q", clip(s)))
 }
 
-func open(path string, h *header) (loader.Source, error) {
+func open(ctx context.Context, path string, h *header) (loader.Source, error) {
 	if ot, ok := h.fields["objecttype"]; ok && !strings.EqualFold(ot, "image") {
 		return nil, unsupported(fmt.Sprintf("object type %q", clip(ot)))
 	}
@@ -90,6 +90,13 @@ func open(path string, h *header) (loader.Source, error) {
 	parts, err := dataParts(path, h, lay, dt)
 	if err != nil {
 		return nil, err
+	}
+	note, err := rawvol.Companions(ctx, path, parts)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		lay.meta.Notes = append(lay.meta.Notes, note)
 	}
 	data, err := rawvol.Open(parts, lay.bytes)
 	if err != nil {

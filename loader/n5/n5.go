@@ -100,7 +100,7 @@ func openSource(ctx context.Context, location string) (loader.Source, error) {
 // images opens its first (see Meta().Series). Errors do not repeat the
 // location.
 func Open(ctx context.Context, location string) (*Source, error) {
-	st, err := store.Open(location)
+	st, err := store.OpenContext(ctx, location)
 	if err != nil {
 		return nil, err
 	}

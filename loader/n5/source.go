@@ -65,8 +65,8 @@ func newSource(ctx context.Context, st store.Store, imgs []*image, i int) (*Sour
 }
 
 // Identity names the image's content for caches of what is derived from
-// it: the identity of its folder (loader.FileIdentity), or for a URL its
-// address with the ETag, Last-Modified and size the server sent for its
+// it: the identity of its folder (loader.FileIdentity), or for a URL the
+// address it is read from (the store's Origin: the endpoint too) with the ETag, Last-Modified and size the server sent for its
 // level 0's attributes.json (an error matching loader.ErrNoValidator if
 // it sent neither ETag nor Last-Modified). It is safe for concurrent use.
 func (s *Source) Identity() (loader.Identity, error) {
@@ -74,7 +74,7 @@ func (s *Source) Identity() (loader.Identity, error) {
 	case *store.Folder:
 		return loader.FileIdentity(filepath.Join(st.String(), filepath.FromSlash(s.img.path)))
 	case *store.HTTP:
-		loc := strings.TrimRight(st.String(), "/")
+		loc := strings.TrimRight(st.Origin(), "/")
 		if s.img.path != "" {
 			loc += "/" + s.img.path
 		}
@@ -93,7 +93,7 @@ func (s *Source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
 	if i < 0 || i >= len(s.imgs) {
 		return nil, fmt.Errorf("n5: no series %d (the container holds %d)", i, len(s.imgs))
 	}
-	st, err := store.Open(s.st.String())
+	st, err := store.OpenContext(ctx, s.st.String())
 	if err != nil {
 		return nil, err
 	}

@@ -148,8 +148,16 @@ func isGzip(path string) bool {
 // The returned Source is safe for concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
 	hdrPath := path
+	var notes []string
 	if h := pairHeader(path); h != "" {
-		hdrPath = h
+		file, note, err := loader.Companion(ctx, path, "the header", h)
+		if err != nil {
+			return nil, err
+		}
+		hdrPath = file
+		if note != "" {
+			notes = append(notes, note)
+		}
 	}
 	b, err := readHead(hdrPath)
 	if err != nil {
@@ -173,10 +181,20 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 			return nil, formatError("no .img file beside the header")
 		}
 	}
+	parts := []rawvol.Part{{Path: dataPath}}
+	note, err := rawvol.Companions(ctx, path, parts)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	dataPath = parts[0].Path
 	part := rawvol.Part{Path: dataPath, ByteSkip: off}
 	if isGzip(dataPath) {
 		part = rawvol.Part{Path: dataPath, Codec: stream.Gzip, DecodedSkip: off}
 	}
+	lay.meta.Notes = append(lay.meta.Notes, notes...)
 	data, err := rawvol.Open([]rawvol.Part{part}, lay.dataBytes)
 	if err != nil {
 		return nil, wrap(err)

@@ -52,10 +52,10 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	return open(path, h)
+	return open(ctx, path, h)
 }
 
-func open(path string, h *header) (loader.Source, error) {
+func open(ctx context.Context, path string, h *header) (loader.Source, error) {
 	dt, err := sampleType(h.fields["type"])
 	if err != nil {
 		return nil, err
@@ -90,6 +90,13 @@ func open(path string, h *header) (loader.Source, error) {
 	parts, err := dataParts(path, h, ax)
 	if err != nil {
 		return nil, err
+	}
+	note, err := rawvol.Companions(ctx, path, parts)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		meta.Notes = append(meta.Notes, note)
 	}
 	lineSkip, byteSkip, err := skips(h)
 	if err != nil {

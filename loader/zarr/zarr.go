@@ -71,7 +71,7 @@ func openSource(ctx context.Context, path string) (loader.Source, error) {
 // at location: a folder, or an http:// or https:// URL. Errors do not
 // repeat the location.
 func Open(ctx context.Context, location string) (*Source, error) {
-	st, err := store.Open(location)
+	st, err := store.OpenContext(ctx, location)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,8 @@ func (s *Source) Meta() *loader.Meta { return s.meta }
 
 // Identity names the image's content for caches of what is derived from
 // it: a folder's identity (loader.FileIdentity), or for a URL the address
-// (without credentials or query string) with the ETag, Last-Modified and
+// it is read from (the store's Origin: the endpoint too, without
+// credentials or query string) with the ETag, Last-Modified and
 // size of the root's metadata document as the server sent it; an error
 // matching loader.ErrNoValidator if the server sent neither ETag nor
 // Last-Modified. It is safe for concurrent use.
@@ -116,7 +117,7 @@ func (s *Source) Identity() (loader.Identity, error) {
 	case *store.Folder:
 		return loader.FileIdentity(st.String())
 	case *store.HTTP:
-		return loader.URLIdentity(st.String(), s.root.ETag, s.root.Modified, s.root.Size)
+		return loader.URLIdentity(st.Origin(), s.root.ETag, s.root.Modified, s.root.Size)
 	}
 	return loader.Identity{}, fmt.Errorf("no identity for a store in %s", s.st)
 }

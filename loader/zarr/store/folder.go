@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"vastview/loader"
@@ -17,6 +18,7 @@ import (
 // file root/a/b/c. It is safe for concurrent use.
 type Folder struct {
 	root   string
+	within *os.Root // set: files are opened within it (NewConfinedFolder)
 	closed atomic.Bool
 }
 
@@ -24,12 +26,26 @@ type Folder struct {
 // exists: reads from a missing folder report ErrNotFound.
 func NewFolder(root string) *Folder { return &Folder{root: root} }
 
+// NewConfinedFolder returns a Folder rooted at root that reads no file
+// outside it: a key whose file is a link (or lies below a link) leading
+// out of root is an error matching loader.ErrOutside, as `serve` needs.
+func NewConfinedFolder(root string) (*Folder, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, loader.StripPath(err)
+	}
+	return &Folder{root: root, within: r}, nil
+}
+
 // String returns the folder's path.
 func (f *Folder) String() string { return f.root }
 
 // Close makes later calls fail with ErrClosed. Folder holds no open files.
 func (f *Folder) Close() error {
-	f.closed.Store(true)
+	if !f.closed.Swap(true) && f.within != nil {
+		// Reads in flight keep their files; new ones see closed.
+		f.within.Close()
+	}
 	return nil
 }
 
@@ -54,6 +70,18 @@ func (f *Folder) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.within != nil {
+		file, _, err := f.openFile(key, p)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		b, err := io.ReadAll(file)
+		if err != nil {
+			return nil, fileError(key, err)
+		}
+		return b, nil
+	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fileError(key, err)
@@ -69,7 +97,7 @@ func (f *Folder) GetAtMost(ctx context.Context, key string, max int64) ([]byte, 
 	if err != nil {
 		return nil, Info{}, err
 	}
-	file, st, err := openFile(key, p)
+	file, st, err := f.openFile(key, p)
 	if err != nil {
 		return nil, Info{}, err
 	}
@@ -88,9 +116,20 @@ func (f *Folder) GetAtMost(ctx context.Context, key string, max int64) ([]byte, 
 	return b, Info{Size: int64(len(b)), Modified: st.ModTime()}, nil
 }
 
-// openFile opens the file p of key; a directory is ErrNotFound.
-func openFile(key, p string) (*os.File, fs.FileInfo, error) {
-	file, err := os.Open(p)
+// openFile opens the file p of key (within the root, if confined); a
+// directory is ErrNotFound.
+func (f *Folder) openFile(key, p string) (*os.File, fs.FileInfo, error) {
+	var file *os.File
+	var err error
+	if f.within != nil {
+		file, err = f.within.Open(filepath.FromSlash(key))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && strings.Contains(err.Error(), "escapes") {
+			// os.Root's refusal of a link that leads out of the folder.
+			return nil, nil, fmt.Errorf("%s: %w", key, &loader.OutsideError{What: "a link"})
+		}
+	} else {
+		file, err = os.Open(p)
+	}
 	if err != nil {
 		return nil, nil, fileError(key, err)
 	}
@@ -120,7 +159,7 @@ func (f *Folder) GetRange(ctx context.Context, key string, off, n int64) ([]byte
 	if off >= 0 && n == 0 {
 		return []byte{}, nil
 	}
-	file, st, err := openFile(key, p)
+	file, st, err := f.openFile(key, p)
 	if err != nil {
 		return nil, err
 	}

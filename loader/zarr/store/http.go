@@ -93,8 +93,13 @@ type HTTPOptions struct {
 	// Cache, if not nil, keeps the values read, validated on use: a value
 	// the cache holds is asked for with If-None-Match / If-Modified-Since,
 	// and a 304 answer is served from the cache, as is a read that fails
-	// because the server cannot be reached.
+	// because the server cannot be reached. Its entries are keyed by the
+	// endpoint (scheme, host, port), the path, and Region: a value is
+	// never served for another server holding the same bucket and key.
 	Cache *DiskCache
+	// Region is the region of the values' endpoint (an S3 store's), "" if
+	// none; with the endpoint it keys the values in Cache.
+	Region string
 }
 
 // withDefaults fills in the zero fields of o.
@@ -146,6 +151,7 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 // *HTTPError values of one line. HTTP is safe for concurrent use.
 type HTTP struct {
 	prefix string // base URL with a trailing '/', for requests
+	origin string // prefix without credentials, host and scheme canonical (Origin)
 	query  string // "?query" of the base URL, or ""
 	shown  string // prefix without credentials, for messages
 	opt    HTTPOptions
@@ -172,7 +178,9 @@ type HTTP struct {
 func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	u, err := url.Parse(base)
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL: %w", errors.Unwrap(err))
+		// The parser's reason quotes the part it could not read, which may
+		// be a password: say what is wrong without it.
+		return nil, errors.New("invalid URL: " + urlProblem(err))
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -190,7 +198,7 @@ func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 			u.RawPath += "/"
 		}
 	}
-	h.prefix = u.String()
+	h.setPrefix(u.String())
 	u.User = nil
 	h.shown = u.String()
 	if h.opt.Name != "" {
@@ -203,6 +211,17 @@ func NewHTTP(base string, opt HTTPOptions) (*HTTP, error) {
 	h.slots = make(chan struct{}, h.opt.MaxConcurrent)
 	h.root, h.stop = context.WithCancel(context.Background())
 	return h, nil
+}
+
+// urlProblem says what url.Parse found wrong, without quoting the address.
+func urlProblem(err error) string {
+	msg := err.Error()
+	for _, w := range []string{"port", "userinfo", "host", "escape", "control character", "scheme"} {
+		if strings.Contains(msg, w) {
+			return "malformed " + w
+		}
+	}
+	return "malformed"
 }
 
 // newClient returns a client whose transport keeps enough idle
@@ -219,6 +238,33 @@ func newClient(n int) *http.Client {
 // String returns the base URL without credentials or query string (or
 // HTTPOptions.Name).
 func (h *HTTP) String() string { return h.shown }
+
+// Origin returns the URL the values are read from, for keys of caches:
+// the endpoint's scheme and host (lower case) and port (left out when it
+// is the scheme's default), and the path with a trailing '/', without
+// credentials or query string. Unlike String, it tells apart two servers
+// that hold the same bucket and key (an s3:// address read through
+// different AWS_ENDPOINT_URLs).
+func (h *HTTP) Origin() string { return h.origin }
+
+// setPrefix sets the base URL of requests, and Origin from it.
+func (h *HTTP) setPrefix(p string) {
+	h.prefix = p
+	u, err := url.Parse(p)
+	if err != nil {
+		h.origin = p
+		return
+	}
+	u.User = nil
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if port := u.Port(); (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		u.Host = u.Hostname()
+		if strings.Contains(u.Host, ":") {
+			u.Host = "[" + u.Host + "]"
+		}
+	}
+	h.origin = u.String()
+}
 
 // Stats returns a snapshot of the store's counters.
 func (h *HTTP) Stats() Stats { return h.stats.snapshot() }
@@ -326,7 +372,12 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 	defer done()
 	esc := escapeKey(key)
 	target, shown := h.prefix+esc+h.query, h.shown+esc
-	ck := shown + "#" + r.String() // no credentials nor query string on disk
+	// The endpoint and region as well as the key, never credentials nor
+	// query string, on disk.
+	ck := h.origin + esc + "#" + r.String()
+	if h.opt.Region != "" {
+		ck += "#region=" + h.opt.Region
+	}
 	var kept *cached
 	if h.opt.Cache != nil {
 		if kept = h.opt.Cache.get(ck); kept != nil && r.limit > 0 && kept.info.Size > r.limit {

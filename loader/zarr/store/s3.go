@@ -300,6 +300,7 @@ func newS3(location string, opt HTTPOptions, getenv func(string) string) (*HTTP,
 	}
 	opt.Sign, opt.Explain, opt.Name = auth.sign, auth.explain, a.shown
 	opt.Reauthorize = auth.enable
+	opt.Region = region
 	h, err := NewHTTP(a.base(region), opt)
 	if err != nil {
 		return nil, err
@@ -310,7 +311,7 @@ func newS3(location string, opt HTTPOptions, getenv func(string) string) (*HTTP,
 		if !a.path && a.aws {
 			// The region known now picks the regional endpoint.
 			if r := auth.region; r != region && r != "" {
-				h.prefix = a.base(r)
+				h.setPrefix(a.base(r))
 			}
 		}
 	}

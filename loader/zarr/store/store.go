@@ -114,6 +114,12 @@ func overLimit(n, max int64) error {
 // otherwise (also for file:// URLs). A folder must
 // exist. Errors do not repeat the location.
 func Open(location string) (Store, error) {
+	return OpenContext(context.Background(), location)
+}
+
+// OpenContext is Open for a reader opening under ctx: under loader.Confine
+// a Folder reads no file that a link leads to outside it (NewConfinedFolder).
+func OpenContext(ctx context.Context, location string) (Store, error) {
 	low := strings.ToLower(location)
 	opt := HTTPOptions{Cache: DefaultDiskCache(), Deadline: DefaultDeadline()}
 	switch {
@@ -137,6 +143,9 @@ func Open(location string) (Store, error) {
 	}
 	if !st.IsDir() {
 		return nil, errors.New("not a folder")
+	}
+	if loader.Confined(ctx) {
+		return NewConfinedFolder(location)
 	}
 	return NewFolder(location), nil
 }
