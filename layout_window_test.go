@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"image"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -102,5 +104,60 @@ tifffile.imwrite(sys.argv[2], (x * 30 + y * 20).astype(np.uint16))
 	v2.frameAt(0, 5, true)
 	if sizes := v2.pictureSizes(); len(sizes) != 1 || sizes[taller] == 0 {
 		t.Errorf("opened again, the picture is drawn at %v, want %v (the histogram stays hidden)", sizes, taller)
+	}
+}
+
+// TestWindowMenusFit opens each menu of the menu bar at the default
+// window size: each fits the window without scrolling (a scrolled menu's
+// bar covers the keys written at its right edge), and the menu items of
+// View that have a key show it (checked without a window in ui).
+func TestWindowMenusFit(t *testing.T) {
+	dir, bin := windowTest(t)
+	stack := filepath.Join(dir, "cells.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:4, 0:120, 0:160]
+tifffile.imwrite(sys.argv[1], np.stack([x, y, x + y], axis=1).astype(np.uint16), imagej=True, metadata={'axes': 'ZCYX'})
+`, stack)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), stack)
+	v.frameAt(0, 2, true)
+	h := v.windowHeight()
+	shot := filepath.Join(dir, "shot.png")
+	// The titles' places in the bar (Fyne's default theme): File, View, Go, Help.
+	for _, m := range []struct {
+		name string
+		x    int
+	}{{"File", 27}, {"View", 73}, {"Go", 118}, {"Help", 163}} {
+		testtool.Run(t, "import", "-window", v.win, shot)
+		closed := testtool.ReadPNG(t, shot)
+		testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(m.x), "14", "click", "1")
+		// The menu has opened when the column under the title changed.
+		var img image.Image
+		waitFor(t, "the "+m.name+" menu", 10*time.Second, func() bool {
+			testtool.Run(t, "import", "-window", v.win, shot)
+			img = testtool.ReadPNG(t, shot)
+			return img.At(m.x, 100) != closed.At(m.x, 100)
+		})
+		// The menu's background runs down the column from its top; a
+		// separator or a check mark breaks it for a few rows only.
+		bg := img.At(m.x, 32)
+		bottom, gap := 32, 0
+		for y := 33; y < img.Bounds().Dy() && gap < 6; y++ {
+			if img.At(m.x, y) == bg {
+				bottom, gap = y, 0
+			} else {
+				gap++
+			}
+		}
+		t.Logf("%s menu: rows 27 to %d of a window %d high", m.name, bottom, h)
+		if bottom >= h-12 { // a menu that scrolls is cut 9 rows above the bottom
+			t.Errorf("the %s menu reaches the window's bottom (row %d of %d): it scrolls, its keys under the scroll bar (screenshot %s)",
+				m.name, bottom, h, shot)
+		}
+		v.key("Escape")
+		waitFor(t, "the "+m.name+" menu to close", 10*time.Second, func() bool {
+			testtool.Run(t, "import", "-window", v.win, shot)
+			return testtool.ReadPNG(t, shot).At(m.x, 100) == closed.At(m.x, 100)
+		})
 	}
 }

@@ -62,6 +62,11 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	four := v.toggleItem("Four Panels", key(fyne.Key4, 0), func() bool { return v.s.Layout() == session.FourPanels }, func(on bool) {
 		v.s.SetLayout(map[bool]session.Layout{true: session.FourPanels, false: session.SingleView}[on])
 	})
+	// The channels' items in a submenu, high in the menu: the View menu
+	// and the submenu fit the window, unscrolled, every key beside its
+	// item in sight.
+	chans := fyne.NewMenuItem("Channels", nil)
+	chans.ChildMenu = fyne.NewMenu("", v.channelItems()...)
 	view := fyne.NewMenu("View",
 		planes[0], planes[1], planes[2], four,
 		v.toggleItem("Link Panel Zoom", nil, v.s.LinkedZoom, v.s.SetLinkedZoom),
@@ -71,6 +76,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		item("Zoom In", key(fyne.KeyPlus, 0), func() { v.s.Rune('+') }),
 		item("Zoom Out", key(fyne.KeyMinus, 0), func() { v.s.Rune('-') }),
 		item("Auto-contrast", key(fyne.KeyC, 0), v.s.AutoContrast),
+		chans,
 		fyne.NewMenuItemSeparator(),
 		item("Play / Pause", key(fyne.KeySpace, 0), v.s.TogglePlay),
 		item("Show / Hide Panels", key(fyne.KeyH, 0), v.togglePanels),
@@ -81,8 +87,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	)
 	view.Items = append(view.Items, v.toggleItem("Scale Bar", key(fyne.KeyB, 0), v.s.ScaleBar, v.s.SetScaleBar),
 		v.toggleItem("Time Stamp", key(fyne.KeyT, 0), v.s.TimeStamp, v.s.SetTimeStamp),
-		item("Show / Hide Layers", key(fyne.KeyV, 0), v.s.ToggleLayers), fyne.NewMenuItemSeparator())
-	view.Items = append(view.Items, v.channelItems()...)
+		item("Show / Hide Layers", key(fyne.KeyV, 0), v.s.ToggleLayers))
 	keep := v.toggleItem("Keep View Across Files", nil, v.s.KeepView, v.s.SetKeepView)
 	// The keys reach the menu first: its items press them for the view.
 	alt := func(k fyne.KeyName) func() {

@@ -551,3 +551,35 @@ func TestADropOfSeveralFilesIsTheBrowsingList(t *testing.T) {
 		}
 	})
 }
+
+// TestMenuItemsShowTheirKeys checks that the View menu's items that a key
+// also does carry that key, which the menu writes beside them.
+func TestMenuItemsShowTheirKeys(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var m *fyne.MainMenu
+	uiDoAndWait(func() { m = v.win.MainMenu() })
+	keys := map[string]fyne.KeyName{}
+	var walk func(items []*fyne.MenuItem)
+	walk = func(items []*fyne.MenuItem) {
+		for _, it := range items {
+			if sc, ok := it.Shortcut.(*desktop.CustomShortcut); ok {
+				keys[it.Label] = sc.KeyName
+			}
+			if it.ChildMenu != nil {
+				walk(it.ChildMenu.Items)
+			}
+		}
+	}
+	for _, menu := range m.Items {
+		walk(menu.Items)
+	}
+	for label, want := range map[string]fyne.KeyName{
+		"Four Panels": fyne.Key4, "Scale Bar": fyne.KeyB, "Time Stamp": fyne.KeyT,
+		"Projection: Max, Min, Mean, None": fyne.KeyP, "Show / Hide Histogram": fyne.KeyG,
+		"Show / Hide Layers": fyne.KeyV, "Cycle Channel Mode": fyne.KeyM,
+	} {
+		if keys[label] != want {
+			t.Errorf("menu item %q shows key %q, want %q", label, keys[label], want)
+		}
+	}
+}
