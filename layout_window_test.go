@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"image"
+	"image/png"
+	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -160,4 +163,135 @@ tifffile.imwrite(sys.argv[1], np.stack([x, y, x + y], axis=1).astype(np.uint16),
 			return testtool.ReadPNG(t, shot).At(m.x, 100) == closed.At(m.x, 100)
 		})
 	}
+}
+
+// TestWindowOverlaysOnTheImage opens a plane with a physical pixel size
+// that the default window shows with margins beside it: the scale bar
+// and the time stamp (what B and T take away) lie on the image, written
+// anti-aliased (an outline font, not a bitmap one), and Save View as PNG
+// (Ctrl+S, Enter) writes the image's part of the view, not the margins.
+func TestWindowOverlaysOnTheImage(t *testing.T) {
+	dir, bin := windowTest(t)
+	stack := filepath.Join(dir, "plane.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:3, 0:300, 0:400]
+tifffile.imwrite(sys.argv[1], (1000 + x * 3 + y * 2 + z).astype(np.uint16), imagej=True,
+    resolution=(2, 2), metadata={'axes': 'ZYX', 'unit': 'um'})
+`, stack)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), stack)
+	v.frameAt(0, 1, true)
+	shot := func(name string) image.Image {
+		p := filepath.Join(dir, name)
+		testtool.Run(t, "import", "-window", v.win, p)
+		return testtool.ReadPNG(t, p)
+	}
+	// The screen after keys: once it changed, and the trace's last
+	// frame is complete.
+	waitFor(t, "the layout event", 10*time.Second, func() bool { return v.count("layout") > 0 })
+	pic := v.events("layout")[0]["picture"].([]any)
+	px, py := int(pic[0].(float64)), int(pic[1].(float64))
+	picture := image.Rect(px, py, px+int(pic[2].(float64)), py+int(pic[3].(float64)))
+	// The screen after keys: the trace's last frame is a complete one
+	// drawn after the last key, and two screenshots in a row agree.
+	afterKeys := func(name string, keys ...string) (map[string]any, image.Image) {
+		nkeys := v.count("key")
+		v.key(keys...)
+		waitFor(t, "the keys "+strings.Join(keys, " "), 10*time.Second, func() bool { return v.count("key") == nkeys+len(keys) })
+		keyed := v.events("key")[nkeys+len(keys)-1]["ms"].(float64)
+		var f map[string]any
+		waitFor(t, "a frame after "+strings.Join(keys, " "), 20*time.Second, func() bool {
+			f = nil
+			for _, e := range traceEvents(t, v.trace) {
+				if e["event"] == "frame_shown" || e["event"] == "refined" {
+					f = e
+				}
+			}
+			return f != nil && f["complete"] == true && f["ms"].(float64) > keyed
+		})
+		img := shot(name)
+		waitFor(t, "the screen to settle", 10*time.Second, func() bool {
+			prev := img
+			img = shot(name)
+			return sameImage(img, prev, picture)
+		})
+		return f, img
+	}
+	f, with := afterKeys("with.png", "t") // the time stamp on (the scale bar is on by default)
+	_, without := afterKeys("without.png", "b", "t")
+	w, h := int(f["width"].(float64)), int(f["height"].(float64))
+	zoom, cx, cy := f["zoom"].(float64), f["cx"].(float64), f["cy"].(float64)
+	img := image.Rect(int(math.Round(float64(w)/2-cx*zoom)), int(math.Round(float64(h)/2-cy*zoom)),
+		int(math.Round(float64(w)/2+(400-cx)*zoom)), int(math.Round(float64(h)/2+(300-cy)*zoom)))
+	if img.Min.X < 20 {
+		t.Fatalf("the image %v fills the view's width %d: no margin to test", img, w)
+	}
+	var drawn image.Rectangle
+	outside, grey := 0, 0
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			a, b := with.At(px+x, py+y), without.At(px+x, py+y)
+			if a == b {
+				continue
+			}
+			drawn = drawn.Union(image.Rect(x, y, x+1, y+1))
+			if !image.Pt(x, y).In(img) {
+				outside++
+			}
+			if r, g, bl, _ := a.RGBA(); !(r == g && g == bl && (r>>8 == 0 || r>>8 == 255)) {
+				grey++ // neither black nor white: anti-aliased ink
+			}
+		}
+	}
+	t.Logf("overlays drawn over %v of the view, the image at %v; %d pixels of anti-aliased ink", drawn, img, grey)
+	if drawn.Empty() {
+		t.Fatal("no scale bar or time stamp drawn")
+	}
+	if outside > 0 {
+		t.Errorf("%d pixels of the scale bar and time stamp lie beside the image %v (drawn over %v)", outside, img, drawn)
+	}
+	if grey < 20 {
+		t.Errorf("the overlays' text has %d anti-aliased pixels: a bitmap font", grey)
+	}
+
+	// Ctrl+S, Enter: the PNG offered (named after the plane) is the image.
+	v.key("ctrl+s")
+	waitFor(t, "the save dialog", 10*time.Second, func() bool {
+		return shot("dialog.png").At(px+w/2, py+h/2) != without.At(px+w/2, py+h/2)
+	})
+	v.key("Return")
+	saved := filepath.Join(dir, "plane_z001_t000.png")
+	waitFor(t, "the saved view", 20*time.Second, func() bool {
+		_, err := os.Stat(saved)
+		return err == nil
+	})
+	var b image.Rectangle
+	waitFor(t, "the PNG written whole", 10*time.Second, func() bool {
+		f, err := os.Open(saved)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		c, err := png.DecodeConfig(f)
+		b = image.Rect(0, 0, c.Width, c.Height)
+		return err == nil
+	})
+	if b.Dx() != img.Dx() || b.Dy() != img.Intersect(image.Rect(0, 0, w, h)).Dy() {
+		t.Errorf("saved a PNG of %dx%d, want the image's %dx%d (the view is %dx%d)", b.Dx(), b.Dy(), img.Dx(), min(img.Dy(), h), w, h)
+	}
+}
+
+// sameImage reports whether a and b have the same pixels in r.
+func sameImage(a, b image.Image, r image.Rectangle) bool {
+	if a.Bounds() != b.Bounds() {
+		return false
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if a.At(x, y) != b.At(x, y) {
+				return false
+			}
+		}
+	}
+	return true
 }
