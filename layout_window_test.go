@@ -77,7 +77,7 @@ tifffile.imwrite(sys.argv[2], (x * 30 + y * 20).astype(np.uint16))
 
 	v.key("p")
 	waitFor(t, "a projection", 20*time.Second, func() bool {
-		for _, e := range v.events("frame_shown") {
+		for _, e := range append(v.events("frame_shown"), v.events("refined")...) {
 			if e["projection"] == "max" && e["complete"] == true {
 				return true
 			}
@@ -160,7 +160,7 @@ tifffile.imwrite(sys.argv[1], np.stack([x, y, x + y], axis=1).astype(np.uint16),
 		v.key("Escape")
 		waitFor(t, "the "+m.name+" menu to close", 10*time.Second, func() bool {
 			testtool.Run(t, "import", "-window", v.win, shot)
-			return testtool.ReadPNG(t, shot).At(m.x, 100) == closed.At(m.x, 100)
+			return testtool.ReadPNG(t, shot).At(m.x, 100) != bg
 		})
 	}
 }
@@ -294,4 +294,56 @@ func sameImage(a, b image.Image, r image.Rectangle) bool {
 		}
 	}
 	return true
+}
+
+// TestWindowHoverShowsEveryValue hovers over a three-channel stack with
+// long channel names and a label image laid over it, at the default
+// window size: the read-out shows the three channels' values and the
+// label id under the pointer (as the files hold them at the position it
+// names), and its text fits the room it has.
+func TestWindowHoverShowsEveryValue(t *testing.T) {
+	dir, bin := windowTest(t)
+	img, labels := filepath.Join(dir, "cells.tif"), filepath.Join(dir, "labels.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:4, 0:300, 0:400]
+c = np.stack([10000 + x * 50, 20000 + y * 40, 30000 + x + y], axis=1).astype(np.uint16)
+tifffile.imwrite(sys.argv[1], c, imagej=True, resolution=(2, 2),
+    metadata={'axes': 'ZCYX', 'unit': 'um', 'mode': 'composite', 'Labels': ['Hoechst-33342', 'AlexaFluor-488', 'AlexaFluor-647']})
+tifffile.imwrite(sys.argv[2], (x // 40 + 1 + (y // 40) * 10).astype(np.uint16), imagej=True,
+    resolution=(2, 2), metadata={'axes': 'ZYX', 'unit': 'um'})
+`, img, labels)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), img, "--overlay", labels)
+	v.frameAt(0, 2, true)
+	waitFor(t, "the layout event", 10*time.Second, func() bool { return v.count("layout") > 0 })
+	pic := v.events("layout")[0]["picture"].([]any)
+	mx, my := int(pic[0].(float64)+pic[2].(float64)/2), int(pic[1].(float64)+pic[3].(float64)/2)
+	var e map[string]any
+	waitFor(t, "a read-out with the label", 20*time.Second, func() bool {
+		testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(mx), fmt.Sprint(my))
+		mx++ // a move each time: the read-out follows the pointer
+		for _, h := range v.events("hover") {
+			if strings.Contains(h["text"].(string), "label") {
+				e = h
+			}
+		}
+		return e != nil
+	})
+	text := e["text"].(string)
+	t.Logf("read-out %q: %v of %v pixels", text, e["width"], e["room"])
+	var x, y int
+	if _, err := fmt.Sscanf(text, "X %d Y %d", &x, &y); err != nil {
+		t.Fatalf("no position in %q", text)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("Hoechst-33342 %d", 10000+x*50), fmt.Sprintf("AlexaFluor-488 %d", 20000+y*40),
+		fmt.Sprintf("AlexaFluor-647 %d", 30000+x+y), fmt.Sprintf("label %d", x/40+1+(y/40)*10),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the read-out %q lacks %q", text, want)
+		}
+	}
+	if e["width"].(float64) > e["room"].(float64) {
+		t.Errorf("the read-out is %v pixels wide in %v: cut", e["width"], e["room"])
+	}
 }
