@@ -586,3 +586,18 @@ func TestMenuItemsShowTheirKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestHoverAbbreviations shortens a read-out that does not fit: first
+// without the physical position, then with single gaps; every value stays.
+func TestHoverAbbreviations(t *testing.T) {
+	full := "X 349  Y 266   (174.5 µm, 133 µm)  Z 2   GFP 27450 RFP 30640   label 69"
+	if got := dropPhysical(full); got != "X 349  Y 266  Z 2   GFP 27450 RFP 30640   label 69" {
+		t.Errorf("without the physical position: %q", got)
+	}
+	if got := tighten(dropPhysical(full)); got != "X 349 Y 266 Z 2 GFP 27450 RFP 30640 label 69" {
+		t.Errorf("tightened: %q", got)
+	}
+	if got := dropPhysical("X 1  Y 2  C 0 (DAPI)  value 3"); got != "X 1  Y 2  C 0 (DAPI)  value 3" {
+		t.Errorf("a channel's name taken for the position: %q", got)
+	}
+}
