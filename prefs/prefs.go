@@ -94,6 +94,7 @@ const (
 	keyDiskCache = "disk_cache_bytes"
 	keyFolder    = "last_folder"
 	keyViewPre   = "view:"
+	keyHiddenPre = "hidden:"
 )
 
 // Recent returns the recent files, most recent first.
@@ -168,6 +169,17 @@ func (p *Prefs) DiskCacheBytes() int64 {
 
 // SetDiskCacheBytes sets the disk cache's size limit.
 func (p *Prefs) SetDiskCacheBytes(n int64) { p.setJSON(keyDiskCache, max(n, 0)) }
+
+// PanelHidden reports whether the user hid the window's panel called name
+// (such as "histogram" or "strip"); panels show until hidden.
+func (p *Prefs) PanelHidden(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.s.String(keyHiddenPre+name) == "true"
+}
+
+// SetPanelHidden remembers whether the panel called name is hidden.
+func (p *Prefs) SetPanelHidden(name string, hidden bool) { p.setJSON(keyHiddenPre+name, hidden) }
 
 func (p *Prefs) int64(key string) int64 {
 	p.mu.Lock()

@@ -56,3 +56,19 @@ func TestBudgets(t *testing.T) {
 		t.Errorf("set %d %d", p.CacheBytes(), p.DiskCacheBytes())
 	}
 }
+
+func TestPanelHiddenIsRemembered(t *testing.T) {
+	store := &MapStore{}
+	p := New(store)
+	if p.PanelHidden("histogram") {
+		t.Fatal("a panel starts hidden")
+	}
+	p.SetPanelHidden("histogram", true)
+	if q := New(store); !q.PanelHidden("histogram") || q.PanelHidden("strip") {
+		t.Fatal("the hidden histogram is not remembered alone")
+	}
+	p.SetPanelHidden("histogram", false)
+	if p.PanelHidden("histogram") {
+		t.Fatal("shown again, the histogram is still hidden")
+	}
+}

@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"math"
 	"strconv"
+	"sync"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
+	"vastview/assets"
 	"vastview/loader"
 )
 
@@ -108,63 +111,83 @@ func LengthLabel(metres float64) string {
 	return strconv.FormatFloat(metres/unit.metres, 'g', 4, 64) + " " + unit.name
 }
 
+// ImageRect is the part of view v's viewport that shows the plane of m
+// (the data's extent, clipped to the viewport): where overlays go.
+func ImageRect(m *loader.Meta, v View) image.Rectangle {
+	row, col, _ := v.Orientation.Axes()
+	x0, y0 := v.ToScreen(m, Point{})
+	x1, y1 := v.ToScreen(m, Point{Col: float64(m.Size(col)), Row: float64(m.Size(row))})
+	r := image.Rect(int(math.Round(min(x0, x1))), int(math.Round(min(y0, y1))), int(math.Round(max(x0, x1))), int(math.Round(max(y0, y1))))
+	return r.Intersect(image.Rect(0, 0, v.Width, v.Height))
+}
+
+// overlayRect is where the overlays of view v go in img: the image's part
+// of it, or all of img when that part is too small to write in.
+func overlayRect(img *image.RGBA, m *loader.Meta, v View) image.Rectangle {
+	r := ImageRect(m, v).Add(img.Rect.Min).Intersect(img.Rect)
+	if r.Dx() < 80 || r.Dy() < 40 {
+		return img.Rect
+	}
+	return r
+}
+
 // DrawScaleBar draws view v's scale bar (see ScaleBar) into img, the
 // view's picture: a white bar with a dark edge and its label above it, at
-// the bottom right. It draws nothing when the view has no scale.
+// the bottom right of the image (not of the margin beside it). It draws
+// nothing when the view has no scale.
 func DrawScaleBar(img *image.RGBA, m *loader.Meta, v View) {
 	px, label, ok := ScaleBar(m, v)
 	if !ok {
 		return
 	}
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	scale := textScale(w)
-	margin := 8 * scale
-	thick := 3 * scale
-	x1, y1 := w-margin, h-margin
+	r := overlayRect(img, m, v)
+	size := textSize(img)
+	margin := max(8, int(math.Round(size/2)))
+	thick := max(3, int(math.Round(size/6)))
+	x1, y1 := r.Max.X-margin, r.Max.Y-margin
 	x0, y0 := x1-px, y1-thick
-	text := textMask(label)
-	tw, th := text.Rect.Dx()*scale, text.Rect.Dy()*scale
-	if x0 < 0 || y0-th-2*scale < 0 || tw > w {
+	text := textMask(label, size)
+	tw, th := text.Rect.Dx(), text.Rect.Dy()
+	if x0 < r.Min.X || y0-th < r.Min.Y || tw > r.Dx() {
 		return
 	}
 	dark := color.RGBA{0, 0, 0, 255}
 	fill(img, image.Rect(x0-1, y0-1, x1+1, y1+1), dark)
 	fill(img, image.Rect(x0, y0, x1, y1), color.RGBA{255, 255, 255, 255})
 	// The label, centred over the bar, white with a dark outline.
-	tx, ty := (x0+x1)/2-tw/2, y0-th-2*scale
-	tx = max(0, min(w-tw, tx))
-	outlined(img, text, tx, ty, scale)
+	tx, ty := (x0+x1)/2-tw/2, y0-th
+	tx = max(r.Min.X, min(r.Max.X-tw, tx))
+	outlined(img, text, tx, ty)
 }
 
 // DrawTag writes text (a panel's name) at the bottom left of img, as
 // DrawStamp does at the top left.
 func DrawTag(img *image.RGBA, text string) {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	scale := textScale(w)
-	mask := textMask(text)
-	x, y := 8*scale, h-8*scale-mask.Rect.Dy()*scale
-	if x+mask.Rect.Dx()*scale > w || y < 0 {
+	size := textSize(img)
+	mask := textMask(text, size)
+	margin := max(8, int(math.Round(size/2)))
+	x, y := img.Rect.Min.X+margin, img.Rect.Max.Y-margin-mask.Rect.Dy()
+	if x+mask.Rect.Dx() > img.Rect.Max.X || y < img.Rect.Min.Y {
 		return
 	}
-	outlined(img, mask, x, y, scale)
+	outlined(img, mask, x, y)
 }
 
-// textScale is how many times the 7×13 font is magnified on a picture w
-// pixels wide: it is small on a large view.
-func textScale(w int) int {
-	if w >= 480 {
-		return 2
-	}
-	return 1
+// textSize is the height of the overlays' text, in pixels, on a picture
+// the size of img: about a thirtieth of its smaller side, 11 at least and
+// 28 at most.
+func textSize(img *image.RGBA) float64 {
+	return max(11, min(28, math.Round(float64(min(img.Rect.Dx(), img.Rect.Dy()))/30)))
 }
 
-// outlined paints mask at (x, y) of img, magnified scale times, white
-// with a dark outline.
-func outlined(img *image.RGBA, mask *image.Alpha, x, y, scale int) {
-	for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
-		stamp(img, mask, x+d[0], y+d[1], scale, color.RGBA{0, 0, 0, 255})
+// outlined paints mask at (x, y) of img, white with a dark outline.
+func outlined(img *image.RGBA, mask *image.Alpha, x, y int) {
+	at := func(dx, dy int) image.Rectangle { return mask.Rect.Sub(mask.Rect.Min).Add(image.Pt(x+dx, y+dy)) }
+	dark := image.NewUniform(color.RGBA{0, 0, 0, 255})
+	for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {-1, -1}, {1, 1}, {-1, 1}, {1, -1}} {
+		draw.DrawMask(img, at(d[0], d[1]), dark, image.Point{}, mask, mask.Rect.Min, draw.Over)
 	}
-	stamp(img, mask, x, y, scale, color.RGBA{255, 255, 255, 255})
+	draw.DrawMask(img, at(0, 0), image.White, image.Point{}, mask, mask.Rect.Min, draw.Over)
 }
 
 // fill paints r (clipped to img) in c.
@@ -177,59 +200,46 @@ func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) {
 	}
 }
 
-// stamp paints the set pixels of mask, magnified scale times, at (x, y)
-// of img in c.
-func stamp(img *image.RGBA, mask *image.Alpha, x, y, scale int, c color.RGBA) {
-	b := mask.Rect
-	for my := b.Min.Y; my < b.Max.Y; my++ {
-		for mx := b.Min.X; mx < b.Max.X; mx++ {
-			if mask.AlphaAt(mx, my).A < 128 {
-				continue
-			}
-			fill(img, image.Rect(x+(mx-b.Min.X)*scale, y+(my-b.Min.Y)*scale, x+(mx-b.Min.X+1)*scale, y+(my-b.Min.Y+1)*scale), c)
-		}
-	}
-}
+// textFont is the overlays' font (assets.TextFont), parsed once.
+var textFont = sync.OnceValues(func() (*opentype.Font, error) { return opentype.Parse(assets.TextFont) })
 
-// textMask draws s in the 7×13 bitmap font. The font has ASCII only: µ is
-// drawn as a u whose left stem goes on below the line.
-func textMask(s string) *image.Alpha {
-	runes := []rune(s)
-	face := basicfont.Face7x13
-	mask := image.NewAlpha(image.Rect(0, 0, face.Advance*len(runes), face.Height))
-	d := font.Drawer{Dst: mask, Src: image.Opaque, Face: face, Dot: fixed.P(0, face.Ascent)}
-	for i, r := range runes {
-		if r == 'µ' {
-			d.DrawString("u")
-			// The u's left stem is its first column of ink: carry it down.
-			x := i * face.Advance
-			for cx := x; cx < x+face.Advance; cx++ {
-				if mask.AlphaAt(cx, face.Ascent-2).A > 0 {
-					for y := face.Ascent; y < face.Height; y++ {
-						mask.SetAlpha(cx, y, color.Alpha{255})
-					}
-					break
-				}
-			}
-			continue
-		}
-		d.DrawString(string(r))
+// textMask draws s in the overlays' font, size pixels high (its em),
+// anti-aliased: the mask is as wide as the text and as high as the
+// font's line, with a pixel to spare on each side for the outline.
+func textMask(s string, size float64) *image.Alpha {
+	f, err := textFont()
+	if err != nil {
+		return image.NewAlpha(image.Rect(0, 0, 0, 0))
 	}
+	// A face is not safe for concurrent use: one per call.
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		return image.NewAlpha(image.Rect(0, 0, 0, 0))
+	}
+	defer face.Close()
+	met := face.Metrics()
+	w := font.MeasureString(face, s).Ceil() + 2
+	h := (met.Ascent + met.Descent).Ceil() + 2
+	mask := image.NewAlpha(image.Rect(0, 0, w, h))
+	d := font.Drawer{Dst: mask, Src: image.Opaque, Face: face, Dot: fixed.Point26_6{X: fixed.I(1), Y: met.Ascent + fixed.I(1)}}
+	d.DrawString(s)
 	return mask
 }
 
 // DrawStamp writes text (a time stamp, a position) at the top left of
-// img, white with a dark outline, in the scale bar's font and size.
-func DrawStamp(img *image.RGBA, text string) {
+// view v's image in img, white with a dark outline, in the scale bar's
+// font and size.
+func DrawStamp(img *image.RGBA, m *loader.Meta, v View, text string) {
 	if text == "" {
 		return
 	}
-	w := img.Rect.Dx()
-	scale := textScale(w)
-	mask := textMask(text)
-	x, y := 8*scale, 8*scale
-	if x+mask.Rect.Dx()*scale > w || y+mask.Rect.Dy()*scale > img.Rect.Dy() {
+	r := overlayRect(img, m, v)
+	size := textSize(img)
+	mask := textMask(text, size)
+	margin := max(8, int(math.Round(size/2)))
+	x, y := r.Min.X+margin, r.Min.Y+margin
+	if x+mask.Rect.Dx() > r.Max.X || y+mask.Rect.Dy() > r.Max.Y {
 		return
 	}
-	outlined(img, mask, x, y, scale)
+	outlined(img, mask, x, y)
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"image"
+	"image/color"
 	"testing"
 
 	"vastview/loader"
@@ -46,8 +47,8 @@ func TestScaleBarIsARoundLength(t *testing.T) {
 }
 
 func TestScaleBarIsDrawnBottomRight(t *testing.T) {
-	m := loader.NewMeta("mem", "YX", []int{100, 100}, loader.Uint8, []int{100, 100}, []float64{0.5, 0.5}, []string{"micrometer", "micrometer"})
-	v := View{Zoom: 1, Width: 400, Height: 300}
+	m := loader.NewMeta("mem", "YX", []int{300, 400}, loader.Uint8, []int{300, 400}, []float64{0.5, 0.5}, []string{"micrometer", "micrometer"})
+	v := View{Zoom: 1, Center: Point{Col: 200, Row: 150}, Width: 400, Height: 300}
 	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
 	for i := range img.Pix {
 		img.Pix[i] = 100
@@ -64,8 +65,8 @@ func TestScaleBarIsDrawnBottomRight(t *testing.T) {
 			if x < 300 || y < 250 {
 				t.Fatalf("the scale bar reaches (%d,%d)", x, y)
 			}
-			if p.R == 255 {
-				white++
+			if p.R > 180 {
+				white++ // the bar's, and the label's ink
 			}
 		}
 	}
@@ -78,9 +79,46 @@ func TestScaleBarIsDrawnBottomRight(t *testing.T) {
 		}
 	}
 	if white < 40*3+20 {
-		t.Errorf("only %d white pixels: no label over the bar", white)
+		t.Errorf("only %d light pixels: no label over the bar", white)
 	}
-	if got := textMask("20 µm"); got.Rect.Dx() != 5*7 {
-		t.Errorf("label mask %v", got.Rect)
+	// The label is written in an outline font, anti-aliased: its mask
+	// has partly covered pixels, and the µ is a glyph of its own.
+	mask, partial := textMask("20 µm", 11), 0
+	for _, a := range mask.Pix {
+		if a > 0 && a < 255 {
+			partial++
+		}
+	}
+	if partial == 0 || mask.Rect.Dy() < 11 {
+		t.Errorf("label mask %v with %d partly covered pixels", mask.Rect, partial)
+	}
+}
+
+// TestOverlaysAreOnTheImage draws the scale bar and a stamp over a view
+// that shows its 100×100 plane in the middle of a 400×300 viewport: both
+// lie on the image (x 150 to 250, y 100 to 200), none on the margins.
+func TestOverlaysAreOnTheImage(t *testing.T) {
+	m := loader.NewMeta("mem", "YX", []int{100, 100}, loader.Uint8, []int{100, 100}, []float64{0.5, 0.5}, []string{"micrometer", "micrometer"})
+	v := View{Zoom: 1, Center: Point{Col: 50, Row: 50}, Width: 400, Height: 300}
+	if r := ImageRect(m, v); r != image.Rect(150, 100, 250, 200) {
+		t.Fatalf("image rect %v", r)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	DrawScaleBar(img, m, v)
+	DrawStamp(img, m, v, "t 3")
+	var got image.Rectangle
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 400; x++ {
+			if img.RGBAAt(x, y) != (color.RGBA{}) {
+				got = got.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if got.Empty() || !got.In(image.Rect(150, 100, 250, 200)) {
+		t.Errorf("the overlays cover %v, not within the image", got)
+	}
+	// The bar ends 8 pixels inside the image's bottom right corner.
+	if p := img.RGBAAt(250-8-1, 200-8-1); p.R != 255 {
+		t.Errorf("no bar at the image's corner: %v", p)
 	}
 }

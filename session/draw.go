@@ -404,7 +404,7 @@ func (d *drawer) draw(r request) *Frame {
 		render.DrawScaleBar(img, pyr.Meta(), drawn)
 	}
 	if r.stampAxis != 0 {
-		render.DrawStamp(img, stampText(pyr.Meta(), drawn, r.stampAxis))
+		render.DrawStamp(img, pyr.Meta(), drawn, stampText(pyr.Meta(), drawn, r.stampAxis))
 	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, asked: r.asked, auto: auto}
 	if r.proj != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -89,7 +91,7 @@ func baseName(name string) string {
 // channels go into its metadata as they are shown (names, colours,
 // windows). onEnd, if set, is called (from another goroutine) when it
 // ends.
-func (s *Session) Export(path string, onEnd func(*Export)) (*Export, error) {
+func (s *Session) Export(path string, o ExportOptions, onEnd func(*Export)) (*Export, error) {
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
 		os.Remove(path) // the empty file a save dialog made
 	}
@@ -110,8 +112,22 @@ func (s *Session) Export(path string, onEnd func(*Export)) (*Export, error) {
 	chans := exportChannels(d.Pyr.Meta(), s.chans)
 	e := s.startExportLocked(path, onEnd, d.Release, func(ctx context.Context, progress func(done, total int)) error {
 		m := d.Pyr.Meta()
-		return omezarr.Write(ctx, path, d.Pyr, omezarr.Options{
-			Type:     map[bool]string{true: "mode", false: "mean"}[m.Label],
+		var src loader.Source = d.Pyr
+		method := map[bool]string{true: "mode", false: "mean"}[m.Label]
+		if o.Method != "" && o.Method != method {
+			// The levels by the other method, computed from level 0 as
+			// they are written.
+			p, err := levels.Open(levelZero{d.Pyr}, levels.Options{Mode: o.Method == "mode"})
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			src, method = p, o.Method
+		}
+		return omezarr.Write(ctx, path, src, omezarr.Options{
+			Version:  o.Version,
+			Codec:    o.Codec,
+			Type:     method,
 			Channels: chans,
 			Progress: progress,
 		})
@@ -119,6 +135,36 @@ func (s *Session) Export(path string, onEnd func(*Export)) (*Export, error) {
 	s.mu.Unlock()
 	return e, nil
 }
+
+// ExportOptions are the choices of an OME-Zarr export, as the pyramid
+// command offers them.
+type ExportOptions struct {
+	// Version is the Zarr format: 2 (OME-NGFF 0.4, also when 0) or 3
+	// (OME-NGFF 0.5).
+	Version int
+	// Codec is the chunks' compression: "zstd" (also when ""), "gzip" or
+	// "none".
+	Codec string
+	// Method is how the levels are computed: "mean" or "mode"; "" means
+	// the data's own (mode for label images).
+	Method string
+}
+
+// levelZero is a pyramid's level 0 as a source of its own, so that other
+// levels can be computed from it.
+type levelZero struct{ p *levels.Pyramid }
+
+func (l levelZero) Meta() *loader.Meta {
+	m := *l.p.Meta()
+	m.Levels = m.Levels[:1]
+	return &m
+}
+
+func (l levelZero) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+	return l.p.ReadChunk(ctx, level, idx, dst)
+}
+
+func (l levelZero) Close() error { return nil }
 
 // startExportLocked runs work, writing path, in the background as an
 // Export that Close cancels, then calls release and onEnd (if set, from
@@ -259,21 +305,29 @@ func (s *Session) SnapshotName() string {
 	return b.String() + ".png"
 }
 
-// SaveSnapshot writes the picture on screen (the image area only) to path
-// as a PNG, off the calling goroutine; an error becomes a Problem.
-func (s *Session) SaveSnapshot(path string) error {
+// SaveSnapshot writes the picture on screen to path as a PNG, off the
+// calling goroutine; an error becomes a Problem. It writes the image's
+// part of the view (without the margins beside it), or with whole the
+// whole view (so too for the four panels).
+func (s *Session) SaveSnapshot(path string, whole bool) error {
 	f := s.Shown()
 	if f == nil {
 		return errors.New("nothing is shown yet")
 	}
+	r := f.Img.Rect
+	if !whole && f.Panel == "" && f.data != nil {
+		if ir := render.ImageRect(f.data.Pyr.Meta(), f.View).Add(r.Min); !ir.Empty() {
+			r = ir
+		}
+	}
 	// The frame's buffer is drawn over two frames later: copy it now.
-	img := *f.Img
-	img.Pix = bytes.Clone(f.Img.Pix)
+	img := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	draw.Draw(img, img.Rect, f.Img, r.Min, draw.Src)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		var b bytes.Buffer
-		err := png.Encode(&b, &img)
+		err := png.Encode(&b, img)
 		if err == nil {
 			err = loader.StripPath(fsutil.WriteAtomic(path, b.Bytes()))
 		}

@@ -3,9 +3,12 @@ package session
 import (
 	"context"
 	"errors"
+	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -22,7 +25,7 @@ func TestExportKeepsEveryLevelAndTheChannels(t *testing.T) {
 	h.s.SetWindow(300, 4000)
 	out := filepath.Join(t.TempDir(), "cells")
 	ended := make(chan *Export, 1)
-	e, err := h.s.Export(out, func(e *Export) { ended <- e })
+	e, err := h.s.Export(out, ExportOptions{}, func(e *Export) { ended <- e })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +96,7 @@ func TestOpeningAnotherFileFinishesTheExport(t *testing.T) {
 	h.open(src, "/data/volume.tif")
 	src.hold() // reads of the export wait
 	ended := make(chan *Export, 1)
-	e, err := h.s.Export(filepath.Join(t.TempDir(), "volume.ome.zarr"), func(e *Export) { ended <- e })
+	e, err := h.s.Export(filepath.Join(t.TempDir(), "volume.ome.zarr"), ExportOptions{}, func(e *Export) { ended <- e })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +116,7 @@ func TestCloseCancelsTheExportAndWaits(t *testing.T) {
 	src := &slowSource{Source: small()}
 	h.open(src, "/data/volume.tif")
 	src.hold()
-	e, err := h.s.Export(filepath.Join(t.TempDir(), "volume.ome.zarr"), nil)
+	e, err := h.s.Export(filepath.Join(t.TempDir(), "volume.ome.zarr"), ExportOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,12 +142,43 @@ func TestSnapshotIsTheImageAreaUnderAPositionalName(t *testing.T) {
 	if got := h.s.SnapshotName(); got != "volume_z005_t000.png" {
 		t.Errorf("snapshot offered as %q", got)
 	}
-	path := filepath.Join(t.TempDir(), "view.png")
+	dir := t.TempDir()
+	part, whole := filepath.Join(dir, "view.png"), filepath.Join(dir, "whole.png")
 	want := append([]byte(nil), f.Img.Pix...)
-	if err := h.s.SaveSnapshot(path); err != nil {
+	if err := h.s.SaveSnapshot(part, false); err != nil {
 		t.Fatal(err)
 	}
-	h.s.Close() // waits for the write
+	if err := h.s.SaveSnapshot(whole, true); err != nil {
+		t.Fatal(err)
+	}
+	h.s.Close() // waits for the writes
+	// 96×64 samples fitted to 400×300: 400 wide, 64×400/96 ≈ 267 high, in
+	// the middle; the rows above and below are margin.
+	zoom := 400.0 / 96
+	top := int(math.Round(150 - 32*zoom))
+	for _, c := range []struct {
+		path string
+		r    image.Rectangle
+	}{{part, image.Rect(0, top, 400, 300-top)}, {whole, image.Rect(0, 0, 400, 300)}} {
+		img := readPNG(t, c.path)
+		b := img.Bounds()
+		if b.Dx() != c.r.Dx() || b.Dy() != c.r.Dy() {
+			t.Fatalf("%s: saved %v, want %v of the 400×300 picture", filepath.Base(c.path), b, c.r)
+		}
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				i := 4 * ((y+c.r.Min.Y)*400 + x + c.r.Min.X)
+				if uint8(r>>8) != want[i] || uint8(g>>8) != want[i+1] || uint8(bl>>8) != want[i+2] {
+					t.Fatalf("%s: pixel (%d, %d) differs from the frame on screen", filepath.Base(c.path), x, y)
+				}
+			}
+		}
+	}
+}
+
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
 	r, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -154,17 +188,33 @@ func TestSnapshotIsTheImageAreaUnderAPositionalName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := img.Bounds()
-	if b.Dx() != 400 || b.Dy() != 300 {
-		t.Fatalf("saved %v, want the 400×300 picture", b)
+	return img
+}
+
+// TestExportChoices exports as Zarr 3 with gzip and mode levels: the
+// store's metadata says so.
+func TestExportChoices(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(small(), "/data/volume.tif")
+	out := filepath.Join(t.TempDir(), "volume.ome.zarr")
+	ended := make(chan *Export, 1)
+	e, err := h.s.Export(out, ExportOptions{Version: 3, Codec: "gzip", Method: "mode"}, func(e *Export) { ended <- e })
+	if err != nil {
+		t.Fatal(err)
 	}
-	for y := 0; y < 300; y++ {
-		for x := 0; x < 400; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			i := 4 * (y*400 + x)
-			if uint8(r>>8) != want[i] || uint8(g>>8) != want[i+1] || uint8(bl>>8) != want[i+2] {
-				t.Fatalf("pixel (%d, %d) differs from the frame on screen", x, y)
-			}
-		}
+	<-ended
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.ReadFile(filepath.Join(out, "zarr.json"))
+	if err != nil {
+		t.Fatalf("no Zarr 3 metadata: %v", err)
+	}
+	if !strings.Contains(string(root), `"mode"`) {
+		t.Errorf("the multiscales do not say mode: %s", root)
+	}
+	arr, err := os.ReadFile(filepath.Join(out, "1", "zarr.json"))
+	if err != nil || !strings.Contains(string(arr), "gzip") {
+		t.Errorf("level 1 is not gzip-compressed: %s %v", arr, err)
 	}
 }

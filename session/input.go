@@ -59,11 +59,12 @@ type Command string
 // The commands keys give.
 const (
 	None        Command = ""
-	ShowHelp    Command = "help"   // the list of keys
-	OpenFile    Command = "open"   // the open dialog
-	SaveView    Command = "save"   // the save-as-PNG dialog
-	TogglePane  Command = "panels" // show or hide the panels under and beside the picture
-	ToggleStrip Command = "strip"  // show or hide the strip of files
+	ShowHelp    Command = "help"      // the list of keys
+	OpenFile    Command = "open"      // the open dialog
+	SaveView    Command = "save"      // the save-as-PNG dialog
+	TogglePane  Command = "panels"    // show or hide the panels under and beside the picture
+	ToggleStrip Command = "strip"     // show or hide the strip of files
+	ToggleHist  Command = "histogram" // show or hide the histogram
 )
 
 // Shortcut is one line of the key list (F1, README).
@@ -100,6 +101,7 @@ func Shortcuts() []Shortcut {
 		{"R", "reload chunks a store did not hold yet"},
 		{"H", "show / hide the panels under and beside the picture"},
 		{"F", "show / hide the strip of files"},
+		{"G", "show / hide the histogram"},
 		{"Ctrl+O", "open"},
 		{"Ctrl+S", "save the view as PNG"},
 		{"Ctrl+Q", "quit"},
@@ -243,6 +245,9 @@ func (s *Session) Rune(r rune) Command {
 	case 'f', 'F':
 		s.traceKey(string(r))
 		return ToggleStrip
+	case 'g', 'G':
+		s.traceKey(string(r))
+		return ToggleHist
 	case '0':
 		s.Fit()
 	case '1', '2', '3':

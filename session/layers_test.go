@@ -358,7 +358,7 @@ func TestALabelLayersLevelsKeepIDs(t *testing.T) {
 
 // TestTheScaleBarIsDrawnOverThePicture shows the scale bar (on unless
 // turned off, for data with physical spacing) at the bottom right of the
-// frame, and B takes it away.
+// image (not of the margin beside it), and B takes it away.
 func TestTheScaleBarIsDrawnOverThePicture(t *testing.T) {
 	files := layerFiles()
 	h := newHarness(t, Options{Open: openFiles(files)})
@@ -368,9 +368,10 @@ func TestTheScaleBarIsDrawnOverThePicture(t *testing.T) {
 	if !ok || label != "10 µm" {
 		t.Fatalf("scale bar %d px %q %v", px, label, ok)
 	}
-	w, hh := f.Img.Rect.Dx(), f.Img.Rect.Dy()
+	r := render.ImageRect(labelsBase(), f.View)
+	w, hh := r.Max.X, r.Max.Y
 	if got := f.Img.RGBAAt(w-8-px/2, hh-9); got != (color.RGBA{255, 255, 255, 255}) {
-		t.Errorf("the bar's middle is %v", got)
+		t.Errorf("the bar's middle is %v (the image at %v)", got, r)
 	}
 	h.s.Rune('b')
 	gen := h.gen()

@@ -316,19 +316,24 @@ func TestChannelPanelHidesWithH(t *testing.T) {
 	})
 }
 
-// TestChannelMenuItems uses the View menu: the mode and the next
+// TestChannelMenuItems uses the View menu's Channels submenu: the mode and the next
 // channel, with the keys shown beside them.
 func TestChannelMenuItems(t *testing.T) {
 	v := newChannelViewer(t)
 	onUI(func() {
 		keys := map[string]fyne.KeyName{"Cycle Channel Mode": fyne.KeyM, "Next Channel": fyne.KeyDown, "Previous Channel": fyne.KeyUp}
 		for _, m := range v.win.MainMenu().Items {
-			for _, it := range m.Items {
-				if k, ok := keys[it.Label]; ok {
-					if sc, _ := it.Shortcut.(fyne.KeyboardShortcut); sc == nil || sc.Key() != k || m.Label != "View" {
-						t.Errorf("%s → %q has shortcut %v", m.Label, it.Label, it.Shortcut)
+			for _, sub := range m.Items {
+				if sub.ChildMenu == nil {
+					continue
+				}
+				for _, it := range sub.ChildMenu.Items {
+					if k, ok := keys[it.Label]; ok {
+						if sc, _ := it.Shortcut.(fyne.KeyboardShortcut); sc == nil || sc.Key() != k || m.Label != "View" || sub.Label != "Channels" {
+							t.Errorf("%s → %s → %q has shortcut %v", m.Label, sub.Label, it.Label, it.Shortcut)
+						}
+						delete(keys, it.Label)
 					}
-					delete(keys, it.Label)
 				}
 			}
 		}

@@ -31,7 +31,7 @@ const (
 const (
 	contrastMargin   = 5    // units left and right of the plot, room for the grips
 	contrastHit      = 6    // a handle takes the pointer this far either side
-	contrastPlotH    = 60   // minimum plot height
+	contrastPlotH    = 30   // minimum plot height
 	contrastMinGap   = 1e-3 // smallest window, as a fraction of the histogram range
 	contrastMinPlotW = 100  // minimum plot width
 )

@@ -34,7 +34,9 @@ func newContrastControls(v *Viewer) *contrastControls {
 	}
 	c.lo.SetPlaceHolder("min")
 	c.hi.SetPlaceHolder("max")
-	side := container.NewGridWrap(fyne.NewSize(96, c.lo.MinSize().Height), c.hi, c.lo)
+	// The entries side by side: the row is no taller than one of them.
+	cell := fyne.NewSize(96, c.lo.MinSize().Height)
+	side := container.NewVBox(container.NewHBox(container.NewGridWrap(cell, c.lo), container.NewGridWrap(cell, c.hi)))
 	c.box = container.NewBorder(nil, nil, nil, side, c.panel)
 	return c
 }

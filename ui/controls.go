@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -137,6 +138,10 @@ func (v *Viewer) rebuildSliders() {
 	if op, _ := v.s.Projection(); op != loader.NoProjection {
 		v.addSlabSlider(m)
 	}
+	// One row, however many sliders: a projection's slab slider takes
+	// room beside the others, not from the picture.
+	v.axesBox.Layout = layout.NewGridLayoutWithColumns(max(1, len(v.axesBox.Objects)))
+	v.axesBox.Refresh()
 	v.syncSliders()
 }
 
@@ -253,7 +258,7 @@ func newToolbar(v *Viewer) *toolbar {
 		v.s.TogglePlay()
 		v.focusView()
 	})
-	t.box = container.NewHBox(
+	t.box = container.NewBorder(nil, nil, container.NewHBox(
 		widget.NewButtonWithIcon("", theme.FolderOpenIcon(), v.openDialog),
 		t.planes[0], t.planes[1], t.planes[2],
 		t.proj,
@@ -262,7 +267,7 @@ func newToolbar(v *Viewer) *toolbar {
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { v.s.Fit(); v.focusView() }),
 		t.play,
 		t.rate,
-	)
+	), nil, v.status)
 	t.dataChanged()
 	return t
 }
@@ -349,4 +354,20 @@ func (v *Viewer) togglePanels() {
 	v.chans.sync()
 	v.layers.sync()
 	v.win.Content().Refresh() // the picture takes the room, or gives it back
+}
+
+// histogramPanel names the histogram among the panels the user may hide.
+const histogramPanel = "histogram"
+
+// toggleHistogram shows or hides the histogram and its window entries
+// (G), and remembers the choice.
+func (v *Viewer) toggleHistogram() {
+	b := v.contrast.box
+	if b.Visible() {
+		b.Hide()
+	} else {
+		b.Show()
+	}
+	v.s.Prefs().SetPanelHidden(histogramPanel, !b.Visible())
+	v.win.Content().Refresh()
 }

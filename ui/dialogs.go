@@ -129,32 +129,56 @@ func (v *Viewer) openURLDialog() {
 	v.win.Canvas().Focus(e)
 }
 
-// saveDialog saves the picture on screen (the image area) as a PNG.
+// saveDialog saves the picture on screen as a PNG: the image's part of
+// the view, or the whole view when asked.
 func (v *Viewer) saveDialog() {
 	if v.s.Shown() == nil {
 		return
 	}
-	v.askSavePath(v.s.SnapshotName(), []string{".png"}, func(path string) {
-		if err := v.s.SaveSnapshot(path); err != nil {
-			v.showProblem(session.Problem{Subject: displayName(path), Err: err})
-		}
-	})
+	whole := widget.NewCheck("Whole view (with the margins beside the image)", nil)
+	v.askSavePath("Save View as PNG", v.s.SnapshotName(), []string{".png"}, []*widget.FormItem{widget.NewFormItem("", whole)},
+		func(path string) {
+			if err := v.s.SaveSnapshot(path, whole.Checked); err != nil {
+				v.showProblem(session.Problem{Subject: displayName(path), Err: err})
+			}
+		})
 }
 
 // exportDialog asks where to write the data shown, with every level, as
-// OME-Zarr, and writes it in the background, its progress and Cancel in
-// the status bar. The data stays open and viewable meanwhile.
+// OME-Zarr, and how (the pyramid command's choices: Zarr version,
+// compression, method), and writes it in the background, its progress and
+// Cancel in the status bar. The data stays open and viewable meanwhile.
 func (v *Viewer) exportDialog() {
-	if v.s.Data() == nil {
+	m := v.s.Meta()
+	if v.s.Data() == nil || m == nil {
 		return
 	}
-	v.askSavePath(v.s.ExportName(), nil, v.export)
+	versions := []string{"2 (OME-NGFF 0.4)", "3 (OME-NGFF 0.5)"}
+	version := widget.NewSelect(versions, nil)
+	version.SetSelected(versions[0])
+	codec := widget.NewSelect([]string{"zstd", "gzip", "none"}, nil)
+	codec.SetSelected("zstd")
+	method := widget.NewSelect([]string{"mean", "mode"}, nil)
+	method.SetSelected(map[bool]string{true: "mode", false: "mean"}[m.Label])
+	items := []*widget.FormItem{
+		widget.NewFormItem("Zarr version", version),
+		widget.NewFormItem("Compression", codec),
+		widget.NewFormItem("Levels by", method),
+	}
+	items[2].HintText = "mean for intensities, mode for label images"
+	v.askSavePath("Export OME-Zarr Pyramid", v.s.ExportName(), nil, items, func(path string) {
+		o := session.ExportOptions{Version: 2, Codec: codec.Selected, Method: method.Selected}
+		if version.Selected == versions[1] {
+			o.Version = 3
+		}
+		v.export(path, o)
+	})
 }
 
 // export writes the data shown to path, showing progress.
-func (v *Viewer) export(path string) {
+func (v *Viewer) export(path string, o session.ExportOptions) {
 	v.runExport("Export pyramid", path, func(onEnd func(*session.Export)) (*session.Export, error) {
-		return v.s.Export(path, onEnd)
+		return v.s.Export(path, o, onEnd)
 	})
 }
 
@@ -257,7 +281,8 @@ func (e *escEntry) TypedKey(k *fyne.KeyEvent) {
 // askSavePath asks where to save: the path to write, first the folder of
 // the data shown (or the last one saved to) and name; Enter saves, Escape
 // cancels, Browse… picks another place. With exts, only those file types.
-func (v *Viewer) askSavePath(name string, exts []string, save func(path string)) {
+// The dialog is titled title; extra are further choices under the path.
+func (v *Viewer) askSavePath(title, name string, exts []string, extra []*widget.FormItem, save func(path string)) {
 	e := newEscEntry(v)
 	folder := v.lastFolder
 	if folder == "" {
@@ -266,9 +291,8 @@ func (v *Viewer) askSavePath(name string, exts []string, save func(path string))
 	e.SetText(filepath.Join(folder, name))
 	var d *dialog.FormDialog
 	browse := v.browseButton(e, exts)
-	d = dialog.NewForm("Save", "Save", "Cancel", []*widget.FormItem{
-		widget.NewFormItem("Path", container.NewBorder(nil, nil, nil, browse, e)),
-	}, func(ok bool) {
+	items := append([]*widget.FormItem{widget.NewFormItem("Path", container.NewBorder(nil, nil, nil, browse, e))}, extra...)
+	d = dialog.NewForm(title, "Save", "Cancel", items, func(ok bool) {
 		if path := strings.TrimSpace(e.Text); ok && path != "" {
 			v.lastFolder = filepath.Dir(path)
 			save(path)

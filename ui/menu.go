@@ -62,28 +62,36 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		o := render.Orientation(i)
 		planes[i] = item(name, key(fyne.KeyName(rune('1'+i)), 0), func() { v.s.SetOrientation(o) })
 	}
-	four := v.toggleItem("Four Panels", func() bool { return v.s.Layout() == session.FourPanels }, func(on bool) {
+	four := v.toggleItem("Four Panels", key(fyne.Key4, 0), func() bool { return v.s.Layout() == session.FourPanels }, func(on bool) {
 		v.s.SetLayout(map[bool]session.Layout{true: session.FourPanels, false: session.SingleView}[on])
 	})
+	// The channels' items in a submenu, high in the menu: the View menu
+	// and the submenu fit the window, unscrolled, every key beside its
+	// item in sight.
+	chans := fyne.NewMenuItem("Channels", nil)
+	chans.ChildMenu = fyne.NewMenu("", v.channelItems()...)
 	view := fyne.NewMenu("View",
 		planes[0], planes[1], planes[2], four,
-		v.toggleItem("Link Panel Zoom", v.s.LinkedZoom, v.s.SetLinkedZoom),
+		v.toggleItem("Link Panel Zoom", nil, v.s.LinkedZoom, v.s.SetLinkedZoom),
+		item("Projection: Max, Min, Mean, None", key(fyne.KeyP, 0), v.s.CycleProjection),
 		fyne.NewMenuItemSeparator(),
 		item("Fit", key(fyne.Key0, 0), v.s.Fit),
 		item("Zoom In", key(fyne.KeyPlus, 0), func() { v.s.Rune('+') }),
 		item("Zoom Out", key(fyne.KeyMinus, 0), func() { v.s.Rune('-') }),
 		item("Auto-contrast", key(fyne.KeyC, 0), v.s.AutoContrast),
+		chans,
 		fyne.NewMenuItemSeparator(),
 		item("Play / Pause", key(fyne.KeySpace, 0), v.s.TogglePlay),
 		item("Show / Hide Panels", key(fyne.KeyH, 0), v.togglePanels),
 		item("Show / Hide File Strip", key(fyne.KeyF, 0), func() { v.strip.toggle() }),
+		item("Show / Hide Histogram", key(fyne.KeyG, 0), v.toggleHistogram),
 		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
 		fyne.NewMenuItemSeparator(),
 	)
-	view.Items = append(view.Items, v.toggleItem("Scale Bar", v.s.ScaleBar, v.s.SetScaleBar),
-		v.toggleItem("Time Stamp", v.s.TimeStamp, v.s.SetTimeStamp), fyne.NewMenuItemSeparator())
-	view.Items = append(view.Items, v.channelItems()...)
-	keep := v.toggleItem("Keep View Across Files", v.s.KeepView, v.s.SetKeepView)
+	view.Items = append(view.Items, v.toggleItem("Scale Bar", key(fyne.KeyB, 0), v.s.ScaleBar, v.s.SetScaleBar),
+		v.toggleItem("Time Stamp", key(fyne.KeyT, 0), v.s.TimeStamp, v.s.SetTimeStamp),
+		item("Show / Hide Layers", key(fyne.KeyV, 0), v.s.ToggleLayers))
+	keep := v.toggleItem("Keep View Across Files", nil, v.s.KeepView, v.s.SetKeepView)
 	// The keys reach the menu first: its items press them for the view.
 	alt := func(k fyne.KeyName) func() {
 		return func() { v.command(v.s.PressWith(string(k), session.Mods{Alt: true})) }
@@ -138,10 +146,11 @@ func joinShape(shape []int) string {
 	return strings.Join(s, "×")
 }
 
-// toggleItem is a menu item checked while get reports true; choosing it
-// sets the opposite. Its check follows get (see syncToggles).
-func (v *Viewer) toggleItem(label string, get func() bool, set func(bool)) *fyne.MenuItem {
-	it := fyne.NewMenuItem(label, nil)
+// toggleItem is a menu item checked while get reports true, with the key
+// that does the same (sc, nil for none); choosing it sets the opposite.
+// Its check follows get (see syncToggles).
+func (v *Viewer) toggleItem(label string, sc fyne.Shortcut, get func() bool, set func(bool)) *fyne.MenuItem {
+	it := item(label, sc, nil)
 	it.Checked = get()
 	v.toggles = append(v.toggles, toggle{it, get})
 	it.Action = func() {

@@ -17,8 +17,9 @@ import (
 // the UI goroutine and does no pixel work.
 type planeView struct {
 	widget.BaseWidget
-	v   *Viewer
-	img *canvas.Image
+	v    *Viewer
+	img  *canvas.Image
+	w, h int // the size the session draws at, in pixels
 }
 
 var (
@@ -137,16 +138,25 @@ func (p *planeView) hover(e *desktop.MouseEvent) {
 }
 
 type planeViewRenderer struct {
-	p    *planeView
-	w, h int
+	p *planeView
 }
 
 func (r *planeViewRenderer) Layout(size fyne.Size) {
 	r.p.img.Resize(size)
-	w, h := int(r.p.px(size.Width)+0.5), int(r.p.px(size.Height)+0.5)
-	if w != r.w || h != r.h {
-		r.w, r.h = w, h
-		r.p.v.s.Resize(w, h)
+	r.p.sizeChanged()
+}
+
+// sizeChanged tells the session the picture's size in pixels, unless the
+// viewer holds it back while its panels are made.
+func (p *planeView) sizeChanged() {
+	if p.v.held {
+		return
+	}
+	size := p.Size()
+	w, h := int(p.px(size.Width)+0.5), int(p.px(size.Height)+0.5)
+	if w != p.w || h != p.h {
+		p.w, p.h = w, h
+		p.v.s.Resize(w, h)
 	}
 }
 
@@ -182,5 +192,7 @@ func (v *Viewer) command(c session.Command) {
 		v.togglePanels()
 	case session.ToggleStrip:
 		v.strip.toggle()
+	case session.ToggleHist:
+		v.toggleHistogram()
 	}
 }

@@ -29,21 +29,32 @@ type fileStrip struct {
 	first  int      // the list index of cards[0]
 	paths  []string // the list the cards are of
 	hidden bool     // hidden by the user (F)
+	// reserved keeps the strip's room from the start for a file opened:
+	// its folder is listed in the background, and the picture keeps its
+	// size when the list arrives.
+	reserved bool
 }
 
 // stripWindow is the number of files with a card.
 const stripWindow = 15
 
 func newFileStrip(v *Viewer) *fileStrip {
-	s := &fileStrip{v: v, row: container.NewHBox()}
+	s := &fileStrip{v: v, row: container.NewHBox(), hidden: v.s.Prefs().PanelHidden(stripPanel)}
 	s.scroll = container.NewHScroll(s.row)
-	s.scroll.SetMinSize(fyne.NewSize(0, ThumbUnits+50))
+	s.scroll.SetMinSize(fyne.NewSize(0, cardThumb+44))
 	s.scroll.Hide()
 	return s
 }
 
-// ThumbUnits is the size a thumbnail is shown at, in units.
+// ThumbUnits is the size a thumbnail is made at, in units.
 const ThumbUnits = 72
+
+// cardThumb is the size a thumbnail is shown at in the strip, in units:
+// small, so that the picture keeps most of the window.
+const cardThumb = 48
+
+// stripPanel names the strip among the panels the user may hide.
+const stripPanel = "strip"
 
 // listChanged rebuilds the cards when the list changed, highlights the
 // file shown and scrolls it into sight. The strip shows for lists of more
@@ -69,7 +80,7 @@ func (s *fileStrip) listChanged() {
 	for k, c := range s.cards {
 		c.set(s.first+k == pos, list[s.first+k].Err)
 	}
-	if len(list) > 1 && !s.hidden {
+	if (len(list) > 1 || s.reserved) && !s.hidden {
 		s.scroll.Show()
 	} else {
 		s.scroll.Hide()
@@ -105,6 +116,7 @@ func (s *fileStrip) thumbsChanged() {
 // toggle shows or hides the strip (F).
 func (s *fileStrip) toggle() {
 	s.hidden = !s.hidden
+	s.v.s.Prefs().SetPanelHidden(stripPanel, s.hidden)
 	s.listChanged()
 	s.v.win.Content().Refresh()
 }
@@ -127,7 +139,7 @@ func newFileCard(v *Viewer, i int, path string) *fileCard {
 		bg: canvas.NewRectangle(color.Transparent)}
 	c.img.FillMode = canvas.ImageFillContain
 	c.img.ScaleMode = canvas.ImageScaleFastest
-	c.img.SetMinSize(fyne.NewSize(ThumbUnits, ThumbUnits))
+	c.img.SetMinSize(fyne.NewSize(cardThumb, cardThumb))
 	c.name.Truncation = fyne.TextTruncateEllipsis
 	c.name.Alignment = fyne.TextAlignCenter
 	c.why = widget.NewLabel("")

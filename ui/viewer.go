@@ -7,6 +7,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"vastview/assets"
@@ -72,6 +74,7 @@ type Viewer struct {
 	choosing   *chooser // the last file chooser shown
 	trace      *session.Tracer
 	laidOut    bool // the layout event is written
+	held       bool // the picture's size is not passed on yet: the panels are still being made
 
 	shown *session.Frame // on screen
 }
@@ -88,7 +91,7 @@ type hider interface{ Hide() }
 func Run(ctx context.Context, src loader.Source, name string, list []string, opts Options) {
 	a := app.NewWithID("io.vastview.viewer")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	v := newViewer(a, opts)
+	v := buildViewer(a, opts, true)
 	switch {
 	case src == nil && len(list) > 0 && opts.OpenErr != nil:
 		v.s.OpenFailed(list, opts.OpenErr)
@@ -101,14 +104,28 @@ func Run(ctx context.Context, src loader.Source, name string, list []string, opt
 			v.s.Browse(list)
 		}
 	}
+	// The panels the data asks for (sliders, channels, the file strip)
+	// are made before the picture's size is known, so that the first
+	// frame is drawn at the size it keeps.
+	v.strip.reserved = name != "" || len(list) > 0
+	v.takeUpdate()
+	v.strip.listChanged()
 	stop := context.AfterFunc(ctx, func() { fyne.Do(func() { v.quit("signal") }) })
 	defer stop()
-	v.win.ShowAndRun()
+	v.win.Show()
+	// Once the window shows, with its menu bar: the room the content has.
+	fyne.Do(v.release)
+	a.Run()
 	v.s.Close()
 }
 
-func newViewer(a fyne.App, opts Options) *Viewer {
-	v := &Viewer{app: a, sliders: map[byte]*axisSlider{}, trace: opts.Session.Trace}
+// newViewer makes the viewer's window, its picture sized as it is laid out.
+func newViewer(a fyne.App, opts Options) *Viewer { return buildViewer(a, opts, false) }
+
+// buildViewer makes the viewer's window; with held, the picture's size
+// reaches the session only at release.
+func buildViewer(a fyne.App, opts Options, held bool) *Viewer {
+	v := &Viewer{app: a, sliders: map[byte]*axisSlider{}, trace: opts.Session.Trace, held: held}
 	so := opts.Session
 	so.Prefs = prefs.New(a.Preferences())
 	so.OnFrame = func() { uiDo(v.takeFrame) }
@@ -118,14 +135,14 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.pv = newPlaneView(v)
 	v.status = newStatusLabel(v)
 	v.hoverLbl = widget.NewLabel("")
-	v.hoverLbl.Truncation = fyne.TextTruncateEllipsis
+	v.hoverLbl.Truncation = fyne.TextTruncateClip // showHover makes it fit
 	v.buildBar = widget.NewProgressBar()
 	v.buildLbl = widget.NewLabel("levels")
 	v.openLbl = widget.NewLabel("")
 	v.opening = container.NewHBox(v.openLbl, widget.NewButton("Cancel", v.s.CancelOpen))
 	v.opening.Hide()
 	v.exportsBox = container.NewHBox()
-	v.axesBox = container.NewVBox()
+	v.axesBox = container.NewGridWithColumns(1)
 	v.tools = newToolbar(v)
 	v.contrast = newContrastControls(v)
 	v.panels = container.NewVBox(v.contrast.box, v.axesBox)
@@ -133,8 +150,10 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.layers = newLayerPanel(v)
 	v.strip = newFileStrip(v)
 	build := container.NewBorder(nil, nil, v.buildLbl, nil, v.buildBar)
+	// The read-out under the pointer has the row to itself (the status is
+	// in the toolbar's row), so that every value fits.
 	statusRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.opening, v.exportsBox, container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)),
-		container.NewGridWithColumns(2, v.hoverLbl, v.status))
+		v.hoverLbl)
 	v.showBuild(session.Status{})
 	bottom := container.NewVBox(v.strip.scroll, v.panels, statusRow)
 	// Sized before its content is set, so that the first layout is the
@@ -143,6 +162,9 @@ func newViewer(a fyne.App, opts Options) *Viewer {
 	v.win.SetMainMenu(v.menu())
 	side := container.NewBorder(nil, v.layers.box, nil, nil, v.chans.box)
 	v.win.SetContent(container.NewBorder(v.tools.box, bottom, nil, side, v.pv))
+	if v.s.Prefs().PanelHidden(histogramPanel) {
+		v.contrast.box.Hide()
+	}
 	v.win.SetOnDropped(v.dropped)
 	// The view is kept while the preferences can still be written: when
 	// the window closes or the app is told to quit.
@@ -195,6 +217,14 @@ func (v *Viewer) open(src loader.Source, name string) {
 	}
 }
 
+// release passes the picture's size on to the session, the panels made:
+// the first frame is drawn at it.
+func (v *Viewer) release() {
+	v.held = false
+	v.win.Content().Refresh() // lays the panels out
+	v.pv.sizeChanged()
+}
+
 // takeFrame shows the newest frame; it runs on the UI goroutine.
 func (v *Viewer) takeFrame() {
 	f := v.s.TakeFrame()
@@ -228,7 +258,9 @@ func (v *Viewer) traceLayout() {
 			file = append(file, it.Label)
 		}
 	}
+	cs, scale := v.win.Canvas().Size(), v.win.Canvas().Scale()
 	v.trace.Event("layout", map[string]any{
+		"window": []int{int(cs.Width * scale), int(cs.Height * scale)}, "hover": v.rect(v.hoverLbl),
 		"picture": v.rect(v.pv), "colormap": v.rect(v.tools.cmap), "rate": v.rect(v.tools.rate), "play": v.rect(v.tools.play),
 		"menu": []int{0, 0, content[2], content[1]}, "file_menu": file,
 	})
@@ -277,7 +309,7 @@ func (v *Viewer) takeUpdate() {
 		v.updateStatus()
 	}
 	if c&session.HoverChanged != 0 {
-		v.hoverLbl.SetText(v.s.HoverText())
+		v.showHover(v.s.HoverText())
 	}
 	if c&session.PlayChanged != 0 {
 		v.tools.playChanged()
@@ -296,6 +328,43 @@ func (v *Viewer) takeUpdate() {
 		v.showProblem(p)
 	}
 }
+
+// showHover shows the read-out under the pointer, abbreviated until it
+// fits the row (the physical position goes first, then the wide gaps), so
+// that every value stays in sight.
+func (v *Viewer) showHover(text string) {
+	l := v.hoverLbl
+	room := l.Size().Width - 2*theme.InnerPadding()
+	width := func(s string) float32 { return fyne.MeasureText(s, theme.TextSize(), l.TextStyle).Width }
+	shown := text
+	for _, abbreviate := range []func(string) string{dropPhysical, tighten} {
+		if width(shown) <= room {
+			break
+		}
+		shown = abbreviate(shown)
+	}
+	if shown == l.Text {
+		return
+	}
+	l.SetText(shown)
+	if v.trace != nil && shown != "" {
+		scale := v.win.Canvas().Scale()
+		v.trace.Event("hover", map[string]any{"text": shown, "width": int(width(shown) * scale), "room": int(room * scale)})
+	}
+}
+
+// dropPhysical leaves out the physical position, "(12.5 µm, 3 µm)".
+func dropPhysical(s string) string {
+	i := strings.Index(s, "(")
+	j := strings.Index(s, ")")
+	if i < 0 || j < i || !strings.Contains(s[i:j], ",") {
+		return s
+	}
+	return strings.TrimRight(s[:i], " ") + "  " + strings.TrimLeft(s[j+1:], " ")
+}
+
+// tighten writes every gap as one space.
+func tighten(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // updateStatus shows the session's status.
 func (v *Viewer) updateStatus() {

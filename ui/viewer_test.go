@@ -439,7 +439,7 @@ func TestPanelsHideAndShowWithH(t *testing.T) {
 
 // TestSaveDialogSavesOnEnterAndCancelsOnEscape presses Ctrl+S: the path
 // offered is the folder and the positional name; Escape in it cancels,
-// and Enter writes the PNG of the picture.
+// and Enter writes the PNG of the image's part of the picture.
 func TestSaveDialogSavesOnEnterAndCancelsOnEscape(t *testing.T) {
 	v := newTestViewer(t, nil)
 	dir := t.TempDir()
@@ -465,10 +465,13 @@ func TestSaveDialogSavesOnEnterAndCancelsOnEscape(t *testing.T) {
 		entry, _ = v.win.Canvas().Focused().(*escEntry)
 		entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	})
+	m := v.s.Meta()
 	v.s.Close() // waits for the file
 	img := testtool.ReadPNG(t, want)
-	if b := img.Bounds(); b.Dx() != v.shown.Img.Rect.Dx() || b.Dy() != v.shown.Img.Rect.Dy() {
-		t.Errorf("saved %v, the picture is %v", b, v.shown.Img.Rect)
+	// The image's part of the view, without the margins beside it.
+	part := render.ImageRect(m, v.shown.View)
+	if b := img.Bounds(); b.Dx() != part.Dx() || b.Dy() != part.Dy() || part.Dx() >= v.shown.Img.Rect.Dx() {
+		t.Errorf("saved %v, the image's part of the %v picture is %v", b, v.shown.Img.Rect, part)
 	}
 }
 
@@ -773,4 +776,51 @@ func TestBrowseInASaveDialogPicksAPath(t *testing.T) {
 			t.Error("the save dialog closed with the chooser")
 		}
 	})
+}
+
+// TestMenuItemsShowTheirKeys checks that the View menu's items that a key
+// also does carry that key, which the menu writes beside them.
+func TestMenuItemsShowTheirKeys(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var m *fyne.MainMenu
+	uiDoAndWait(func() { m = v.win.MainMenu() })
+	keys := map[string]fyne.KeyName{}
+	var walk func(items []*fyne.MenuItem)
+	walk = func(items []*fyne.MenuItem) {
+		for _, it := range items {
+			if sc, ok := it.Shortcut.(*desktop.CustomShortcut); ok {
+				keys[it.Label] = sc.KeyName
+			}
+			if it.ChildMenu != nil {
+				walk(it.ChildMenu.Items)
+			}
+		}
+	}
+	for _, menu := range m.Items {
+		walk(menu.Items)
+	}
+	for label, want := range map[string]fyne.KeyName{
+		"Four Panels": fyne.Key4, "Scale Bar": fyne.KeyB, "Time Stamp": fyne.KeyT,
+		"Projection: Max, Min, Mean, None": fyne.KeyP, "Show / Hide Histogram": fyne.KeyG,
+		"Show / Hide Layers": fyne.KeyV, "Cycle Channel Mode": fyne.KeyM,
+	} {
+		if keys[label] != want {
+			t.Errorf("menu item %q shows key %q, want %q", label, keys[label], want)
+		}
+	}
+}
+
+// TestHoverAbbreviations shortens a read-out that does not fit: first
+// without the physical position, then with single gaps; every value stays.
+func TestHoverAbbreviations(t *testing.T) {
+	full := "X 349  Y 266   (174.5 µm, 133 µm)  Z 2   GFP 27450 RFP 30640   label 69"
+	if got := dropPhysical(full); got != "X 349  Y 266  Z 2   GFP 27450 RFP 30640   label 69" {
+		t.Errorf("without the physical position: %q", got)
+	}
+	if got := tighten(dropPhysical(full)); got != "X 349 Y 266 Z 2 GFP 27450 RFP 30640 label 69" {
+		t.Errorf("tightened: %q", got)
+	}
+	if got := dropPhysical("X 1  Y 2  C 0 (DAPI)  value 3"); got != "X 1  Y 2  C 0 (DAPI)  value 3" {
+		t.Errorf("a channel's name taken for the position: %q", got)
+	}
 }
