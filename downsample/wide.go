@@ -35,6 +35,8 @@ func meanWide[T wide](p *plan, dst, src []T) {
 			meanWideH1(d, rs[0])
 		case it.horiz && len(rs) == 2:
 			meanWideH2(d, rs[0], rs[1])
+		case it.horiz && len(rs) == 4:
+			meanWideH4(d, rs[0], rs[1], rs[2], rs[3])
 		case !it.horiz && len(rs) == 1:
 			copy(d, rs[0])
 		default:
@@ -78,6 +80,33 @@ func meanWideH2[T wide](d, a, b []T) {
 	if len(d) > 0 && len(a) > 0 && len(b) > 0 {
 		lo, hi := bits.Add64(uint64(a[0])^f, uint64(b[0])^f, 0)
 		d[0] = T(roundShift(hi, lo, 1) ^ f)
+	}
+}
+
+// add128 adds v to the 128-bit sum hi:lo.
+func add128(hi, lo, v uint64) (uint64, uint64) {
+	lo, c := bits.Add64(lo, v, 0)
+	return hi + c, lo
+}
+
+func meanWideH4[T wide](d, a, b, c, e []T) {
+	f := wideFlip[T]()
+	for len(d) > 0 && len(a) >= 2 && len(b) >= 2 && len(c) >= 2 && len(e) >= 2 {
+		hi, lo := add128(0, uint64(a[0])^f, uint64(a[1])^f)
+		hi, lo = add128(hi, lo, uint64(b[0])^f)
+		hi, lo = add128(hi, lo, uint64(b[1])^f)
+		hi, lo = add128(hi, lo, uint64(c[0])^f)
+		hi, lo = add128(hi, lo, uint64(c[1])^f)
+		hi, lo = add128(hi, lo, uint64(e[0])^f)
+		hi, lo = add128(hi, lo, uint64(e[1])^f)
+		d[0] = T(roundShift(hi, lo, 3) ^ f)
+		d, a, b, c, e = d[1:], a[2:], b[2:], c[2:], e[2:]
+	}
+	if len(d) > 0 && len(a) > 0 && len(b) > 0 && len(c) > 0 && len(e) > 0 {
+		hi, lo := add128(0, uint64(a[0])^f, uint64(b[0])^f)
+		hi, lo = add128(hi, lo, uint64(c[0])^f)
+		hi, lo = add128(hi, lo, uint64(e[0])^f)
+		d[0] = T(roundShift(hi, lo, 2) ^ f)
 	}
 }
 
