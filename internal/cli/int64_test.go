@@ -105,5 +105,12 @@ func TestSixtyFourBitIntegersEndToEnd(t *testing.T) {
 		if want := map[string]string{"uint64": "<u8", "int64": "<i8"}[c.dtype]; err != nil || za.DType != want {
 			t.Errorf("%s: level 0 dtype %q (%v), want %q", c.name, za.DType, err, want)
 		}
+		// Zarr v3 (OME-Zarr 0.5) keeps the type and every bit as well.
+		out3 := filepath.Join(dir, c.name+".v3.ome.zarr")
+		mustRun(t, "pyramid", src, out3, "--zarr", "3", "--method", c.method)
+		if j := infoOf(t, out3); j.DType != c.dtype {
+			t.Errorf("%s: v3 export of type %q", c.name, j.DType)
+		}
+		checkPlane(t, out3, filepath.Join(dir, c.raw), "--z", c.z)
 	}
 }
