@@ -117,6 +117,10 @@ func load[T Number](b []byte) T {
 		*p = binary.LittleEndian.Uint32(b)
 	case *int32:
 		*p = int32(binary.LittleEndian.Uint32(b))
+	case *uint64:
+		*p = binary.LittleEndian.Uint64(b)
+	case *int64:
+		*p = int64(binary.LittleEndian.Uint64(b))
 	case *float32:
 		*p = math.Float32frombits(binary.LittleEndian.Uint32(b))
 	case *float64:
@@ -139,6 +143,10 @@ func store[T Number](b []byte, v T) {
 		binary.LittleEndian.PutUint32(b, x)
 	case int32:
 		binary.LittleEndian.PutUint32(b, uint32(x))
+	case uint64:
+		binary.LittleEndian.PutUint64(b, x)
+	case int64:
+		binary.LittleEndian.PutUint64(b, uint64(x))
 	case float32:
 		binary.LittleEndian.PutUint32(b, math.Float32bits(x))
 	case float64:

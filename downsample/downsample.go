@@ -35,12 +35,12 @@ var ErrShape = errors.New("downsample: shape mismatch")
 
 // Number is a sample type that has a mean.
 type Number interface {
-	uint8 | int8 | uint16 | int16 | uint32 | int32 | float32 | float64
+	uint8 | int8 | uint16 | int16 | uint32 | int32 | uint64 | int64 | float32 | float64
 }
 
 // Label is a sample type that has a mode.
 type Label interface {
-	uint8 | int8 | uint16 | int16 | uint32 | int32
+	uint8 | int8 | uint16 | int16 | uint32 | int32 | uint64 | int64
 }
 
 // OutShape returns the shape of the result of halving shape along the axes
@@ -81,6 +81,10 @@ func Mean(dt loader.DType, dst, src []byte, shape []int, reduce []bool) error {
 		return meanBytes[uint32](dst, src, shape, reduce)
 	case loader.Int32:
 		return meanBytes[int32](dst, src, shape, reduce)
+	case loader.Uint64:
+		return meanBytes[uint64](dst, src, shape, reduce)
+	case loader.Int64:
+		return meanBytes[int64](dst, src, shape, reduce)
 	case loader.Float32:
 		return meanBytes[float32](dst, src, shape, reduce)
 	case loader.Float64:
@@ -105,6 +109,10 @@ func Mode(dt loader.DType, dst, src []byte, shape []int, reduce []bool) error {
 		return modeBytes[uint32](dst, src, shape, reduce)
 	case loader.Int32:
 		return modeBytes[int32](dst, src, shape, reduce)
+	case loader.Uint64:
+		return modeBytes[uint64](dst, src, shape, reduce)
+	case loader.Int64:
+		return modeBytes[int64](dst, src, shape, reduce)
 	}
 	return fmt.Errorf("downsample: mode of %s samples is not supported", dt)
 }
@@ -131,6 +139,10 @@ func MeanOf[T Number](dst, src []T, shape []int, reduce []bool) error {
 		meanInts(&p, d, any(src).([]uint32))
 	case []int32:
 		meanInts(&p, d, any(src).([]int32))
+	case []uint64:
+		meanWide(&p, d, any(src).([]uint64))
+	case []int64:
+		meanWide(&p, d, any(src).([]int64))
 	case []float32:
 		meanFloats(&p, d, any(src).([]float32))
 	case []float64:

@@ -84,6 +84,10 @@ func randSample[T Number](r *rand.Rand) T {
 		*p = []uint32{0, math.MaxUint32, 1, math.MaxUint32 - 1, uint32(u), uint32(u), uint32(u), uint32(u)}[pick]
 	case *int32:
 		*p = []int32{0, math.MaxInt32, math.MinInt32, -1, 1, int32(u), int32(u), int32(u)}[pick]
+	case *uint64:
+		*p = []uint64{0, math.MaxUint64, 1, math.MaxUint64 - 1, 1<<53 + 1, u, u, u}[pick]
+	case *int64:
+		*p = []int64{0, math.MaxInt64, math.MinInt64, -1, 1, int64(u), int64(u), int64(u)}[pick]
 	case *float32:
 		*p = float32(randFloat(r))
 		if r.IntN(4) == 0 {
@@ -215,6 +219,8 @@ func TestMeanMatchesReference(t *testing.T) {
 		t.Run("int16", func(t *testing.T) { propMean[int16](t, loader.Int16, 4) })
 		t.Run("uint32", func(t *testing.T) { propMean[uint32](t, loader.Uint32, 5) })
 		t.Run("int32", func(t *testing.T) { propMean[int32](t, loader.Int32, 6) })
+		t.Run("uint64", func(t *testing.T) { propMean[uint64](t, loader.Uint64, 9) })
+		t.Run("int64", func(t *testing.T) { propMean[int64](t, loader.Int64, 10) })
 		t.Run("float32", func(t *testing.T) { propMean[float32](t, loader.Float32, 7) })
 		t.Run("float64", func(t *testing.T) { propMean[float64](t, loader.Float64, 8) })
 	})
@@ -227,6 +233,8 @@ func TestModeMatchesReference(t *testing.T) {
 	t.Run("int16", func(t *testing.T) { propMode[int16](t, loader.Int16, 14) })
 	t.Run("uint32", func(t *testing.T) { propMode[uint32](t, loader.Uint32, 15) })
 	t.Run("int32", func(t *testing.T) { propMode[int32](t, loader.Int32, 16) })
+	t.Run("uint64", func(t *testing.T) { propMode[uint64](t, loader.Uint64, 17) })
+	t.Run("int64", func(t *testing.T) { propMode[int64](t, loader.Int64, 18) })
 }
 
 // TestFastKernelsLongRows checks the 8- and 16-bit 2x2 and 2x2x2 kernels
@@ -257,6 +265,8 @@ func TestFastKernelsExtremes(t *testing.T) {
 		extremes[int8](t, r, math.MinInt8, math.MaxInt8)
 		extremes[uint16](t, r, 0, math.MaxUint16)
 		extremes[int16](t, r, math.MinInt16, math.MaxInt16)
+		extremes[uint64](t, r, 0, math.MaxUint64)
+		extremes[int64](t, r, math.MinInt64, math.MaxInt64)
 	})
 }
 

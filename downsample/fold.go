@@ -40,6 +40,10 @@ func Project(f Fold, dt loader.DType, acc []byte, sum []float64, src []byte, out
 		projectBytes[uint32](f, acc, sum, src, outer, n, inner, k0, k1, init)
 	case loader.Int32:
 		projectBytes[int32](f, acc, sum, src, outer, n, inner, k0, k1, init)
+	case loader.Uint64:
+		projectBytes[uint64](f, acc, sum, src, outer, n, inner, k0, k1, init)
+	case loader.Int64:
+		projectBytes[int64](f, acc, sum, src, outer, n, inner, k0, k1, init)
 	case loader.Float32:
 		projectBytes[float32](f, acc, sum, src, outer, n, inner, k0, k1, init)
 	case loader.Float64:

@@ -78,6 +78,8 @@ func TestProjectMatchesReference(t *testing.T) {
 	projectCase[int16](t, loader.Int16, r)
 	projectCase[uint32](t, loader.Uint32, r)
 	projectCase[int32](t, loader.Int32, r)
+	projectCase[uint64](t, loader.Uint64, r)
+	projectCase[int64](t, loader.Int64, r)
 	projectCase[float32](t, loader.Float32, r)
 	projectCase[float64](t, loader.Float64, r)
 }

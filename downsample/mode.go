@@ -66,7 +66,7 @@ func modeH[T Label](d []T, rows [][]T, block *[maxRows]T) {
 func modeH4[T Label](d, a, b, c, e []T, block *[maxRows]T) {
 	n := min(len(d), len(a)/2, len(b)/2, len(c)/2, len(e)/2)
 	i := 0
-	if hostLE {
+	if hostLE && lanesOf[T]().shift < 64 { // 64-bit samples have no lanes in a word
 		per := int(32 / lanesOf[T]().shift) // blocks per word
 		i = n / per * per
 		d, a, b, c, e := d[:i], a[:2*i], b[:2*i], c[:2*i], e[:2*i]
@@ -237,9 +237,24 @@ func mode4Blocks[T Label](d, a, b, c, e []T) {
 			d[i] = v
 			continue
 		}
-		d[i] = T(mode8(int64(a[j]), int64(a[j+1]), int64(b[j]), int64(b[j+1]),
-			int64(c[j]), int64(c[j+1]), int64(e[j]), int64(e[j+1])))
+		d[i] = fromKey[T](mode8(key(a[j]), key(a[j+1]), key(b[j]), key(b[j+1]),
+			key(c[j]), key(c[j+1]), key(e[j]), key(e[j+1])))
 	}
+}
+
+// key maps a label to an int64 of the same order (uint64 labels with
+// their top bit flipped), and fromKey back; both fold to conversions.
+func key[T Label](v T) int64 { return int64(v) ^ int64(keyFlip[T]()) }
+
+func fromKey[T Label](k int64) T { return T(k ^ int64(keyFlip[T]())) }
+
+// keyFlip is 2^63 for uint64 and 0 for the other label types.
+func keyFlip[T Label]() uint64 {
+	var zero T
+	if unsafe.Sizeof(zero) == 8 && T(0)-1 > 0 {
+		return 1 << 63
+	}
+	return 0
 }
 
 // mode8 is modeOf for 8 values without data-dependent branches: a sorting

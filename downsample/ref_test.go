@@ -3,7 +3,10 @@ package downsample
 // A plain reference: for every output sample, list the source samples of
 // its block in C order and reduce them in the most direct way.
 
-import "math"
+import (
+	"math"
+	"math/big"
+)
 
 // blocks calls fn for every output sample, in C order, with the linear
 // source indices of its block in C order.
@@ -151,6 +154,10 @@ func refMean[T Number](src []T, shape []int, reduce []bool) []T {
 		return any(refMeanInt(s, shape, reduce)).([]T)
 	case []int32:
 		return any(refMeanInt(s, shape, reduce)).([]T)
+	case []uint64:
+		return any(refMeanBig(s, shape, reduce)).([]T)
+	case []int64:
+		return any(refMeanBig(s, shape, reduce)).([]T)
 	}
 	panic("unreachable")
 }
@@ -166,4 +173,30 @@ func same[T Number](a, b T) bool {
 		return math.Float64bits(x) == math.Float64bits(y) || x != x && y != y
 	}
 	return a == b
+}
+
+// refMeanBig is refMeanInt in arbitrary precision, for 64-bit samples:
+// floor((2·sum + count) / (2·count)).
+func refMeanBig[T wide](src []T, shape []int, reduce []bool) []T {
+	_, n := refLen(shape, reduce)
+	dst := make([]T, n)
+	blocks(shape, reduce, func(o int, idx []int) {
+		sum := new(big.Int)
+		for _, i := range idx {
+			if T(0)-1 < 0 {
+				sum.Add(sum, big.NewInt(int64(src[i])))
+			} else {
+				sum.Add(sum, new(big.Int).SetUint64(uint64(src[i])))
+			}
+		}
+		cnt := big.NewInt(int64(len(idx)))
+		num := new(big.Int).Add(new(big.Int).Lsh(sum, 1), cnt)
+		q := new(big.Int).Div(num, new(big.Int).Lsh(cnt, 1)) // Euclidean: floor for a positive divisor
+		if T(0)-1 < 0 {
+			dst[o] = T(q.Int64())
+		} else {
+			dst[o] = T(q.Uint64())
+		}
+	})
+	return dst
 }

@@ -29,7 +29,7 @@ func pack16(r uint64) uint64 { return (r | r>>16) & 0xffffffff }
 
 // signFlip returns flip for a signed T and 0 for an unsigned one; it
 // folds to a constant in each instantiation.
-func signFlip[T integer](flip uint64) uint64 {
+func signFlip[T Label](flip uint64) uint64 {
 	if T(0)-1 < 0 {
 		return flip
 	}

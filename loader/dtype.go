@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // DType is a sample type.
@@ -18,12 +19,14 @@ const (
 	Int16
 	Uint32
 	Int32
+	Uint64
+	Int64
 	Float32
 	Float64
 )
 
-var dtypeNames = [...]string{"invalid", "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "float64"}
-var dtypeSizes = [...]int{0, 1, 1, 2, 2, 4, 4, 4, 8}
+var dtypeNames = [...]string{"invalid", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32", "float64"}
+var dtypeSizes = [...]int{0, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8}
 
 // Size is the number of bytes of one sample (0 for Invalid).
 func (d DType) Size() int {
@@ -41,7 +44,7 @@ func (d DType) String() string {
 }
 
 // Signed reports whether d is a signed integer type.
-func (d DType) Signed() bool { return d == Int8 || d == Int16 || d == Int32 }
+func (d DType) Signed() bool { return d == Int8 || d == Int16 || d == Int32 || d == Int64 }
 
 // Float reports whether d is a floating-point type.
 func (d DType) Float() bool { return d == Float32 || d == Float64 }
@@ -72,6 +75,10 @@ func IntDType(bits int, signed bool) DType {
 		return Uint32
 	case bits == 32:
 		return Int32
+	case bits == 64 && !signed:
+		return Uint64
+	case bits == 64:
+		return Int64
 	}
 	return Invalid
 }
@@ -111,12 +118,17 @@ func (d DType) Limits() (lo, hi float64) {
 		return 0, math.MaxUint32
 	case Int32:
 		return math.MinInt32, math.MaxInt32
+	case Uint64:
+		return 0, math.MaxUint64
+	case Int64:
+		return math.MinInt64, math.MaxInt64
 	}
 	return -math.MaxFloat64, math.MaxFloat64
 }
 
 // At reads sample i of type d from buf (little-endian) as a float64,
-// exactly for every type.
+// exactly for every type but 64-bit integers beyond ±2^53, which round to
+// the nearest float64 (Bits and Text are exact for them).
 func (d DType) At(buf []byte, i int) float64 {
 	le := binary.LittleEndian
 	switch d {
@@ -132,6 +144,10 @@ func (d DType) At(buf []byte, i int) float64 {
 		return float64(le.Uint32(buf[4*i:]))
 	case Int32:
 		return float64(int32(le.Uint32(buf[4*i:])))
+	case Uint64:
+		return float64(le.Uint64(buf[8*i:]))
+	case Int64:
+		return float64(int64(le.Uint64(buf[8*i:])))
 	case Float32:
 		return float64(math.Float32frombits(le.Uint32(buf[4*i:])))
 	case Float64:
@@ -151,9 +167,55 @@ func (d DType) Put(buf []byte, i int, v float64) {
 		le.PutUint16(buf[2*i:], uint16(int64(v)))
 	case Uint32, Int32:
 		le.PutUint32(buf[4*i:], uint32(int64(v)))
+	case Uint64:
+		le.PutUint64(buf[8*i:], uint64(v))
+	case Int64:
+		le.PutUint64(buf[8*i:], uint64(int64(v)))
 	case Float32:
 		le.PutUint32(buf[4*i:], math.Float32bits(float32(v)))
 	case Float64:
 		le.PutUint64(buf[8*i:], math.Float64bits(v))
 	}
+}
+
+// Int64 reports whether d is a 64-bit integer type, whose values a
+// float64 does not hold exactly beyond ±2^53.
+func (d DType) Int64() bool { return d == Uint64 || d == Int64 }
+
+// Bits reads sample i of integer type d from buf (little-endian) as its
+// value in two's complement over 64 bits: sign-extended for signed types,
+// zero-extended for unsigned ones, so that int64(Bits) is the value of a
+// signed sample and Bits that of an unsigned one, exactly. Float samples
+// give their value converted to int64.
+func (d DType) Bits(buf []byte, i int) uint64 {
+	le := binary.LittleEndian
+	switch d {
+	case Uint8:
+		return uint64(buf[i])
+	case Int8:
+		return uint64(int64(int8(buf[i])))
+	case Uint16:
+		return uint64(le.Uint16(buf[2*i:]))
+	case Int16:
+		return uint64(int64(int16(le.Uint16(buf[2*i:]))))
+	case Uint32:
+		return uint64(le.Uint32(buf[4*i:]))
+	case Int32:
+		return uint64(int64(int32(le.Uint32(buf[4*i:]))))
+	case Uint64, Int64:
+		return le.Uint64(buf[8*i:])
+	}
+	return uint64(int64(d.At(buf, i)))
+}
+
+// Text is sample i of type d from buf (little-endian) in decimal: every
+// digit of an integer, floats in 6 significant digits (%.6g).
+func (d DType) Text(buf []byte, i int) string {
+	switch {
+	case d.Float():
+		return strconv.FormatFloat(d.At(buf, i), 'g', 6, 64)
+	case d.Signed():
+		return strconv.FormatInt(int64(d.Bits(buf, i)), 10)
+	}
+	return strconv.FormatUint(d.Bits(buf, i), 10)
 }

@@ -183,6 +183,21 @@ func labelIndex(v float64) int {
 	return int(1 + m)
 }
 
+// labelIndexBits is labelIndex of an integer id given as 64 bits (read as
+// int64 when signed), exact for every id: 1 + (id-1) mod 255, 0 for 0.
+func labelIndexBits(b uint64, signed bool) int {
+	if b == 0 {
+		return 0
+	}
+	r := int(b % 255)
+	if signed {
+		if r = int(int64(b) % 255); r < 0 {
+			r += 255
+		}
+	}
+	return 1 + (r+254)%255
+}
+
 // entry is the colormap entry of value v through the window [lo, lo+span].
 func (cm *Colormap) entry(v, lo, span float64) int {
 	if cm.Label {

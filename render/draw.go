@@ -148,6 +148,11 @@ func (r *Renderer) drawRow(dst, row []byte, cols []int) {
 			v := float64(math.Float32frombits(le.Uint32(row[o:])))
 			le.PutUint32(dst[4*i:], pal[index(v, lo, span)])
 		}
+	case dt.Int64() && r.cm.Label: // exact ids: a float64 rounds those beyond 2^53
+		pal, signed := &r.pal, dt.Signed()
+		for i, o := range cols {
+			le.PutUint32(dst[4*i:], pal[labelIndexBits(le.Uint64(row[o:]), signed)])
+		}
 	default:
 		for i, o := range cols {
 			v := wideSample(row[o:], dt)
@@ -178,7 +183,8 @@ func (r *Renderer) addToRow(dst, row []byte, cols []int) {
 	}
 }
 
-// wideSample reads one sample of a 32- or 64-bit type.
+// wideSample reads one sample of a 32- or 64-bit type (64-bit integers
+// beyond ±2^53 rounded to float64, which windows them well enough).
 func wideSample(b []byte, dt loader.DType) float64 {
 	le := binary.LittleEndian
 	switch dt {
@@ -190,6 +196,10 @@ func wideSample(b []byte, dt loader.DType) float64 {
 		return float64(math.Float32frombits(le.Uint32(b)))
 	case loader.Float64:
 		return math.Float64frombits(le.Uint64(b))
+	case loader.Uint64:
+		return float64(le.Uint64(b))
+	case loader.Int64:
+		return float64(int64(le.Uint64(b)))
 	}
 	return Sample(b, dt, 0)
 }

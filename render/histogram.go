@@ -39,8 +39,10 @@ func HistogramRange(r Range, dt loader.DType) (lo, hi float64) {
 // bins bins (at least one) over [lo, hi] (see Histogram for samples
 // outside it). Integer data gets bins of a whole number of values each,
 // starting at lo and ending past hi, so that every bin holds as many
-// distinct values (one bin per value when the range is small); float data
-// gets bins over [lo, hi], or [lo, lo+1] when hi is not above lo. It does no I/O and is safe
+// distinct values (one bin per value when the range is small); float data,
+// and 64-bit integers over a range of 2^52 or more (where a float64 no
+// longer holds every value), gets bins over [lo, hi], or [lo, lo+1] when hi
+// is not above lo. It does no I/O and is safe
 // for concurrent use.
 func PlaneHistogram(buf []byte, dt loader.DType, lo, hi float64, bins int) Histogram {
 	bins = max(1, bins)
@@ -50,7 +52,7 @@ func PlaneHistogram(buf []byte, dt loader.DType, lo, hi float64, bins int) Histo
 	}
 	var h Histogram
 	var binOf func(v float64) float64
-	if dt.Float() {
+	if dt.Float() || hi-lo >= 1<<52 {
 		if !(hi > lo) || !finite(hi-lo) {
 			hi = lo + 1
 		}

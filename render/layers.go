@@ -106,9 +106,31 @@ func (r *Renderer) idRow(dst, row []byte, cols []int) {
 		}
 	default:
 		for i, o := range cols {
-			le.PutUint32(dst[4*i:], labelID(Sample(row[o:], dt, 0)))
+			le.PutUint32(dst[4*i:], LabelKey(row[o:], dt, 0))
 		}
 	}
+}
+
+// LabelKey is the 32-bit id an id image (RenderLabels) holds for sample i
+// of buf, of type dt: the id itself from 0 to 2^32-1 (a negative id of a
+// narrower type as its two's complement), the integer part of a float;
+// any other 64-bit id folds to a key from 2^31 up that is never 0, is the same
+// for the same id in every run, and gives the id its own colour
+// (LabelColour of the key is the glasbey entry 1+(id-1) mod 255, as the
+// picture draws the id).
+func LabelKey(buf []byte, dt loader.DType, i int) uint32 {
+	if dt.Float() {
+		return labelID(Sample(buf, dt, i))
+	}
+	b := dt.Bits(buf, i)
+	if b < 1<<32 || dt.Signed() && dt != loader.Int64 {
+		return uint32(b)
+	}
+	const q0 = 1<<31/255 + 1         // the first multiple of 255 from 2^31 up
+	const q = (1<<32-1)/255 - q0 - 1 // how many fit below 2^32 with room for an entry
+	h := b * 0x9E3779B97F4A7C15      // a multiplicative hash of the 64 bits
+	h ^= h >> 29
+	return uint32(labelIndexBits(b, dt.Signed())) + 255*uint32(q0+(h>>32)%q)
 }
 
 // labelID is the id of a label stored as a floating-point value.
@@ -250,7 +272,7 @@ func PlaneLabels(plane []byte, dt loader.DType, pw, ph int, al Alignment, row, c
 		src, dst := plane[i*pw*es:], ids.Pix[y*ids.Stride:]
 		for x, j := range cols {
 			if j >= 0 {
-				le.PutUint32(dst[4*x:], labelID(Sample(src, dt, j)))
+				le.PutUint32(dst[4*x:], LabelKey(src, dt, j))
 			}
 		}
 	}

@@ -77,7 +77,13 @@ func Draw(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Colormap) {
 	default:
 		span := hi - lo
 		for i := 0; i < n; i++ {
-			c := cm.LUT[cm.entry(Sample(buf, dt, i), lo, span)]
+			e := 0
+			if cm.Label && dt.Int64() { // exact ids: a float64 rounds those beyond 2^53
+				e = labelIndexBits(dt.Bits(buf, i), dt.Signed())
+			} else {
+				e = cm.entry(Sample(buf, dt, i), lo, span)
+			}
+			c := cm.LUT[e]
 			p := pix[4*i : 4*i+4 : 4*i+4]
 			p[0], p[1], p[2], p[3] = c[0], c[1], c[2], 255
 		}

@@ -93,7 +93,7 @@ func (s *Session) hoverTextLocked() string {
 	if len(shown.Channels) > 0 && !(len(shown.Channels) == 1 && shown.Channels[0].Colormap == "#000000") {
 		b.WriteString("  ")
 		for _, ch := range shown.Channels {
-			val, _, ok := render.ValueAt(pyr, render.ChannelView(at, ch), s.hover.x, s.hover.y)
+			val, _, ok := render.SampleAt(pyr, render.ChannelView(at, ch), s.hover.x, s.hover.y)
 			if !ok {
 				break
 			}
@@ -101,20 +101,21 @@ func (s *Session) hoverTextLocked() string {
 			if name == "" {
 				name = fmt.Sprintf("C%d", ch.C)
 			}
-			fmt.Fprintf(&b, " %s %s", name, valueText(m, val))
+			fmt.Fprintf(&b, " %s %s", name, valueText(m, pyr.Meta().DType, val))
 		}
 		return b.String()
 	}
-	if val, _, ok := render.ValueAt(pyr, at, s.hover.x, s.hover.y); ok {
-		fmt.Fprintf(&b, "   %s %s", valueName, valueText(m, val))
+	if val, _, ok := render.SampleAt(pyr, at, s.hover.x, s.hover.y); ok {
+		fmt.Fprintf(&b, "   %s %s", valueName, valueText(m, pyr.Meta().DType, val))
 	}
 	return b.String()
 }
 
-// valueText writes a sample value, and its physical value when the file
-// scales values.
-func valueText(m *loader.Meta, v float64) string {
-	s := fmt.Sprintf("%.6g", v)
+// valueText writes a sample (little-endian, of type dt) as stored, every
+// digit of an integer, and its physical value when the file (described by
+// m) scales values.
+func valueText(m *loader.Meta, dt loader.DType, sample []byte) string {
+	s, v := dt.Text(sample, 0), dt.At(sample, 0)
 	if m.ValueScale != nil {
 		s += fmt.Sprintf(" (%.6g)", v*m.ValueScale.Slope+m.ValueScale.Intercept)
 	}

@@ -305,7 +305,7 @@ func (s *Session) pickLabel(x, y float64) {
 		if !l.Labels || !l.Visible {
 			continue
 		}
-		id, ok := l.labelAt(s.data.Pyr.Meta(), s.shown.View, x, y)
+		id, _, ok := l.labelAt(s.data.Pyr.Meta(), s.shown.View, x, y)
 		if !ok {
 			continue
 		}
@@ -351,18 +351,23 @@ func (s *Session) ToggleLayers() {
 }
 
 // labelAt is the label under viewport position (x, y) of view v of the
-// base (whose metadata is base); ok is false where the layer has nothing
-// in memory there, or label 0.
-func (l *layer) labelAt(base *loader.Meta, v render.View, x, y float64) (uint32, bool) {
+// base (whose metadata is base): its key in the layer's id images
+// (render.LabelKey) and its id in full; ok is false where the layer has
+// nothing in memory there, or label 0.
+func (l *layer) labelAt(base *loader.Meta, v render.View, x, y float64) (key uint32, id string, ok bool) {
 	lv, ok := l.al.View(v, base, 0)
 	if !ok {
-		return 0, false
+		return 0, "", false
 	}
-	val, _, ok := render.ValueAt(l.d.Pyr, lv, x, y)
-	if !ok || val == 0 {
-		return 0, false
+	b, _, ok := render.SampleAt(l.d.Pyr, lv, x, y)
+	if !ok {
+		return 0, "", false
 	}
-	return uint32(int64(val)), true
+	dt := l.d.Pyr.Meta().DType
+	if key = render.LabelKey(b, dt, 0); key == 0 {
+		return 0, "", false
+	}
+	return key, dt.Text(b, 0), true
 }
 
 // dropLayersLocked takes every layer away (other data is shown) and
@@ -515,8 +520,8 @@ func (s *Session) layerHoverLocked(v render.View, x, y float64) string {
 			continue
 		}
 		if l.Labels {
-			if id, ok := l.labelAt(base, v, x, y); ok {
-				out += fmt.Sprintf("   label %d", id)
+			if _, id, ok := l.labelAt(base, v, x, y); ok {
+				out += "   label " + id
 				if s.labelLayersLocked() > 1 {
 					out += " (" + l.Name + ")"
 				}
@@ -527,8 +532,8 @@ func (s *Session) layerHoverLocked(v render.View, x, y float64) string {
 		if !ok {
 			continue
 		}
-		if val, _, ok := render.ValueAt(l.d.Pyr, lv, x, y); ok {
-			out += fmt.Sprintf("   %s %s", l.Name, valueText(l.d.Pyr.Meta(), val))
+		if val, _, ok := render.SampleAt(l.d.Pyr, lv, x, y); ok {
+			out += fmt.Sprintf("   %s %s", l.Name, valueText(l.d.Pyr.Meta(), l.d.Pyr.Meta().DType, val))
 		}
 	}
 	return out

@@ -31,7 +31,7 @@ func kernelCases() []kernelCase {
 			shape: []int{volume / (1 << 20) / dt.Size(), 1024, 1024}, reduce: []bool{true, true, true}})
 	}
 	// Last: they overwrite the source with labels.
-	for _, dt := range []loader.DType{loader.Uint8, loader.Uint16, loader.Uint32} {
+	for _, dt := range []loader.DType{loader.Uint8, loader.Uint16, loader.Uint32, loader.Uint64} {
 		cs = append(cs, kernelCase{name: "mode2x2x2." + dt.String(), dt: dt, mode: true,
 			shape: []int{volume / (1 << 20) / dt.Size(), 1024, 1024}, reduce: []bool{true, true, true}})
 	}
@@ -131,7 +131,10 @@ func fillLabels(dt loader.DType, b []byte, shape []int) {
 	for z := range shape[0] {
 		for y := range shape[1] {
 			for x := range shape[2] {
-				v := uint32(z/9*7919+y/15*104729+x/21*1299709) * 2654435761 >> 16
+				v := uint64(uint32(z/9*7919+y/15*104729+x/21*1299709) * 2654435761 >> 16)
+				if size == 8 {
+					v |= 1 << 60 // 64-bit ids beyond what a float64 tells apart
+				}
 				for k := range size {
 					b[i+k] = byte(v >> (8 * k))
 				}

@@ -216,6 +216,7 @@ func dtypeV2(d loader.DType) string {
 		loader.Uint8: "|u1", loader.Int8: "|i1",
 		loader.Uint16: "<u2", loader.Int16: "<i2",
 		loader.Uint32: "<u4", loader.Int32: "<i4",
+		loader.Uint64: "<u8", loader.Int64: "<i8",
 		loader.Float32: "<f4", loader.Float64: "<f8",
 	}[d]
 }

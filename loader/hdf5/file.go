@@ -12,8 +12,7 @@
 // link messages (compact, or dense in a fractal heap indexed by a v2
 // B-tree), attributes (numbers and strings, fixed or variable length
 // through the global heap), fixed-point and floating-point samples of 1,
-// 2, 4 or 8 bytes in either byte order (64-bit integers are refused: the
-// loader has no such sample type), and contiguous, compact and chunked
+// 2, 4 or 8 bytes in either byte order, and contiguous, compact and chunked
 // storage with every chunk index (v1 B-tree, single chunk, implicit,
 // fixed array, extensible array, v2 B-tree). Chunks pass through the
 // filter pipeline in reverse: deflate, shuffle, Fletcher-32 (its checksum

@@ -60,9 +60,6 @@ func parseDatatype(b []byte) (*datatype, error) {
 func (dt *datatype) dtype() (loader.DType, error) {
 	switch dt.class {
 	case classFixed:
-		if dt.size == 8 {
-			return loader.Invalid, unsupported("64-bit integer samples (the viewer has no 64-bit integer type)")
-		}
 		if d := loader.IntDType(dt.size*8, dt.signed); d != loader.Invalid {
 			return d, nil
 		}

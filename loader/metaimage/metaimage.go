@@ -59,6 +59,7 @@ var elementTypes = map[string]loader.DType{
 	"MET_INT": loader.Int32, "MET_UINT": loader.Uint32,
 	"MET_LONG": loader.Int32, "MET_ULONG": loader.Uint32,
 	"MET_FLOAT": loader.Float32, "MET_DOUBLE": loader.Float64,
+	"MET_LONG_LONG": loader.Int64, "MET_ULONG_LONG": loader.Uint64,
 }
 
 func elementType(s string) (loader.DType, error) {
@@ -69,8 +70,6 @@ func elementType(s string) (loader.DType, error) {
 	switch name {
 	case "":
 		return 0, formatError("the header has no ElementType")
-	case "MET_LONG_LONG", "MET_ULONG_LONG":
-		return 0, unsupported("64-bit integer samples")
 	}
 	return 0, unsupported(fmt.Sprintf("element type %q", clip(s)))
 }

@@ -54,7 +54,7 @@ func parseAttrs(b []byte) (*attrs, error) {
 // dataTypes are N5's data types that the loader has.
 var dataTypes = map[string]loader.DType{
 	"uint8": loader.Uint8, "int8": loader.Int8, "uint16": loader.Uint16, "int16": loader.Int16,
-	"uint32": loader.Uint32, "int32": loader.Int32, "float32": loader.Float32, "float64": loader.Float64,
+	"uint32": loader.Uint32, "int32": loader.Int32, "uint64": loader.Uint64, "int64": loader.Int64, "float32": loader.Float32, "float64": loader.Float64,
 }
 
 // dataset is one N5 dataset: its dimensions and block size in C order

@@ -24,13 +24,14 @@ var sampleTypes = map[int]sampleType{
 	256:  {loader.Int8, 1},
 	512:  {loader.Uint16, 1},
 	768:  {loader.Uint32, 1},
+	1024: {loader.Int64, 1},
+	1280: {loader.Uint64, 1},
 	128:  {loader.Uint8, 3}, // RGB24
 	2304: {loader.Uint8, 4}, // RGBA32
 }
 
 var unsupportedTypes = map[int]string{
 	0: "datatype 0 (unknown)", 1: "1-bit samples", 32: "complex samples",
-	1024: "64-bit integer samples", 1280: "64-bit integer samples",
 	1536: "128-bit float samples", 1792: "complex samples", 2048: "complex samples",
 }
 

@@ -127,6 +127,10 @@ var niftiCases = []niftiCase{
 		"CZYX", []int{3, 4, 5, 6}, loader.Float32},
 	{"vector-time-5d-gz", "k.nii.gz", map[string]any{"kind": "1", "dtype": "uint16", "shape": []int{6, 5, 4, 2, 3}},
 		"CTZYX", []int{3, 2, 4, 5, 6}, loader.Uint16},
+	{"int64-3d-gz", "m.nii.gz", map[string]any{"kind": "1", "dtype": "int64", "shape": []int{7, 5, 3}},
+		"ZYX", []int{3, 5, 7}, loader.Int64},
+	{"nifti2-uint64-bigendian", "n.nii", map[string]any{"kind": "2", "dtype": "uint64", "shape": []int{6, 5, 4},
+		"endian": ">"}, "ZYX", []int{4, 5, 6}, loader.Uint64},
 	{"rgb24", "l.nii", map[string]any{"kind": "1", "dtype": "rgb", "shape": []int{6, 5, 4}},
 		"ZCYX", []int{4, 3, 5, 6}, loader.Uint8},
 }

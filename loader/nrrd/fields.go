@@ -18,12 +18,10 @@ var typeNames = map[string]loader.DType{
 	"int": loader.Int32, "signed int": loader.Int32, "int32": loader.Int32, "int32_t": loader.Int32,
 	"uint": loader.Uint32, "unsigned int": loader.Uint32, "uint32": loader.Uint32, "uint32_t": loader.Uint32,
 	"float": loader.Float32, "double": loader.Float64,
-}
-
-var wideTypes = map[string]bool{
-	"longlong": true, "long long": true, "long long int": true, "signed long long": true,
-	"signed long long int": true, "int64": true, "int64_t": true, "ulonglong": true,
-	"unsigned long long": true, "unsigned long long int": true, "uint64": true, "uint64_t": true,
+	"longlong": loader.Int64, "long long": loader.Int64, "long long int": loader.Int64, "signed long long": loader.Int64,
+	"signed long long int": loader.Int64, "int64": loader.Int64, "int64_t": loader.Int64, "ulonglong": loader.Uint64,
+	"unsigned long long": loader.Uint64, "unsigned long long int": loader.Uint64, "uint64": loader.Uint64,
+	"uint64_t": loader.Uint64,
 }
 
 // sampleType returns the type named by the "type" field.
@@ -35,8 +33,6 @@ func sampleType(s string) (loader.DType, error) {
 	switch {
 	case name == "":
 		return 0, formatError("the type field is missing")
-	case wideTypes[name]:
-		return 0, unsupported("64-bit integer samples")
 	case name == "block":
 		return 0, unsupported("block samples")
 	}

@@ -305,9 +305,6 @@ func (f *file) parseCoding(p *page, fs fields) error {
 		if p.packed() {
 			return unsupported("horizontal predictor on %d-bit samples", p.bits)
 		}
-		if p.dtype.Size() > 4 && !p.dtype.Float() {
-			return unsupported("horizontal predictor on %s", p.dtype)
-		}
 	case 3:
 		if !p.dtype.Float() || p.packed() {
 			return formatErr("floating-point predictor on %s samples", p.dtype)

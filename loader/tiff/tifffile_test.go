@@ -27,6 +27,10 @@ w('i8', ints(np.int8, (2, 9, 11)), **mb)
 w('i16', ints(np.int16, (5, 21, 13)), **mb)
 w('u32', ints(np.uint32, (2, 9, 11)), **mb)
 w('i32', ints(np.int32, (2, 9, 11)), **mb)
+w('u64', ints(np.uint64, (2, 9, 11)), **mb)
+w('i64', ints(np.int64, (3, 9, 11)), **mb)
+w('be_i64_zlib_pred', ints(np.int64, (2, 30, 19)), byteorder='>', compression='zlib', predictor=2, rowsperstrip=7, **mb)
+w('tiled_u64_labels', (2**60 + rng.integers(0, 5, (2, 40, 50))).astype(np.uint64), tile=(16, 32), **mb)
 w('tiled', ints(np.uint16, (3, 100, 70)), tile=(32, 48), **mb)
 w('tiled_zlib_pred', ints(np.uint16, (2, 100, 70)) // 7, tile=(32, 16), compression='zlib', predictor=2, **mb)
 w('be_u16', ints(np.uint16, (3, 17, 19)), byteorder='>', **mb)
@@ -67,6 +71,7 @@ func TestTifffile(t *testing.T) {
 		"rgb_tiled_zlib_pred": "CYX", "rgb_planar_tiled": "ZCYX", "rgb_zlib_strips": "ZCYX",
 		"miniswhite": "ZYX", "shaped_tzyx": "TZYX", "shaped_tyxs": "TCYX", "shaped_tcyx_zlib": "TCYX",
 		"two_series": "ZYX", "two_series_rgb": "ZCYX", "lzma": "ZYX",
+		"u64": "ZYX", "i64": "ZYX", "be_i64_zlib_pred": "ZYX", "tiled_u64_labels": "ZYX",
 	}
 	var names, paths []string
 	for n := range axes {

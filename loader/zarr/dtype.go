@@ -53,6 +53,10 @@ func dtypeV2(raw json.RawMessage) (sampleType, error) {
 		st.dt = loader.Uint32
 	case "i4":
 		st.dt = loader.Int32
+	case "u8":
+		st.dt = loader.Uint64
+	case "i8":
+		st.dt = loader.Int64
 	case "f4":
 		st.dt = loader.Float32
 	case "f8":
@@ -156,7 +160,8 @@ func fillString(s string, st sampleType, out []byte) ([]byte, error) {
 	return out, nil
 }
 
-// fillNumber stores a JSON number as one sample of st.
+// fillNumber stores a JSON number as one sample of st; integers are
+// parsed exactly (64-bit fill values beyond 2^53 included).
 func fillNumber(n json.Number, st sampleType, out []byte) ([]byte, error) {
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil && !st.dt.Float() {
@@ -167,10 +172,19 @@ func fillNumber(n json.Number, st sampleType, out []byte) ([]byte, error) {
 		return out, nil
 	}
 	lo, hi := intRange(st.dt)
-	if f != math.Trunc(f) || f < lo || f > hi {
+	var v uint64
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil && float64(i) >= lo && float64(i) <= hi {
+		v = uint64(i)
+	} else if u, err := strconv.ParseUint(string(n), 10, 64); err == nil && !st.dt.Signed() && float64(u) <= hi {
+		v = u
+	} else if f == math.Trunc(f) && f >= lo && f < hi+1 { // 1.0, 1e3: below 2^53 where they are exact
+		v = uint64(int64(f))
+		if f >= 1<<63 {
+			v = uint64(f)
+		}
+	} else {
 		return nil, formatError("fill_value %s does not fit %s", clip(string(n)), st.dt)
 	}
-	v := uint64(int64(f))
 	for i := range out {
 		out[i] = byte(v >> (8 * i))
 	}

@@ -79,6 +79,10 @@ func TestFillValues(t *testing.T) {
 		{`300`, st(loader.Uint16), []byte{44, 1}}, {`-2`, st(loader.Int16), []byte{0xfe, 0xff}},
 		{`255.0`, st(loader.Uint8), []byte{255}}, {`-2147483648`, st(loader.Int32), []byte{0, 0, 0, 0x80}},
 		{`4294967295`, st(loader.Uint32), []byte{255, 255, 255, 255}},
+		{`9007199254740993`, st(loader.Uint64), []byte{1, 0, 0, 0, 0, 0, 0x20, 0}},
+		{`18446744073709551615`, st(loader.Uint64), []byte{255, 255, 255, 255, 255, 255, 255, 255}},
+		{`-9223372036854775807`, st(loader.Int64), []byte{1, 0, 0, 0, 0, 0, 0, 0x80}},
+		{`1e3`, st(loader.Int64), []byte{0xe8, 3, 0, 0, 0, 0, 0, 0}},
 		{`1.5`, st(loader.Float32), f32(1.5)}, {`-0.25`, st(loader.Float64), f64(-0.25)},
 		{`"NaN"`, st(loader.Float32), []byte{0, 0, 0xc0, 0x7f}},
 		{`"NaN"`, st(loader.Float64), []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x7f}},
@@ -94,7 +98,8 @@ func TestFillValues(t *testing.T) {
 	for _, c := range []struct {
 		raw string
 		dt  loader.DType
-	}{{`256`, loader.Uint8}, {`-1`, loader.Uint16}, {`1.5`, loader.Int32}, {`"NaN"`, loader.Int16},
+	}{{`256`, loader.Uint8}, {`-1`, loader.Uint16}, {`-1`, loader.Uint64},
+		{`18446744073709551616`, loader.Uint64}, {`9223372036854775808`, loader.Int64}, {`4294967296`, loader.Uint32}, {`1.5`, loader.Int32}, {`"NaN"`, loader.Int16},
 		{`"0x3fc0"`, loader.Float32}, {`"0xzz"`, loader.Float64}, {`[1]`, loader.Uint8}, {`"Inf"`, loader.Float32}} {
 		if _, err := fillValue(json.RawMessage(c.raw), st(c.dt)); !isFormat(err) {
 			t.Errorf("fill %s as %v: %v, want a FormatError", c.raw, c.dt, err)
@@ -108,24 +113,26 @@ func TestDTypes(t *testing.T) {
 		`"<u2"`: {dt: loader.Uint16}, `">u2"`: {dt: loader.Uint16, big: true}, `"<i2"`: {dt: loader.Int16},
 		`"<u4"`: {dt: loader.Uint32}, `"<i4"`: {dt: loader.Int32}, `"<f4"`: {dt: loader.Float32},
 		`">f4"`: {dt: loader.Float32, big: true}, `"<f8"`: {dt: loader.Float64}, `">i1"`: {dt: loader.Int8},
+		`"<u8"`: {dt: loader.Uint64}, `">i8"`: {dt: loader.Int64, big: true},
 	} {
 		got, err := dtypeV2(json.RawMessage(s))
 		if err != nil || got != want {
 			t.Errorf("dtype %s: %+v %v, want %+v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{`"<u8"`, `"<i8"`, `"<c16"`, `"<f2"`, `"<M8[ns]"`, `"|S4"`, `[["a", "<u2"]]`} {
+	for _, s := range []string{`"<c16"`, `"<f2"`, `"<M8[ns]"`, `"|S4"`, `[["a", "<u2"]]`} {
 		if _, err := dtypeV2(json.RawMessage(s)); !isUnsupported(err) {
 			t.Errorf("dtype %s: %v, want unsupported", s, err)
 		}
 	}
 	for s, want := range map[string]sampleType{`"uint8"`: {dt: loader.Uint8}, `"bool"`: {dt: loader.Uint8, bool: true},
-		`"int16"`: {dt: loader.Int16}, `"float64"`: {dt: loader.Float64}} {
+		`"int16"`: {dt: loader.Int16}, `"float64"`: {dt: loader.Float64}, `"uint64"`: {dt: loader.Uint64},
+		`"int64"`: {dt: loader.Int64}} {
 		if got, err := dtypeV3(json.RawMessage(s)); err != nil || got != want {
 			t.Errorf("data type %s: %+v %v", s, got, err)
 		}
 	}
-	for _, s := range []string{`"uint64"`, `"int64"`, `"complex64"`, `"float16"`, `"r16"`, `{"name": "datetime"}`} {
+	for _, s := range []string{`"complex64"`, `"float16"`, `"r16"`, `{"name": "datetime"}`} {
 		if _, err := dtypeV3(json.RawMessage(s)); !isUnsupported(err) {
 			t.Errorf("data type %s: %v, want unsupported", s, err)
 		}

@@ -83,7 +83,13 @@ func v3Images() []*v3Image {
 	u8 := &v3Image{name: "u8_other_names.zarr", axes: "CZYX", fill: []byte{0},
 		arrays: []*v3Array{{dtype: loader.Uint8, shape: []int{2, 3, 10, 12}, chunk: []int{1, 2, 8, 8},
 			codecs: []map[string]any{named("bytes")}, fill: 0, names: []any{"a", nil, "y", "x"}}}}
-	imgs := []*v3Image{codecs, sharded, f32, i16, u8}
+	u64 := &v3Image{name: "u64_sharded.zarr", axes: "ZYX", fill: binary.LittleEndian.AppendUint64(nil, 1<<60+3),
+		arrays: []*v3Array{{dtype: loader.Uint64, shape: []int{3, 19, 21}, chunk: []int{2, 16, 16}, inner: []int{1, 8, 8},
+			codecs: []map[string]any{shardingCodec([]int{1, 8, 8}, "end",
+				[]map[string]any{bytesCodec("big"), named("zstd")}, []map[string]any{bytesCodec("little")})},
+			fill: uint64(1<<60 + 3), names: []any{"z", "y", "x"},
+			empty: func(i []int) bool { return (i[0]+i[1]+i[2])%3 == 0 }}}}
+	imgs := []*v3Image{codecs, sharded, f32, i16, u8, u64}
 	for i, img := range imgs {
 		for k, a := range img.arrays {
 			a.seed = uint64(100*i + k)

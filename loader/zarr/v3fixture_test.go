@@ -24,7 +24,7 @@ import (
 // v3Array is one array to write.
 type v3Array struct {
 	dir    string               // the array's folder under the root, "" for the root
-	dtype  loader.DType         // uint8, int16, uint16 or float32
+	dtype  loader.DType         // uint8, int16, uint16, float32 or uint64
 	shape  []int                // array shape
 	chunk  []int                // chunk grid: the chunk, or the shard shape
 	inner  []int                // inner chunk shape when sharded
@@ -61,6 +61,8 @@ func putSample(b []byte, dt loader.DType, v uint64) {
 			return
 		}
 		binary.LittleEndian.PutUint32(b, uint32(v))
+	case 8:
+		binary.LittleEndian.PutUint64(b, v) // every bit: ids far above 2^53
 	}
 }
 

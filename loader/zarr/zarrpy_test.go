@@ -91,6 +91,8 @@ for s in specs:
         ls = dict(s, dtype=lab['dtype'], compressor=None, method='stride', name=lab['name'])
         cells = np.repeat(np.repeat(rng.integers(0, lab['values'], (s['shape'][0] // 4 + 1, s['shape'][1] // 4 + 1)), 4, 0), 4, 1)
         cells = cells[:s['shape'][0], :s['shape'][1]].astype(lab['dtype'])
+        if lab.get('base'):  # ids far above 2^53, one apart: exact only if read as integers
+            cells = np.where(cells > 0, cells + np.array(lab['base'], dtype=lab['dtype']), cells).astype(lab['dtype'])
         llevels = [cells]
         for k in range(1, s['levels']):
             llevels.append(reduce(llevels[-1], s['factors'], 'stride'))
@@ -150,6 +152,7 @@ type pyLabels struct {
 	Name   string           `json:"name"`
 	DType  string           `json:"dtype"`
 	Values int              `json:"values"`
+	Base   uint64           `json:"base,omitempty"`
 	Colors []map[string]any `json:"colors"`
 }
 
@@ -302,6 +305,30 @@ func pySpecs() []*pySpec {
 	h.Transforms, h.wantScale, h.wantTrans = pyramidTransforms(2, []float64{0.25, 0.25}, []float64{0, 0}, h.Factors)
 	specs = append(specs, h)
 
+	// 64-bit integers: big-endian int64 over their whole range, Blosc;
+	// uint64 labels one apart above 2^60, beside a uint16 image.
+	i8 := &pySpec{Name: "zyx_be_i8.ome.zarr", Version: "0.4", Axes: ngffAxes("ZYX"),
+		Shape: []int{3, 21, 30}, DType: ">i8", Chunks: []int{2, 8, 16}, Levels: 2, Factors: []int{1, 2, 2},
+		Method: "stride", Compressor: blosc("lz4", 1),
+		wantAxes: "ZYX", wantUnits: []string{"", "", ""}, wantDType: loader.Int64}
+	i8.Transforms, i8.wantScale, i8.wantTrans = pyramidTransforms(2, []float64{1, 1, 1}, []float64{0, 0, 0}, i8.Factors)
+	specs = append(specs, i8)
+	u8 := &pySpec{Name: "with_u8_labels.ome.zarr", Version: "0.4", Axes: ngffAxes("YX"),
+		Shape: []int{33, 27}, DType: "<u2", Chunks: []int{16, 16}, Levels: 2, Factors: []int{2, 2}, Method: "stride",
+		Labels: &pyLabels{Name: "cells", DType: "<u8", Values: 7, Base: 1<<60 + 1, Colors: []map[string]any{
+			{"label-value": 1, "rgba": []int{255, 0, 0, 255}},
+			{"label-value": 5, "rgba": []int{0, 128, 255, 128}},
+		}},
+		wantAxes: "YX", wantUnits: []string{"", ""}, wantDType: loader.Uint16}
+	u8.Transforms, u8.wantScale, u8.wantTrans = pyramidTransforms(2, []float64{1, 1}, []float64{0, 0}, u8.Factors)
+	specs = append(specs, u8)
+	// A plain uint64 array whose fill value float64 cannot hold, a chunk
+	// not stored.
+	pf := &pySpec{Name: "plain_u8_fill.zarr", Plain: true, Shape: []int{20, 24}, DType: "<u8",
+		Chunks: []int{8, 8}, Levels: 1, Compressor: map[string]any{"id": "zstd", "level": 1},
+		Fill: uint64(1<<63 + 1), Drop: []string{"1.2"}, wantAxes: "YX", wantDType: loader.Uint64, wantMissing: 1}
+	specs = append(specs, pf)
+
 	// OME-NGFF 0.3: axes as names, no transformations.
 	v := &pySpec{Name: "v03.ome.zarr", Version: "0.3", Axes: []any{"z", "y", "x"},
 		Shape: []int{4, 20, 30}, DType: "|i1", Chunks: []int{2, 16, 16}, Levels: 2, Factors: []int{1, 2, 2},
@@ -369,7 +396,11 @@ func checkPyLabels(t *testing.T, loc, path string, sp *pySpec) {
 			t.Fatalf("%s: %v", sub, err)
 		}
 		m := src.Meta()
-		if !m.Label || m.Format != "ome-zarr" || m.DType != loader.Uint32 || m.Axes != sp.wantAxes {
+		st, err := dtypeV2(json.RawMessage(strconv.Quote(sp.Labels.DType)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Label || m.Format != "ome-zarr" || m.DType != st.dt || m.Axes != sp.wantAxes {
 			t.Errorf("%s: label %v format %q dtype %v axes %q", sub, m.Label, m.Format, m.DType, m.Axes)
 		}
 		want := make([][3]uint16, 6)
