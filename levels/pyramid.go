@@ -255,6 +255,11 @@ const maxFailures = 4096
 // (a renderer's memo) know to let go of placeholders.
 func (p *Pyramid) Refreshes() uint64 { return p.refreshes.Load() }
 
+// MissingChunks reports how many chunks reads of the source found missing
+// where it had reason to expect data (loader.MissingCounter,
+// loader.ErrMissing). It is safe for concurrent use.
+func (p *Pyramid) MissingChunks() int { return loader.Missing(p.src) }
+
 // NotStored reports how many chunks in memory are placeholders for data
 // the source did not hold when they were read.
 func (p *Pyramid) NotStored() int { return p.cache.provisional() }

@@ -65,6 +65,37 @@ func (e *UnsupportedError) Error() string {
 // may show it, but should read the chunk again later rather than keep it.
 var ErrNotStored = errors.New("chunk not stored yet")
 
+// ErrMissing is returned, wrapped together with ErrNotStored, by a
+// ReadChunk that finds a chunk absent where the source has reason to
+// believe data was stored (a coarser level it stores holds data over the
+// chunk): lost data, not one of the chunks Zarr writers leave out because
+// they hold only the fill value. dst holds the fill value, as for
+// ErrNotStored.
+var ErrMissing = errors.New("chunk missing")
+
+// MissingCounter is implemented by sources that count the chunks their
+// reads found missing (see ErrMissing): how many distinct chunks, so far.
+type MissingCounter interface {
+	MissingChunks() int
+}
+
+// MissingScanner is implemented by sources that can look for missing
+// chunks (see ErrMissing) without reading every chunk, where that is
+// cheap (a local Zarr folder of not too many chunks). ScanMissing returns
+// how many it found, and they count in MissingChunks from then on.
+type MissingScanner interface {
+	ScanMissing(ctx context.Context) (int, error)
+}
+
+// Missing is the number of chunks reads of src found missing so far (see
+// MissingCounter), 0 for a source that does not count them.
+func Missing(src Source) int {
+	if c, ok := src.(MissingCounter); ok {
+		return c.MissingChunks()
+	}
+	return 0
+}
+
 // IsNotStored reports whether err says a chunk is absent (see ErrNotStored).
 func IsNotStored(err error) bool { return errors.Is(err, ErrNotStored) }
 

@@ -40,6 +40,10 @@ type MovieOptions struct {
 	// Progress, if set, is called after each frame written, with the
 	// frames written and in all.
 	Progress func(done, total int)
+	// Tidied, if set, is called before the first frame with the names of
+	// what earlier writes of the same output, killed before they ended,
+	// had left and Write removed.
+	Tidied func(removed []string)
 }
 
 // defaultMovieFPS is an MP4's frame rate along the planes, or along a
@@ -195,7 +199,7 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 	if !(fps > 0) {
 		fps = MovieFPS(m, axis)
 	}
-	sink, err := newFrameSink(path, axis, to, fps, w, h, o.Overwrite)
+	sink, err := newFrameSink(path, axis, to, fps, w, h, o.Overwrite, o.Tidied)
 	if err != nil {
 		return err
 	}
@@ -278,51 +282,80 @@ type frameSink interface {
 
 // newFrameSink is the writer of frames for path (see Movie.Write), w × h
 // pixels, whose last position along axis is last. An existing output is
-// an error unless overwrite is set.
-func newFrameSink(path string, axis byte, last int, fps float64, w, h int, overwrite bool) (frameSink, error) {
+// an error unless overwrite is set. What killed writes of the same output
+// left (fsutil.RemoveStalePartials) is removed first and, when there was
+// some, named to tidied.
+func newFrameSink(path string, axis byte, last int, fps float64, w, h int, overwrite bool, tidied func([]string)) (frameSink, error) {
 	lower := strings.ToLower(path)
 	st, statErr := os.Stat(path)
+	tidy := func(out string) {
+		if removed := fsutil.RemoveStalePartials(out); len(removed) > 0 && tidied != nil {
+			tidied(removed)
+		}
+	}
 	switch {
 	case strings.HasSuffix(lower, ".mp4"):
 		if statErr == nil && !overwrite {
 			return nil, errors.New("it exists already (replace it with --overwrite)")
 		}
+		tidy(path)
 		return startFFmpeg(path, fps, w, h)
 	case strings.HasSuffix(lower, ".png") || strings.HasSuffix(lower, ".tif") || strings.HasSuffix(lower, ".tiff"):
 		ext := filepath.Ext(path)
-		return newSeries(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ext), ext, axis, last, overwrite)
+		s := &series{dir: filepath.Dir(path), prefix: strings.TrimSuffix(filepath.Base(path), ext), ext: ext}
+		tidy(s.key())
+		return s.start(axis, last, overwrite)
 	case statErr == nil && st.IsDir() || strings.HasSuffix(path, string(filepath.Separator)) || filepath.Ext(path) == "":
 		if err := os.MkdirAll(path, 0o755); err != nil {
 			return nil, loader.StripPath(err)
 		}
-		return newSeries(path, "frame", ".png", axis, last, overwrite)
+		s := &series{dir: path, prefix: "frame", ext: ".png"}
+		tidy(s.key())
+		return s.start(axis, last, overwrite)
 	}
 	return nil, errors.New("a movie is written as .mp4, or as a series of .png or .tif images (a folder, or NAME.png)")
 }
 
-// series writes each frame as an image of its own.
+// series writes each frame as an image of its own, first into a folder
+// of its own beside them (fsutil.MkdirPartial of dir/PREFIX.EXT), then,
+// once every frame is there, under the frames' names: a series that was
+// stopped, or killed, leaves no frame under its name.
 type series struct {
 	dir, prefix, ext, digits string
 	axis                     byte
 	overwrite                bool
-	written                  []string
+	tmp                      string
+	lock                     *fsutil.Lock
+	written                  []int
 }
 
-func newSeries(dir, prefix, ext string, axis byte, last int, overwrite bool) (*series, error) {
-	s := &series{dir: dir, prefix: prefix, ext: ext, axis: axis, overwrite: overwrite,
-		digits: strconv.Itoa(max(4, len(strconv.Itoa(last))))}
+// key is the name the series' temporary folder is named after.
+func (s *series) key() string { return filepath.Join(s.dir, s.prefix+s.ext) }
+
+// start checks that the series may be written and makes its folder.
+func (s *series) start(axis byte, last int, overwrite bool) (*series, error) {
+	s.axis, s.overwrite = axis, overwrite
+	s.digits = strconv.Itoa(max(4, len(strconv.Itoa(last))))
 	if !overwrite {
 		if _, err := os.Stat(s.name(0)); err == nil {
 			return nil, fmt.Errorf("%s exists already (replace the series with --overwrite)", filepath.Base(s.name(0)))
 		}
 	}
+	tmp, lock, err := fsutil.MkdirPartial(s.key())
+	if err != nil {
+		return nil, loader.StripPath(err)
+	}
+	s.tmp, s.lock = tmp, lock
 	return s, nil
 }
 
-// name is the path of the frame at position i.
-func (s *series) name(i int) string {
-	return filepath.Join(s.dir, fmt.Sprintf("%s_%c%0"+s.digits+"d%s", s.prefix, s.axis+'a'-'A', i, s.ext))
+// base is the file name of the frame at position i.
+func (s *series) base(i int) string {
+	return fmt.Sprintf("%s_%c%0"+s.digits+"d%s", s.prefix, s.axis+'a'-'A', i, s.ext)
 }
+
+// name is the path of the frame at position i.
+func (s *series) name(i int) string { return filepath.Join(s.dir, s.base(i)) }
 
 func (s *series) write(i int, img *image.RGBA) error {
 	var b bytes.Buffer
@@ -335,29 +368,56 @@ func (s *series) write(i int, img *image.RGBA) error {
 	if err != nil {
 		return err
 	}
-	name := s.name(i)
-	if !s.overwrite {
-		if _, err := os.Stat(name); err == nil {
-			return fmt.Errorf("%s exists already (replace the series with --overwrite)", filepath.Base(name))
-		}
+	if err := s.exists(i); err != nil {
+		return err
 	}
-	if err := fsutil.WriteAtomic(name, b.Bytes()); err != nil {
+	if err := os.WriteFile(filepath.Join(s.tmp, s.base(i)), b.Bytes(), fsutil.FileMode); err != nil {
 		return loader.StripPath(err)
 	}
-	s.written = append(s.written, name)
+	s.written = append(s.written, i)
 	return nil
 }
 
-func (s *series) finish() error { return nil }
+// exists refuses a frame i already under its name, unless overwrite is set.
+func (s *series) exists(i int) error {
+	if s.overwrite {
+		return nil
+	}
+	if _, err := os.Lstat(s.name(i)); err == nil {
+		return fmt.Errorf("%s exists already (replace the series with --overwrite)", s.base(i))
+	}
+	return nil
+}
+
+// finish moves every frame to its name, in order, then removes the
+// folder. If one cannot be, those moved are removed again.
+func (s *series) finish() error {
+	for k, i := range s.written {
+		err := s.exists(i)
+		if err == nil {
+			err = loader.StripPath(os.Rename(filepath.Join(s.tmp, s.base(i)), s.name(i)))
+		}
+		if err != nil {
+			for _, j := range s.written[:k] {
+				os.Remove(s.name(j))
+			}
+			s.abort()
+			return err
+		}
+	}
+	s.lock.Unlock()
+	os.Remove(s.tmp)
+	return nil
+}
 
 func (s *series) abort() {
-	for _, n := range s.written {
-		os.Remove(n)
-	}
+	s.lock.Unlock()
+	os.RemoveAll(s.tmp)
 }
 
 // ffmpegSink streams frames to ffmpeg, which encodes them into a file
-// beside the output, renamed to it when the movie is complete.
+// beside the output (fsutil.PartialName), renamed to it when the movie is
+// complete.
 type ffmpegSink struct {
 	path, tmp string
 	w, h      int // even
@@ -368,12 +428,13 @@ type ffmpegSink struct {
 }
 
 func startFFmpeg(path string, fps float64, w, h int) (*ffmpegSink, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), fsutil.TempPrefix+fsutil.ProcessTag()+"-*.mp4")
+	tmp := fsutil.PartialName(path)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, loader.StripPath(err)
 	}
 	f.Close()
-	s := &ffmpegSink{path: path, tmp: f.Name(), w: w &^ 1, h: h &^ 1}
+	s := &ffmpegSink{path: path, tmp: tmp, w: w &^ 1, h: h &^ 1}
 	if s.cmd, err = EncodeCommand(s.w, s.h, fps, s.tmp); err != nil {
 		os.Remove(s.tmp)
 		return nil, err

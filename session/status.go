@@ -109,6 +109,9 @@ func (s *Session) status0() (st Status) {
 	if n := pyr.NotStored(); n > 0 {
 		st.Text += fmt.Sprintf("   %d chunks not stored yet (R reloads)", n)
 	}
+	if n := pyr.MissingChunks(); n > 0 {
+		st.Text += fmt.Sprintf("   %d chunks missing where the level above holds data (shown as the fill value)", n)
+	}
 	if msg, ok, fresh := d.lastFailure(s.clock.Now(), true); ok {
 		st.Text += "   error: " + msg
 		if fresh {

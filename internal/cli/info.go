@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -86,6 +87,17 @@ func cmdInfo(args []string, out io.Writer) error {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	m := src.Meta()
+	if sc, ok := src.(loader.MissingScanner); ok {
+		n, err := sc.ScanMissing(context.Background())
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		if n > 0 {
+			c := *m
+			c.Notes = append(slices.Clip(m.Notes), fmt.Sprintf("%d chunks missing where the level above holds data (read as the fill value)", n))
+			m = &c
+		}
+	}
 	if *asJSON {
 		return printInfoJSON(out, m)
 	}

@@ -116,6 +116,7 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	bar.unit = "frames"
 	defer bar.finish()
 	mo.Progress = func(done, total int) { bar.phase("frames", done, total) }
+	mo.Tidied = func(removed []string) { bar.note("vastview: " + staleNote(removed, "")) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := mv.Write(ctx, out, mo); err != nil {

@@ -32,7 +32,7 @@ type planeOpts struct {
 	stderr                                    io.Writer
 }
 
-func cmdPlane(args []string, stderr io.Writer) error {
+func cmdPlane(args []string, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("plane", flag.ContinueOnError)
 	o := planeOpts{stderr: stderr}
 	fs.StringVar(&o.out, "out", "", "output file (.raw or .png)")
@@ -65,6 +65,11 @@ func cmdPlane(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer src.Close()
+	defer func() {
+		if err == nil {
+			noteMissing(stderr, pos[0], src)
+		}
+	}()
 	chans, err := o.composite(src.Meta(), ext)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
@@ -553,4 +558,18 @@ func writeOut(path string, data []byte) error {
 		return fmt.Errorf("%s: %w", path, loader.StripPath(err))
 	}
 	return nil
+}
+
+// noteMissing says on stderr, as a note (the command still succeeds),
+// how many chunks the reads of src found missing where a coarser level
+// holds data (loader.ErrMissing): they were drawn as the fill value, as
+// Zarr reads an absent chunk, but they were lost rather than left out.
+func noteMissing(stderr io.Writer, name string, src loader.Source) {
+	if n := loader.Missing(src); n > 0 {
+		what := "chunks were"
+		if n == 1 {
+			what = "chunk was"
+		}
+		fmt.Fprintf(stderr, "vastview: note: %s: %d %s absent where the level above holds data; read as the fill value\n", name, n, what)
+	}
 }

@@ -163,7 +163,8 @@ func buildLevels(ctx context.Context, pyr *levels.Pyramid, workers int, bar *pro
 	return pyr.Build(ctx, workers)
 }
 
-// staleNote says in one line what omezarr.RemoveStale tidied up, or is ""
+// staleNote says in one line what omezarr.RemoveStale (or, for a movie,
+// fsutil.RemoveStalePartials) tidied up, or is ""
 // if it found nothing.
 func staleNote(removed []string, restored string) string {
 	var parts []string

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"vastview/internal/fsutil"
 	"vastview/loader"
@@ -46,37 +43,19 @@ func checkTarget(out string, overwrite bool) error {
 	return nil
 }
 
-// partialInfix follows the output's name in the name of the folder it is
-// written into: out.partial-<owner>-<random>, where owner is the writing
-// process's fsutil.ProcessTag.
-const partialInfix = ".partial-"
-
 // oldInfix follows the output's name in the name an output being replaced
 // has until the new one is in place: out.old-<owner>-<random>, owner and
 // random those of the new one's temporary folder.
 const oldInfix = ".old-"
 
-// mkdirTemp creates the empty folder out.partial-<owner>-<random> beside
-// out, with the permissions of a folder made by os.Mkdir (os.MkdirTemp's
-// are private), and locks it: the lock ends with the process, however it
-// ends, and tells RemoveStale that the folder is still being written.
+// mkdirTemp creates and locks the temporary folder of out
+// (fsutil.MkdirPartial).
 func mkdirTemp(out string) (string, *fsutil.Lock, error) {
-	for {
-		tmp := out + partialInfix + fsutil.ProcessTag() + "-" + strconv.FormatUint(rand.Uint64()>>16, 36)
-		err := os.Mkdir(tmp, 0o755)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", nil, fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
-		}
-		lock, err := fsutil.TryLockDir(tmp, fsutil.Exclusive)
-		if err != nil {
-			os.Remove(tmp)
-			return "", nil, fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
-		}
-		return tmp, lock, nil
+	tmp, lock, err := fsutil.MkdirPartial(out)
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
 	}
+	return tmp, lock, nil
 }
 
 // RemoveStale tidies up what writes of out left behind when their process
@@ -95,25 +74,10 @@ func RemoveStale(out string) (removed []string, restored string) {
 	if parent == "" {
 		parent = "."
 	}
+	removed = fsutil.RemoveStalePartials(out)
 	ents, err := os.ReadDir(parent)
 	if err != nil {
-		return nil, ""
-	}
-	for _, e := range ents {
-		tag, ok := fsutil.OwnerOf(e.Name(), base+partialInfix)
-		if !ok || !e.IsDir() || fsutil.Alive(tag) {
-			continue
-		}
-		dir := filepath.Join(parent, e.Name())
-		lock, err := fsutil.TryLockDir(dir, fsutil.Exclusive)
-		if err != nil {
-			continue
-		}
-		err = os.RemoveAll(dir)
-		lock.Unlock()
-		if err == nil {
-			removed = append(removed, e.Name())
-		}
+		return removed, ""
 	}
 	for _, e := range ents {
 		tag, ok := fsutil.OwnerOf(e.Name(), base+oldInfix)
@@ -151,7 +115,7 @@ func install(tmp, out string, overwrite bool) error {
 	if err := checkTarget(out, overwrite); err != nil {
 		return err
 	}
-	old := out + oldInfix + tmp[strings.LastIndex(tmp, partialInfix)+len(partialInfix):]
+	old := out + oldInfix + fsutil.PartialSuffix(tmp)
 	if err := os.Rename(out, old); err != nil {
 		return fmt.Errorf("cannot move the old output aside: %v", loader.StripPath(err))
 	}

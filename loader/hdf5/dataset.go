@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"vastview/loader"
@@ -55,6 +57,7 @@ type dataset struct {
 	obj         *object
 	fill        []byte // one element of fill value, or nil for zero
 	filteredLen int    // bytes of a filtered chunk's size in index entries
+	bad         error  // why the dataset's header messages cannot be read
 }
 
 // chunkLoc is where one chunk is stored (addr undef: not stored).
@@ -240,14 +243,51 @@ func (d *dataset) parseLayout(b []byte) error {
 		}
 		n := uint64(d.dt.size)
 		for _, c := range d.chunk {
-			if c == 0 || c > 1<<31 || n*c > 1<<31 {
-				return errorf("chunk of %v samples", d.chunk)
+			if c == 0 {
+				return errorf("chunks of %s samples", dimsText(d.chunk))
+			}
+			if c > maxChunkBytes || n*c > maxChunkBytes {
+				return errorf("chunks of %s samples of %d bytes, %s each: more than the %d GiB a chunk may hold",
+					dimsText(d.chunk), d.dt.size, chunkSize(d.chunk, d.dt.size), maxChunkBytes>>30)
 			}
 			n *= c
 		}
 		d.filteredLen = min(1+(bitsLen(n)-1+8)/8, 8)
 	}
 	return nil
+}
+
+// maxChunkBytes bounds a decoded chunk, as the loader bounds every
+// source's chunks.
+const maxChunkBytes = 1 << 31
+
+// dimsText writes dims as "1000×2000×960".
+func dimsText(dims []uint64) string {
+	var b strings.Builder
+	for i, v := range dims {
+		if i > 0 {
+			b.WriteString("×")
+		}
+		b.WriteString(strconv.FormatUint(v, 10))
+	}
+	return b.String()
+}
+
+// chunkSize is the byte size of a chunk of dims samples of es bytes, in
+// decimal units ("3.84 GB"), computed in floating point so that it cannot
+// overflow.
+func chunkSize(dims []uint64, es int) string {
+	f := float64(es)
+	for _, v := range dims {
+		f *= float64(v)
+	}
+	for _, u := range []string{"bytes", "kB", "MB", "GB", "TB", "PB"} {
+		if f < 1000 || u == "PB" {
+			return fmt.Sprintf("%.3g %s", f, u)
+		}
+		f /= 1000
+	}
+	return ""
 }
 
 func bitsLen(v uint64) int {
@@ -561,14 +601,16 @@ func (d *dataset) readChunkData(ctx context.Context, scaled []uint64, out []byte
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	dec, err := d.decode(raw, loc.mask, len(out))
+	dec, err := d.decode(raw, loc.mask, out)
 	if err != nil {
 		return fmt.Errorf("%s: chunk %v: %w", d.path, scaled, err)
 	}
 	if len(dec) != len(out) {
 		return errorf("%s: chunk %v decodes to %d bytes, want %d", d.path, scaled, len(dec), len(out))
 	}
-	copy(out, dec)
+	if len(out) > 0 && &dec[0] != &out[0] {
+		copy(out, dec)
+	}
 	if d.dt.bigEndian {
 		loader.SwapBytes(out, d.dt.size)
 	}

@@ -46,28 +46,44 @@ func checkFilters(fs []filter) error {
 }
 
 // decode undoes the pipeline on one stored chunk; filters whose bit is set
-// in mask were not applied. want is the decoded size.
-func (d *dataset) decode(b []byte, mask uint32, want int) ([]byte, error) {
-	limit := want + 64
+// in mask were not applied. out is the decoded chunk's storage: the last
+// filter undone (a decompressor or the shuffle) writes into it, so that a
+// chunk is decoded without a copy of its own size; earlier stages, and
+// the filters that cannot (LZ4, bitshuffle), return buffers of their own.
+// The result is out, or a buffer of another size that the caller refuses.
+func (d *dataset) decode(b []byte, mask uint32, out []byte) ([]byte, error) {
+	want := len(out)
+	last := -1
+	for i := 0; i < len(d.filters) && last < 0; i++ {
+		if i >= 32 || mask&(1<<i) == 0 {
+			last = i
+		}
+	}
 	for i := len(d.filters) - 1; i >= 0; i-- {
 		if i < 32 && mask&(1<<i) != 0 {
 			continue
+		}
+		// A stage before the last may leave a few bytes more (a
+		// checksum the next one strips); the last must fit out.
+		dst, limit := []byte(nil), want+64
+		if i == last {
+			dst, limit = out[:0], want
 		}
 		f := d.filters[i]
 		var err error
 		switch f.id {
 		case filterDeflate:
-			b, err = zlibCodec.Decode(nil, b, limit)
+			b, err = zlibCodec.Decode(dst, b, limit)
 		case filterZstd:
-			b, err = zstdCodec.Decode(nil, b, limit)
+			b, err = zstdCodec.Decode(dst, b, limit)
 		case filterBlosc:
-			b, err = codec.Blosc(nil, b, limit)
+			b, err = codec.Blosc(dst, b, limit)
 		case filterShuffle:
 			es := d.dt.size
 			if len(f.cd) > 0 {
 				es = int(f.cd[0])
 			}
-			b = unshuffle(b, es)
+			b = unshuffle(dst, b, es)
 		case filterFletcher32:
 			b, err = fletcherCheck(b)
 		case filterLZ4:
@@ -84,13 +100,18 @@ func (d *dataset) decode(b []byte, mask uint32, want int) ([]byte, error) {
 	return b, nil
 }
 
-// unshuffle undoes HDF5's byte shuffle of es-byte elements.
-func unshuffle(b []byte, es int) []byte {
+// unshuffle undoes HDF5's byte shuffle of es-byte elements, into dst's
+// storage when it has room for len(b) bytes (dst must not overlap b).
+func unshuffle(dst, b []byte, es int) []byte {
 	if es <= 1 || len(b) < es {
 		return b
 	}
 	n := len(b) / es
-	out := make([]byte, len(b))
+	out := dst[:0]
+	if cap(out) < len(b) {
+		out = make([]byte, len(b))
+	}
+	out = out[:len(b)]
 	for j := 0; j < es; j++ {
 		src := b[j*n : (j+1)*n]
 		for i, v := range src {

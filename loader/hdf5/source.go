@@ -52,7 +52,8 @@ func (h *File) lookup(p string) (*object, error) {
 }
 
 // datasets lists every dataset of the file, depth first in link order;
-// each object is visited once.
+// each object is visited once. A dataset whose header messages cannot be
+// read is listed with only its path and why (bad).
 func (h *File) datasets() ([]*dataset, error) {
 	var out []*dataset
 	seen := map[uint64]bool{}
@@ -71,7 +72,9 @@ func (h *File) datasets() ([]*dataset, error) {
 		}
 		if d, ok, err := h.openDataset(o, p); ok {
 			if err != nil {
-				// A dataset the reader cannot describe is left out.
+				// A dataset the reader cannot describe is listed with
+				// why, so that it is named if nothing else can be shown.
+				out = append(out, &dataset{h: h, path: p, bad: bare(err)})
 				return nil
 			}
 			d.obj = o
@@ -95,9 +98,29 @@ func (h *File) datasets() ([]*dataset, error) {
 	return out, nil
 }
 
+// bare is err from openDataset without the dataset's path and the
+// format's name, which the message that lists it gives once.
+func bare(err error) error {
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner
+	}
+	var fe *loader.FormatError
+	var ue *loader.UnsupportedError
+	switch {
+	case errors.As(err, &fe):
+		return errors.New(fe.Msg)
+	case errors.As(err, &ue):
+		return errors.New("unsupported " + ue.Feature)
+	}
+	return err
+}
+
 // image is a dataset viewable as an image: 2 to 5 dimensions, every one
 // non-empty, numeric samples.
 func (d *dataset) image() error {
+	if d.bad != nil {
+		return d.bad
+	}
 	if n := len(d.dims); n < 2 || n > 5 {
 		return fmt.Errorf("%d dimensions", n)
 	}

@@ -75,10 +75,12 @@ func Match(path string, head []byte) bool {
 	if len(head) < headerSize {
 		return false
 	}
-	_, ok := byteOrder(head)
 	if string(head[offMap:offMap+3]) == "MAP" {
-		return ok
+		// Recognised by its stamp: a header that makes no sense is then
+		// an MRC file with a broken header, and Open says which field.
+		return true
 	}
+	_, ok := byteOrder(head)
 	return ok && loader.HasExt(path, exts...)
 }
 
@@ -100,19 +102,33 @@ func byteOrder(b []byte) (binary.ByteOrder, bool) {
 	return first, false
 }
 
+// maxSize bounds NX, NY and NZ: 2^24 samples along an axis, so that
+// their products fit in 64 bits.
+const maxSize = 1<<24 - 1
+
 // plausible reports whether header b, read in byte order bo, has positive
-// sizes below 2^24 and a mode MRC defines.
+// sizes of at most maxSize and a mode MRC defines.
 func plausible(b []byte, bo binary.ByteOrder) bool {
-	for i := 0; i < 3; i++ {
-		if n := int32(bo.Uint32(b[offNX+4*i:])); n < 1 || n >= 1<<24 {
-			return false
+	return implausible(b, bo) == ""
+}
+
+// implausible names the first field of header b, read in byte order bo,
+// that no MRC file can have ("" when there is none).
+func implausible(b []byte, bo binary.ByteOrder) string {
+	for i, name := range [3]string{"NX", "NY", "NZ"} {
+		switch n := int32(bo.Uint32(b[offNX+4*i:])); {
+		case n < 1:
+			return fmt.Sprintf("%s (samples along an axis) is %d, not a positive size", name, n)
+		case n > maxSize:
+			return fmt.Sprintf("%s (samples along an axis) is %d, more than the %d this reader takes", name, n, maxSize)
 		}
 	}
-	switch int32(bo.Uint32(b[offMode:])) {
+	switch m := int32(bo.Uint32(b[offMode:])); m {
 	case modeInt8, modeInt16, modeFloat32, modeCInt16, modeCFloat, modeUint16, modeFloat16, modePacked4:
-		return true
+	default:
+		return fmt.Sprintf("mode %d (MODE) is not a mode MRC defines (0, 1, 2, 3, 4, 6, 12, 101)", m)
 	}
-	return false
+	return ""
 }
 
 // header is what the fixed header says.
@@ -138,10 +154,9 @@ func parseHeader(b []byte) (header, error) {
 	if ok {
 		return h, nil
 	}
-	if h.nx < 1 || h.ny < 1 || h.nz < 1 {
-		return h, formatError("the header says %d×%d×%d samples", h.nx, h.ny, h.nz)
-	}
-	return h, formatError("the header's mode %d is not an MRC mode", h.mode)
+	// Neither byte order makes sense: name the field, read in the order
+	// the machine stamp says.
+	return h, formatError("impossible header: %s", implausible(b, bo))
 }
 
 // Open opens an MRC file. The returned Source is safe for concurrent use.

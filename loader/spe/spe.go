@@ -57,15 +57,11 @@ var pixelFormats = map[string]loader.DType{
 	"MonochromeFloating32": loader.Float32,
 }
 
-// Match reports whether path ends in .spe and head is a plausible SPE
-// header (SPE has no magic number). It is safe for concurrent use.
+// Match reports whether path ends in .spe. SPE has no magic number: a
+// file so named is taken as SPE, and a header that makes no sense is then
+// refused by Open naming the field. It is safe for concurrent use.
 func Match(path string, head []byte) bool {
-	if !loader.HasExt(path, ".spe") || len(head) < offFrames+4 {
-		return false
-	}
-	w, h := binary.LittleEndian.Uint16(head[offWidth:]), binary.LittleEndian.Uint16(head[offHeight:])
-	n := int32(binary.LittleEndian.Uint32(head[offFrames:]))
-	return w > 0 && h > 0 && n > 0
+	return loader.HasExt(path, ".spe") && head != nil
 }
 
 // header is what the fixed header says.
@@ -73,6 +69,7 @@ type header struct {
 	width, height, frames int
 	dtype                 loader.DType
 	typeOK                bool
+	typeCode              int16
 	version               float32
 	xmlAt                 uint64
 }
@@ -86,7 +83,8 @@ func parseHeader(b []byte) header {
 		version: math.Float32frombits(le.Uint32(b[offVersion:])),
 		xmlAt:   le.Uint64(b[offXML:]),
 	}
-	h.dtype, h.typeOK = sampleTypes[int16(le.Uint16(b[offType:]))]
+	h.typeCode = int16(le.Uint16(b[offType:]))
+	h.dtype, h.typeOK = sampleTypes[h.typeCode]
 	return h
 }
 
@@ -159,11 +157,16 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 // layout is the 2.x layout the header describes (a 3.x footer may
 // replace it).
 func (h header) layout() (layout, error) {
-	if h.width < 1 || h.height < 1 || h.frames < 1 {
-		return layout{}, formatError("the header says %d frames of %d×%d samples", h.frames, h.width, h.height)
+	switch {
+	case h.width < 1:
+		return layout{}, formatError("impossible header: the frame width (xdim, byte %d) is %d", offWidth, h.width)
+	case h.height < 1:
+		return layout{}, formatError("impossible header: the frame height (ydim, byte %d) is %d", offHeight, h.height)
+	case h.frames < 1:
+		return layout{}, formatError("impossible header: the frame count (NumFrames, byte %d) is %d", offFrames, h.frames)
 	}
 	if !h.typeOK && !(h.version >= 3 && h.xmlAt > 0) {
-		return layout{}, unsupported("its sample type code")
+		return layout{}, unsupported(fmt.Sprintf("sample type code %d (datatype, byte %d)", h.typeCode, offType))
 	}
 	frameBytes := int64(h.width) * int64(h.height) * int64(max(1, h.dtype.Size()))
 	return layout{width: h.width, height: h.height, frames: h.frames, dtype: h.dtype, frameAt: headerSize, stride: frameBytes}, nil

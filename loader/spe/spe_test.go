@@ -148,3 +148,41 @@ func TestBadSPEGivesOneClearError(t *testing.T) {
 		loadertest.ClearError(t, c.name, err, c.want)
 	}
 }
+
+// TestImpossibleHeaderNamesTheField: a WinSpec file with one header field
+// that no SPE file can have is recognised as SPE all the same (by its
+// name: SPE has no magic number) and refused in one line naming the field
+// and its value, not as a file of no known format; an unknown sample type
+// names its code.
+func TestImpossibleHeaderNamesTheField(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(shared, "spestack_test.spe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		off  int
+		v    uint32
+		size int
+		want string
+	}{
+		{"frames.spe", offFrames, 0xffffffff, 4, "the frame count (NumFrames, byte 1446) is -1"},
+		{"width.spe", offWidth, 0, 2, "the frame width (xdim, byte 42) is 0"},
+		{"height.spe", offHeight, 0, 2, "the frame height (ydim, byte 656) is 0"},
+		{"type.spe", offType, 77, 2, "spe: unsupported sample type code 77 (datatype, byte 108)"},
+	} {
+		d := bytes.Clone(b)
+		if c.size == 4 {
+			binary.LittleEndian.PutUint32(d[c.off:], c.v)
+		} else {
+			binary.LittleEndian.PutUint16(d[c.off:], uint16(c.v))
+		}
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loader.Open(context.Background(), path)
+		loadertest.ClearError(t, c.name, err, c.want)
+	}
+}

@@ -13,11 +13,23 @@ import (
 // ReadChunk fills dst with the read unit at grid index idx of a level: the
 // Zarr chunk, or the inner chunk of a sharded array. A unit the store does
 // not hold reads as the fill value, with an error matching
-// loader.ErrNotStored. It is safe for concurrent use.
+// loader.ErrNotStored; when the next coarser level holds data over it,
+// the error matches loader.ErrMissing too, and MissingChunks counts it.
+// It is safe for concurrent use.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
+	err := s.read(ctx, level, idx, dst)
+	if loader.IsNotStored(err) {
+		return s.checkMissing(ctx, level, idx, err)
+	}
+	return err
+}
+
+// read is ReadChunk without the arguments' check and the count of
+// missing units.
+func (s *Source) read(ctx context.Context, level int, idx []int, dst []byte) error {
 	a := s.levels[level]
 	var extBuf [maxDims]int
 	ext := extBuf[:len(idx)]

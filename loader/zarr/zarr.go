@@ -99,6 +99,7 @@ type Source struct {
 	shards *indexCache        // recently read shard indexes
 	flight singleflight.Group // shard index reads in progress
 	bufs   sync.Pool          // of *[]byte, scratch space for decoding
+	lost   missing            // units absent where the level above has data
 }
 
 // Meta describes the image. It is safe for concurrent use; the result must

@@ -7,7 +7,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"vastview/internal/cli"
@@ -97,5 +100,70 @@ print(json.dumps([int(b''.join(c.attrs['ImageSize' + k])) for k in 'ZYX']))
 	exp, _ := json.Marshal(size)
 	if info.Format != "imaris" || info.Axes != "ZYX" || info.Dtype != "uint16" || string(got) != string(exp) {
 		t.Errorf("info %+v, h5py size %s", info, want)
+	}
+}
+
+// TestChunkTooLarge: a 3-D dataset h5py declares with chunks of 3.84 GB
+// (HDF5 allows up to 4 GiB) is refused in one line that names the
+// dataset, its chunks and their size, not as a file with no dataset of 2
+// to 5 dimensions.
+func TestChunkTooLarge(t *testing.T) {
+	testtool.RequirePython(t, "h5py")
+	p := filepath.Join(t.TempDir(), "big.h5")
+	testtool.RunPython(t, `
+import sys, h5py
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('vol', shape=(1000, 2000, 960), chunks=(1000, 2000, 960), dtype='u2')
+`, p)
+	var out, errb bytes.Buffer
+	rc := cli.Run([]string{"info", p}, &out, &errb)
+	msg := errb.String()
+	t.Logf("%s", msg)
+	if rc != 1 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, p) || !strings.Contains(msg, "/vol") ||
+		!strings.Contains(msg, "chunks of 1000×2000×960 samples") || !strings.Contains(msg, "3.84 GB") {
+		t.Errorf("exit %d, %q; want one line naming the file, /vol, its chunks and their size", rc, msg)
+	}
+}
+
+// TestBigChunkDecodesInPlace: plane on a 300 kB file holding one
+// 8192×8192 uint16 gzip chunk of zeros (a 128 MiB plane) decodes the
+// chunk into the plane itself: the peak memory is the plane and a bounded
+// working set (it was about four planes: the plane, the decoded chunk
+// grown by doubling, and its copy). The program is built without the race
+// detector, whose shadow memory would be measured too. A budget smaller
+// than the chunk is refused by pyramid in one line, as for any file.
+func TestBigChunkDecodesInPlace(t *testing.T) {
+	testtool.RequirePython(t, "h5py", "numpy")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "vastview")
+	testtool.Run(t, "go", "build", "-o", bin, "vastview")
+	src := filepath.Join(dir, "zeros.h5")
+	testtool.RunPython(t, `
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], 'w') as f:
+    d = f.create_dataset('img', shape=(8192, 8192), dtype='u2', chunks=(8192, 8192), compression='gzip')
+    d[:4096] = 0
+    d[4096:] = 0
+`, src)
+	const plane = 8192 * 8192 * 2
+	out := filepath.Join(dir, "plane.raw")
+	cmd := exec.Command(bin, "plane", src, "--out", out)
+	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("plane: %v\n%s", err, msg)
+	}
+	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("peak RSS %d MiB for a plane of %d MiB", peak>>20, plane>>20)
+	if peak > plane+96<<20 {
+		t.Errorf("peak RSS %d MiB, more than the plane of %d MiB and 96 MiB", peak>>20, plane>>20)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() != plane {
+		t.Fatalf("plane written: %v %v", st, err)
+	}
+	cmd = exec.Command(bin, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "64MiB")
+	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	msg, err := cmd.CombinedOutput()
+	if s := strings.TrimSpace(string(msg)); err == nil || strings.Count(s, "\n") > 0 || !strings.Contains(s, "larger than the memory budget of 64 MiB") {
+		t.Errorf("a budget smaller than a chunk: %v: %q", err, s)
 	}
 }

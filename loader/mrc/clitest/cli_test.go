@@ -4,10 +4,12 @@ package clitest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"vastview/internal/cli"
@@ -78,5 +80,47 @@ with mrcfile.open(path) as m:
 	os.WriteFile(bad, b[:len(b)-10], 0o644)
 	if code := cli.Run([]string{"info", bad}, &stdout, &stderr); code != 1 || bytes.Count(stderr.Bytes(), []byte("\n")) != 1 {
 		t.Errorf("info on a cut file: exit %d, %q", code, stderr.String())
+	}
+}
+
+// TestImpossibleHeader breaks one field of a header mrcfile wrote (its
+// "MAP " stamp kept, so the file is recognised as MRC): info refuses it
+// in one line that names the file and the field, not as a file of no
+// known format.
+func TestImpossibleHeader(t *testing.T) {
+	testtool.RequirePython(t, "mrcfile", "numpy")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "vol.mrc")
+	testtool.RunPython(t, `
+import sys, numpy as np, mrcfile
+with mrcfile.new(sys.argv[1], overwrite=True) as m:
+    m.set_data(np.zeros((3, 4, 5), np.int16))
+`, path)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		off  int
+		v    int32
+		want string
+	}{
+		{0, 1<<31 - 1, "NX (samples along an axis) is 2147483647"},
+		{4, 0, "NY (samples along an axis) is 0"},
+		{8, -3, "NZ (samples along an axis) is -3"},
+		{12, 99, "mode 99 (MODE) is not a mode MRC defines"},
+	} {
+		b := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint32(b[c.off:], uint32(c.v))
+		bad := filepath.Join(dir, fmt.Sprintf("bad%d.mrc", c.off))
+		if err := os.WriteFile(bad, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := cli.Run([]string{"info", bad}, &stdout, &stderr)
+		msg := stderr.String()
+		if code != 1 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, bad) || !strings.Contains(msg, "mrc: ") || !strings.Contains(msg, c.want) {
+			t.Errorf("field at byte %d set to %d: exit %d, %q; want one line naming the file and %q", c.off, c.v, code, msg, c.want)
+		}
 	}
 }

@@ -63,6 +63,22 @@ func (f *Folder) path(ctx context.Context, key string) (string, error) {
 	return filepath.Join(f.root, filepath.FromSlash(key)), nil
 }
 
+// Has reports whether the key's file exists, without reading it.
+func (f *Folder) Has(ctx context.Context, key string) (bool, error) {
+	p, err := f.path(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, fileError(key, err)
+	}
+	return st.Mode().IsRegular(), nil
+}
+
 // Get returns the content of the key's file. A missing file (or a directory
 // in its place) gives an error matching ErrNotFound.
 func (f *Folder) Get(ctx context.Context, key string) ([]byte, error) {
