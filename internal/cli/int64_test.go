@@ -13,19 +13,20 @@ import (
 // int64Fixtures writes, with zarr-python, a uint64 label volume whose ids
 // lie one apart above 2^60 (a float64 cannot tell them apart) and an
 // int64 volume over the type's whole range (block sums overflow 64 bits),
-// and the planes numpy reads of them.
+// and the planes numpy reads of them. Their planes are wider than a
+// computed chunk, so that their pyramids have levels halving Y and X.
 const int64Fixtures = `
 import sys, numpy as np, zarr
 d = sys.argv[1]
 rng = np.random.default_rng(17)
-cells = rng.integers(0, 6, (5, 20, 25))
-lab = np.repeat(np.repeat(np.repeat(cells, 2, 0), 4, 1), 4, 2)[:9, :70, :90]
+cells = rng.integers(0, 6, (5, 75, 73))
+lab = np.repeat(np.repeat(np.repeat(cells, 2, 0), 4, 1), 4, 2)[:9, :300, :290]
 lab = np.where(lab > 0, np.uint64(2**60) + lab.astype(np.uint64), 0).astype(np.uint64)
 noise = rng.integers(0, 4, lab.shape) == 0   # a quarter of the samples another id: ties and majorities
 lab[noise] = np.uint64(2**60) + rng.integers(1, 3, int(noise.sum())).astype(np.uint64)
 z = zarr.open(d + '/labels.zarr', mode='w', shape=lab.shape, chunks=(4, 32, 32), dtype='<u8')
 z[...] = lab
-big = rng.integers(-2**63, 2**63 - 1, (9, 70, 90), dtype=np.int64, endpoint=True)
+big = rng.integers(-2**63, 2**63 - 1, (9, 300, 290), dtype=np.int64, endpoint=True)
 big[:, :8, :8] = 2**63 - 1                  # blocks of the largest value: the sum's carry
 big[:, 8:16, :8] = -2**63
 z = zarr.open(d + '/big.zarr', mode='w', shape=big.shape, chunks=(4, 32, 32), dtype='>i8')
@@ -88,8 +89,8 @@ func TestSixtyFourBitIntegersEndToEnd(t *testing.T) {
 		checkPlane(t, src, filepath.Join(dir, c.raw), "--z", c.z)
 		png := filepath.Join(dir, c.name+".png")
 		mustRun(t, "plane", src, "--z", c.z, "--out", png)
-		if b := testtool.ReadPNG(t, png).Bounds(); b.Dx() != 90 || b.Dy() != 70 {
-			t.Errorf("%s: PNG of %v, want 90×70", c.name, b)
+		if b := testtool.ReadPNG(t, png).Bounds(); b.Dx() != 290 || b.Dy() != 300 {
+			t.Errorf("%s: PNG of %v, want 290×300", c.name, b)
 		}
 		out := filepath.Join(dir, c.name+".ome.zarr")
 		mustRun(t, "pyramid", src, out, "--method", c.method, "--budget", "16MiB")
