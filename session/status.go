@@ -106,29 +106,35 @@ func (s *Session) status0() (st Status) {
 		_, _, normal := shown.View.Orientation.Axes()
 		st.Text = fmt.Sprintf("%s of %c %d–%d   ", shown.Projection, normal+'a'-'A', shown.Slab[0], shown.Slab[1]) + st.Text
 	}
-	if n := pyr.NotStored(); n > 0 {
-		st.Text += fmt.Sprintf("   %d chunks not stored yet (R reloads)", n)
-	}
-	if n := pyr.MissingChunks(); n > 0 {
-		st.Text += fmt.Sprintf("   %d chunks missing where the level above holds data (shown as the fill value)", n)
-	}
+	// What is wrong comes first: the line is cut to the room it has, and
+	// the figures after it are there every time.
+	var alerts []string
 	if msg, ok, fresh := d.lastFailure(s.clock.Now(), true); ok {
-		st.Text += "   error: " + msg
+		alerts = append(alerts, "error: "+msg)
 		if fresh {
 			s.trace.Event("error", map[string]any{"message": msg})
 		}
 	}
-	for _, n := range pyr.Meta().Notes {
-		if strings.HasSuffix(n, loader.OutsideNote) {
-			st.Text += "   note: " + n
-		}
+	if n := pyr.MissingChunks(); n > 0 {
+		alerts = append(alerts, fmt.Sprintf("%d chunks missing where the level above holds data (shown as the fill value)", n))
+	}
+	if n := pyr.NotStored(); n > 0 {
+		alerts = append(alerts, fmt.Sprintf("%d chunks not stored yet (R reloads)", n))
 	}
 	if err := pyr.DiskError(); err != nil {
-		st.Text += "   " + err.Error()
+		alerts = append(alerts, err.Error())
 	}
 	done, total, ended, err := d.BuildState()
 	if ended && err != nil && !d.Pyr.Meta().Synthetic {
-		st.Text += "   levels: " + err.Error()
+		alerts = append(alerts, "levels: "+err.Error())
+	}
+	for _, n := range pyr.Meta().Notes {
+		if strings.HasSuffix(n, loader.OutsideNote) {
+			alerts = append(alerts, "note: "+n)
+		}
+	}
+	if len(alerts) > 0 {
+		st.Text = strings.Join(alerts, "   ") + "   " + st.Text
 	}
 	st.Building = !ended && total > 0 && done < total
 	st.Done, st.Total = done, total
