@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"vastview/loader"
+	"vastview/loader/demo"
 	"vastview/loader/zarr"
 )
 
@@ -192,10 +193,11 @@ func readPNG(t *testing.T, path string) image.Image {
 }
 
 // TestExportChoices exports as Zarr 3 with gzip and mode levels: the
-// store's metadata says so.
+// store's metadata says so. The planes are wider than a computed chunk, so
+// that the volume has a level 1.
 func TestExportChoices(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.open(small(), "/data/volume.tif")
+	h.open(stored{demo.NewSized(1, 9, 300, 520)}, "/data/volume.tif")
 	out := filepath.Join(t.TempDir(), "volume.ome.zarr")
 	ended := make(chan *Export, 1)
 	e, err := h.s.Export(out, ExportOptions{Version: 3, Codec: "gzip", Method: "mode"}, func(e *Export) { ended <- e })
