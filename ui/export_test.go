@@ -75,12 +75,12 @@ func TestExportDialogOffersThePyramidChoices(t *testing.T) {
 	out := filepath.Join(dir, "volume.ome.zarr")
 	deadline := time.Now().Add(time.Minute)
 	for {
-		b, err := os.ReadFile(filepath.Join(out, "1", "zarr.json"))
+		b, err := os.ReadFile(filepath.Join(out, "0", "zarr.json"))
 		if err == nil && strings.Contains(string(b), "gzip") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no gzip-compressed Zarr 3 level 1 in %s: %v %s", out, err, b)
+			t.Fatalf("no gzip-compressed Zarr 3 level 0 in %s: %v %s", out, err, b)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
