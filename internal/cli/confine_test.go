@@ -5,14 +5,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"vastview/internal/testtool"
+	"vastview/loader"
 )
 
 // bdvXML is a BigDataViewer XML naming the HDF5 file h5: one view setup
@@ -185,4 +189,127 @@ func writeFile(t *testing.T, p string, b []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// dicomScript writes an 8x8 uint8 CT slice at each path of argv[1]
+// (comma-separated; z from its place, one series), and a DICOMDIR at
+// argv[2] naming the files of argv[3] (comma-separated, each a
+// backslash-separated ReferencedFileID).
+const dicomScript = `
+import sys, numpy as np, pydicom
+from pydicom.dataset import FileDataset, FileMetaDataset, Dataset
+from pydicom.sequence import Sequence
+from pydicom.uid import generate_uid, ExplicitVRLittleEndian
+series, study = generate_uid(), generate_uid()
+for z, p in enumerate(sys.argv[1].split(',')):
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = '1.2.840.10008.5.1.4.1.1.2'
+    meta.MediaStorageSOPInstanceUID = generate_uid()
+    meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds = FileDataset(p, {}, file_meta=meta, preamble=b'\0' * 128)
+    ds.SOPClassUID, ds.SOPInstanceUID = meta.MediaStorageSOPClassUID, meta.MediaStorageSOPInstanceUID
+    ds.Modality, ds.SeriesInstanceUID, ds.StudyInstanceUID = 'CT', series, study
+    ds.InstanceNumber = z + 1
+    ds.ImagePositionPatient, ds.ImageOrientationPatient = [0, 0, z], [1, 0, 0, 0, 1, 0]
+    ds.Rows, ds.Columns, ds.SamplesPerPixel, ds.PhotometricInterpretation = 8, 8, 1, 'MONOCHROME2'
+    ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = 8, 8, 7, 0
+    ds.PixelData = (np.arange(64, dtype=np.uint8) + 100 * z).tobytes()
+    ds.is_little_endian, ds.is_implicit_VR = True, False
+    ds.save_as(p, write_like_original=False)
+meta = FileMetaDataset()
+meta.MediaStorageSOPClassUID = '1.2.840.10008.1.3.10'
+meta.MediaStorageSOPInstanceUID = generate_uid()
+meta.TransferSyntaxUID = ExplicitVRLittleEndian
+d = FileDataset(sys.argv[2], {}, file_meta=meta, preamble=b'\0' * 128)
+recs = []
+for ref in sys.argv[3].split(','):
+    r = Dataset()
+    r.DirectoryRecordType = 'IMAGE'
+    r.ReferencedFileID = ref.split('\\')
+    recs.append(r)
+d.DirectoryRecordSequence = Sequence(recs)
+d.is_little_endian, d.is_implicit_VR = True, False
+d.save_as(sys.argv[2], write_like_original=False)
+`
+
+// TestServeReadsNoFrameOutside: a folder of frames or a glob whose frame
+// is a link to a file outside the folder, a folder of DICOM files holding
+// such a link (opened as the folder or as one of its files), and a
+// DICOMDIR naming a file by "../": `serve` refuses each in one line
+// naming the file, `info` and the viewer read them and note that a file
+// lies outside; the same frames linked within their folder are served.
+func TestServeReadsNoFrameOutside(t *testing.T) {
+	testtool.RequirePython(t, "pydicom", "numpy")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := t.TempDir()
+	out := filepath.Join(root, "outside")
+	for _, d := range []string{"outside", "seq", "seqin", "dcm", "dd"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	frame := func(p string, v byte) {
+		img := image.NewGray(image.Rect(0, 0, 8, 8))
+		for i := range img.Pix {
+			img.Pix[i] = v + byte(i)
+		}
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		writeFile(t, p, b.Bytes())
+	}
+	frame(filepath.Join(root, "seq", "a.png"), 0)
+	frame(filepath.Join(out, "b.png"), 100)
+	os.Symlink(filepath.Join(out, "b.png"), filepath.Join(root, "seq", "b.png"))
+	frame(filepath.Join(root, "seqin", "a.png"), 0)
+	os.Symlink("a.png", filepath.Join(root, "seqin", "b.png"))
+	testtool.RunPython(t, dicomScript,
+		filepath.Join(root, "dcm", "IM1")+","+filepath.Join(out, "IM2")+","+filepath.Join(root, "dd", "IM1"),
+		filepath.Join(root, "dd", "DICOMDIR"), `IM1,..\outside\IM2`)
+	os.Symlink(filepath.Join(out, "IM2"), filepath.Join(root, "dcm", "IM2"))
+
+	for _, c := range []struct{ src, file string }{
+		{"seq", "b.png"},
+		{"seq/*.png", "b.png"},
+		{"dcm", "IM2"},
+		{"dcm/IM1", "IM2"},
+		{"dd/DICOMDIR", "../outside/IM2"},
+	} {
+		src := filepath.Join(root, c.src)
+		url, err := serveOrRefuse(t, src)
+		if err == nil {
+			resp, err := http.Get(url + "/0/1/0/0")
+			if err == nil {
+				resp.Body.Close()
+				t.Errorf("serve %s: served (the second frame: %d)", c.src, resp.StatusCode)
+			}
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c.file+" lies outside the dataset's folder") || strings.Contains(msg, "\n") {
+			t.Errorf("serve %s: %q", c.src, msg)
+		}
+		code, stdout, stderr := vv("info", src)
+		if code != 0 || !strings.Contains(stdout, c.file) || !strings.Contains(stdout, "outside the dataset's folder") {
+			t.Errorf("info %s: exit %d, %q %q: want a note that %s lies outside", c.src, code, stdout, stderr, c.file)
+		}
+		s, err := loader.Open(context.Background(), src)
+		if err != nil {
+			t.Errorf("open %s: %v", c.src, err)
+			continue
+		}
+		if !slices.ContainsFunc(s.Meta().Notes, func(n string) bool { return strings.HasSuffix(n, loader.OutsideNote) }) {
+			t.Errorf("open %s: notes %q: none for the status bar", c.src, s.Meta().Notes)
+		}
+		s.Close()
+	}
+	url, err := serveOrRefuse(t, filepath.Join(root, "seqin"))
+	if err != nil {
+		t.Fatalf("serve seqin: %v", err)
+	}
+	resp, err := http.Get(url + "/0/1/0/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(b) < 4 || !bytes.Equal(b[:4], []byte{0, 1, 2, 3}) {
+		t.Errorf("seqin frame 1: %d, %v", resp.StatusCode, b[:min(len(b), 4)])
+	}
 }

@@ -195,14 +195,48 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 		}
 		files = others
 	}
+	files, note, err := members(ctx, dir, files, want)
+	if err != nil {
+		return nil, err
+	}
 	cat, err := scan(ctx, dir, files, want)
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		cat.notes = append(cat.notes, note)
 	}
 	if !st.IsDir() {
 		cat.opened = path
 	}
 	return cat.open(cat.chosen)
+}
+
+// members checks with loader.Members the files of dir that were not
+// named to Open (want), links in the folder and the names of a DICOMDIR
+// (which may lead elsewhere with ".."): under loader.Confine one outside
+// dir is an error, otherwise a note.
+func members(ctx context.Context, dir string, files []string, want string) ([]string, string, error) {
+	var idx []int
+	var names []string
+	for i, f := range files {
+		if f == want {
+			continue
+		}
+		if r, err := filepath.Rel(dir, f); err == nil {
+			f = r
+		}
+		idx, names = append(idx, i), append(names, f)
+	}
+	checked, note, err := loader.Members(ctx, dir, "the file", names)
+	if err != nil {
+		return nil, "", err
+	}
+	out := slices.Clone(files)
+	for k, i := range idx {
+		out[i] = checked[k]
+	}
+	return out, note, nil
 }
 
 // listFolder lists the files of dir that may be DICOM: regular, not

@@ -53,10 +53,7 @@ func listPattern(pattern string) (paths, names []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	base := filepath.Dir(pattern)
-	for loader.IsPattern(base) {
-		base = filepath.Dir(base)
-	}
+	base := patternBase(pattern)
 	for _, p := range matches {
 		if isFrameName(filepath.Base(p)) {
 			paths = append(paths, p)
@@ -74,4 +71,14 @@ func listPattern(pattern string) (paths, names []string, err error) {
 		}
 	}
 	return paths, names, nil
+}
+
+// patternBase is the fixed directory of a glob pattern: the folder its
+// matches lie in.
+func patternBase(pattern string) string {
+	base := filepath.Dir(pattern)
+	for loader.IsPattern(base) {
+		base = filepath.Dir(base)
+	}
+	return base
 }

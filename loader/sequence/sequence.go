@@ -98,19 +98,30 @@ type Source struct {
 func Open(ctx context.Context, path string) (*Source, error) {
 	var paths, names []string
 	var err error
+	dir := path
 	if loader.IsPattern(path) {
 		paths, names, err = listPattern(path)
+		dir = patternBase(path)
 	} else {
 		paths, names, err = listFolder(path)
 	}
 	if err != nil {
 		return nil, loader.StripPath(err)
 	}
+	// A frame that is a link leading out of the folder is refused when
+	// serving (like a companion file outside) and noted when viewing.
+	paths, note, err := loader.Members(ctx, dir, "the frame", names)
+	if err != nil {
+		return nil, err
+	}
 	s := &Source{paths: paths, names: names}
 	if s.first, err = readHeader(ctx, paths[0]); err != nil {
 		return nil, &FrameError{Frame: names[0], Err: err}
 	}
 	s.meta = newMeta(len(paths), &s.first)
+	if note != "" {
+		s.meta.Notes = append(s.meta.Notes, note)
+	}
 	if err := s.fillFromFirst(ctx); err != nil {
 		return nil, &FrameError{Frame: names[0], Err: err}
 	}

@@ -265,31 +265,30 @@ func (s *streamed) Read(ctx context.Context, off, n int64, buf []byte) ([]byte, 
 func (s *streamed) Close() error { return s.b.Close() }
 
 // Companions checks the data files of parts that are not the header at
-// path with loader.Companion (so that under loader.Confine none outside
+// path with loader.Members (so that under loader.Confine none outside
 // the header's folder is read), puts in each part the file to open, and
 // returns the note to add to Meta.Notes ("" if every file is in the
 // folder).
 func Companions(ctx context.Context, path string, parts []Part) (string, error) {
-	var first string
-	outside := 0
+	dir := filepath.Dir(path)
+	var idx []int
+	var names []string
 	for i := range parts {
 		if parts[i].Path == path {
 			continue
 		}
-		file, note, err := loader.Companion(ctx, path, "the data file", parts[i].Path)
-		if err != nil {
-			return "", err
+		n := parts[i].Path
+		if r, err := filepath.Rel(dir, n); err == nil {
+			n = r
 		}
-		parts[i].Path = file
-		if note != "" {
-			if outside == 0 {
-				first = note
-			}
-			outside++
-		}
+		idx, names = append(idx, i), append(names, n)
 	}
-	if outside > 1 {
-		first += fmt.Sprintf("; so do %d more data files", outside-1)
+	files, note, err := loader.Members(ctx, dir, "the data file", names)
+	if err != nil {
+		return "", err
 	}
-	return first, nil
+	for k, i := range idx {
+		parts[i].Path = files[k]
+	}
+	return note, nil
 }
