@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -78,7 +79,27 @@ type viewer struct {
 	cmd    *exec.Cmd
 	trace  string
 	win    string
-	stderr *strings.Builder
+	stderr *syncBuffer
+}
+
+// syncBuffer is what a child process wrote, safe to read while it writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+// Write implements io.Writer.
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written so far.
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // startViewer runs bin on the files with the trace at trace and the
@@ -94,7 +115,7 @@ func startViewer(t *testing.T, bin, home, trace string, files ...string) *viewer
 func launchViewer(t *testing.T, bin, home, trace string, first bool, files ...string) *viewer {
 	t.Helper()
 	file := files[0]
-	v := &viewer{t: t, trace: trace, stderr: &strings.Builder{}}
+	v := &viewer{t: t, trace: trace, stderr: &syncBuffer{}}
 	v.cmd = exec.Command(bin, append([]string{"--trace", trace}, files...)...)
 	v.cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "GOTRACEBACK=all", "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"))
@@ -263,8 +284,9 @@ tifffile.imwrite(sys.argv[1], a)
 	if f == nil {
 		t.Fatal("no frame after the save dialog")
 	}
+	n = v.frames()
 	v.key("2") // the XZ plane
-	f = v.frameAt(v.frames(), 1, true)
+	f = v.frameAt(n, 1, true)
 	if f["plane"] != "xz" {
 		t.Fatalf("after 2 the plane is %v", f["plane"])
 	}
