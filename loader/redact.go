@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"io"
 	"strings"
 )
@@ -108,16 +109,18 @@ func RedactingWriter(w io.Writer) io.Writer { return redactingWriter{w} }
 
 type redactingWriter struct{ w io.Writer }
 
+// schemeSep is what every address holds.
+var schemeSep = []byte("://")
+
 // Unwrap returns the underlying writer (a terminal, say).
 func (r redactingWriter) Unwrap() io.Writer { return r.w }
 
 // Write writes Redact(p) to the underlying writer and reports len(p).
 func (r redactingWriter) Write(p []byte) (int, error) {
-	s := string(p)
-	if !strings.Contains(s, "://") {
-		return r.w.Write(p)
+	if !bytes.Contains(p, schemeSep) {
+		return r.w.Write(p) // no address: no copy
 	}
-	if _, err := io.WriteString(r.w, Redact(s)); err != nil {
+	if _, err := io.WriteString(r.w, Redact(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
