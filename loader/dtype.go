@@ -178,9 +178,9 @@ func (d DType) Put(buf []byte, i int, v float64) {
 	}
 }
 
-// Int64 reports whether d is a 64-bit integer type, whose values a
+// Is64BitInt reports whether d is a 64-bit integer type, whose values a
 // float64 does not hold exactly beyond ±2^53.
-func (d DType) Int64() bool { return d == Uint64 || d == Int64 }
+func (d DType) Is64BitInt() bool { return d == Uint64 || d == Int64 }
 
 // Bits reads sample i of integer type d from buf (little-endian) as its
 // value in two's complement over 64 bits: sign-extended for signed types,

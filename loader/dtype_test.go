@@ -22,7 +22,7 @@ func TestDType64BitExact(t *testing.T) {
 		{"int64", Int64, ^uint64(0), "-1"},
 	} {
 		dt, err := ParseDType(c.name)
-		if err != nil || dt != c.dt || dt.String() != c.name || dt.Size() != 8 || !dt.Int64() || dt.Float() {
+		if err != nil || dt != c.dt || dt.String() != c.name || dt.Size() != 8 || !dt.Is64BitInt() || dt.Float() {
 			t.Fatalf("%s: parsed %v, %v (size %d)", c.name, dt, err, dt.Size())
 		}
 		buf := make([]byte, 16)

@@ -148,7 +148,7 @@ func (r *Renderer) drawRow(dst, row []byte, cols []int) {
 			v := float64(math.Float32frombits(le.Uint32(row[o:])))
 			le.PutUint32(dst[4*i:], pal[index(v, lo, span)])
 		}
-	case dt.Int64() && r.cm.Label: // exact ids: a float64 rounds those beyond 2^53
+	case dt.Is64BitInt() && r.cm.Label: // exact ids: a float64 rounds those beyond 2^53
 		pal, signed := &r.pal, dt.Signed()
 		for i, o := range cols {
 			le.PutUint32(dst[4*i:], pal[labelIndexBits(le.Uint64(row[o:]), signed)])

@@ -78,7 +78,7 @@ func Draw(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Colormap) {
 		span := hi - lo
 		for i := 0; i < n; i++ {
 			e := 0
-			if cm.Label && dt.Int64() { // exact ids: a float64 rounds those beyond 2^53
+			if cm.Label && dt.Is64BitInt() { // exact ids: a float64 rounds those beyond 2^53
 				e = labelIndexBits(dt.Bits(buf, i), dt.Signed())
 			} else {
 				e = cm.entry(Sample(buf, dt, i), lo, span)
