@@ -64,4 +64,4 @@ require (
 
 require 0clocale v0.0.0
 
-replace 0clocale => ./internal/clocale
+replace 0clocale => ./base/clocale

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // windowHeight is the height of the viewer's window in pixels, as the X

@@ -13,8 +13,8 @@ import (
 
 	"fyne.io/fyne/v2/lang"
 
-	"vastview/internal/cli"
-	"vastview/internal/testtool"
+	"vastview/app/cli"
+	"vastview/base/testtool"
 )
 
 // localeEnvs are the environments, as containers and desktops have them,

@@ -1,5 +1,5 @@
 // Command vastview views image volumes and movies too big to load; see
-// `vastview help` for its commands (package internal/cli runs them).
+// `vastview help` for its commands (package app/cli runs them).
 package main
 
 import (
@@ -9,8 +9,8 @@ import (
 	// under the C locale, Fyne's translations are told to use English.
 	_ "0clocale"
 
-	"vastview/internal/cli"
-	"vastview/internal/subproc"
+	"vastview/app/cli"
+	"vastview/base/subproc"
 )
 
 func main() {

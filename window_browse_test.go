@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // writeWells writes TIFF stacks at paths, each of its own brightness.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // menuItem chooses the File menu's entry label with the keyboard: a click

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/render"
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"vastview/internal/lru"
+	"vastview/base/lru"
 )
 
 // Key names one chunk of one level, or, with Derived set, a chunk of data

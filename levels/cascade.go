@@ -6,8 +6,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"vastview/base/nd"
 	"vastview/downsample"
-	"vastview/internal/nd"
 	"vastview/loader"
 )
 

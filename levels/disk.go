@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"vastview/internal/fsutil"
+	"vastview/base/fsutil"
 	"vastview/loader"
 )
 

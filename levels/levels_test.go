@@ -17,8 +17,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"vastview/internal/nd"
-	"vastview/internal/testtool"
+	"vastview/base/nd"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -2,7 +2,7 @@ package levels
 
 import (
 	"bytes"
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"vastview/base/nd"
 	"vastview/downsample"
-	"vastview/internal/nd"
 	"vastview/loader"
 )
 

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/fsutil"
-	"vastview/internal/nd"
-	"vastview/internal/testtool"
+	"vastview/base/fsutil"
+	"vastview/base/nd"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

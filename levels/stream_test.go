@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"vastview/internal/nd"
+	"vastview/base/nd"
 
 	"golang.org/x/sync/errgroup"
 )

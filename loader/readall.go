@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 )
 
 // ReadAll reads a whole stored level into one buffer in C order over the

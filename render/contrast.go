@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/levels"
 	"vastview/loader"
 )

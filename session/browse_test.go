@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/tiffwrite"
 	"vastview/loader"
 	"vastview/loader/demo"
 	_ "vastview/loader/dicom"
 	_ "vastview/loader/sequence"
 	_ "vastview/loader/tiff"
+	"vastview/loader/tiff/tiffwrite"
 )
 
 // writeStack writes a z×h×w uint16 TIFF stack whose samples tell the file

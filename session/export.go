@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"vastview/internal/fsutil"
+	"vastview/base/fsutil"
 	"vastview/levels"
 	"vastview/levels/omezarr"
 	"vastview/loader"

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/image/tiff"
 
-	"vastview/internal/fsutil"
+	"vastview/base/fsutil"
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"

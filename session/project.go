@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"vastview/internal/fsutil"
+	"vastview/base/fsutil"
 	"vastview/loader"
 	"vastview/render"
 )

@@ -18,7 +18,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/demo"
 	_ "vastview/loader/tiff" // the open dialog lists .tif files

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/fsutil"
-	"vastview/internal/testtool"
+	"vastview/base/fsutil"
+	"vastview/base/testtool"
 )
 
 // writerEnv makes the test binary a writer that never finishes: it writes

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"vastview/internal/fsutil"
+	"vastview/base/fsutil"
 	"vastview/loader"
 )
 

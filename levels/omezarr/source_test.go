@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

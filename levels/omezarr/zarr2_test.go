@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -48,7 +48,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"vastview/internal/lru"
+	"vastview/base/lru"
 	"vastview/loader"
 )
 

@@ -7,7 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"vastview/internal/subproc"
+	"vastview/base/subproc"
 )
 
 // jxrChild names the child process handler that decodes JPEG XR.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"vastview/internal/subproc"
+	"vastview/base/subproc"
 )
 
 // TestMain lets the test binary serve as the JPEG XR decoder's child

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/cli"
+	"vastview/app/cli"
 	"vastview/loader/dicom"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // genScript writes DICOM series with pydicom (argv: folder, JSON spec) and

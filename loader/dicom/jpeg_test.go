@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // compressAll runs tool with args over every file of dir, in place.

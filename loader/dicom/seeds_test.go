@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // TestWriteSeeds writes FuzzOpen's seed files when VASTVIEW_WRITE_SEEDS

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 	_ "vastview/loader/n5" // the N5 reader, for XML + N5
 )

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 )

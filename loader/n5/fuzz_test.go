@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/nd"
-	"vastview/internal/testtool"
+	"vastview/base/nd"
+	"vastview/base/testtool"
 )
 
 // seedScript writes tiny datasets with zarr-python's N5Store into argv[1],

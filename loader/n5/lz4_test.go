@@ -9,7 +9,7 @@ import (
 
 	"github.com/pierrec/lz4/v4"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // lz4JavaStream frames data as lz4-java's LZ4BlockOutputStream does (the

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 	_ "vastview/loader/tiff"
 )

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/tiffwrite"
 	"vastview/loader"
+	"vastview/loader/tiff/tiffwrite"
 )
 
 var (

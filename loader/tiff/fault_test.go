@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/tiffwrite"
 	"vastview/loader"
 	"vastview/loader/internal/faulttest"
+	"vastview/loader/tiff/tiffwrite"
 )
 
 // fillPage sets every 16-bit sample of page k to k+1.

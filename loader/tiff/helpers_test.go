@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

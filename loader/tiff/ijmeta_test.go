@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
-	"vastview/internal/tiffwrite"
+	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/loader/tiff/tiffwrite"
 )
 
 // Uniform stacks from the common writers are indexed by arithmetic; the

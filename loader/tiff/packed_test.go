@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // paletteAlphaInput writes few.png and many.png: 5 and 40 colours (as a

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // TestBandsOfOneStrip reads pages stored as one compressed strip (zlib

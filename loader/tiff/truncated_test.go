@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/nd"
-	"vastview/internal/testtool"
+	"vastview/base/nd"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

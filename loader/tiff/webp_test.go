@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // gdalCodecs writes TIFFs with GDAL (libtiff with libwebp and liblzma):

@@ -12,7 +12,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // Without imagecodecs tifffile cannot write ZSTD, so this fixture is made by

@@ -3,7 +3,7 @@ package video
 import (
 	"sync"
 
-	"vastview/internal/lru"
+	"vastview/base/lru"
 )
 
 // frameCache keeps the frames decoded just before a backward step, so that

@@ -3,7 +3,7 @@ package zarr
 import (
 	"sync"
 
-	"vastview/internal/lru"
+	"vastview/base/lru"
 )
 
 // indexCacheBytes bounds the memory the shard index cache holds.

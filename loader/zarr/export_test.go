@@ -7,7 +7,7 @@ import (
 )
 
 // For the tests of package zarr_test, which may import packages that
-// import this one (internal/cli).
+// import this one (app/cli).
 const ZarrPyFixtures = zarrPyFixtures
 
 func CheckPyData(t *testing.T, src loader.Source, path string, wantMissing int) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/levels/omezarr"
 	"vastview/loader"
 )

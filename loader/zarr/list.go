@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader/zarr/store"
 )
 

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/zarr/store"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 	"vastview/loader/zarr/store"
 )

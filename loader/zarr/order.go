@@ -1,6 +1,6 @@
 package zarr
 
-import "vastview/internal/nd"
+import "vastview/base/nd"
 
 // transpose copies src, a chunk stored with its axes permuted (encoded
 // axis i is decoded axis perm[i], C order over the encoded shape), into

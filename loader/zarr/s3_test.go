@@ -24,8 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
-	"vastview/internal/cli"
-	"vastview/internal/testtool"
+	"vastview/app/cli"
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 	"vastview/loader/zarr"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/cli"
+	"vastview/app/cli"
 )
 
 // putArray uploads a 2-D uint8 Zarr v2 array of 8x8 samples in 4x4 chunks,

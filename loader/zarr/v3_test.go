@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/levels/omezarr"
 	"vastview/loader"
 	"vastview/loader/demo"

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"testing"
 
-	"vastview/internal/cli"
-	"vastview/internal/testtool"
+	"vastview/app/cli"
+	"vastview/base/testtool"
 )
 
 // TestCLI runs info --json and plane --out x.raw on a file h5py wrote: the

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/nd"
+	"vastview/base/nd"
 	"vastview/loader"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/cli"
-	"vastview/internal/testtool"
+	"vastview/app/cli"
+	"vastview/base/testtool"
 )
 
 // TestCLI runs info --json and plane --out .raw on a volume mrcfile

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/cli"
-	"vastview/internal/testtool"
+	"vastview/app/cli"
+	"vastview/base/testtool"
 )
 
 // TestCLI runs info --json and plane --out .raw on a container zarr's

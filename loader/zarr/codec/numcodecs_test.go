@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // arraysPy defines the test arrays: smooth and noisy images of each dtype,

@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"vastview/internal/fsutil"
+	"vastview/base/fsutil"
 )
 
 // DiskCache is a folder of values read from remote stores, each kept with

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // TestPyramidKeepsToItsBudget exports a 1 MB file of eight 8192² pages

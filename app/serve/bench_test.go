@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"vastview/internal/serve"
-	"vastview/internal/tiffwrite"
+	"vastview/app/serve"
 	"vastview/levels"
 	"vastview/loader"
+	"vastview/loader/tiff/tiffwrite"
 )
 
 // benchStack writes a stack of 32 pages of 1024x1024 uint16 (64 MiB) of

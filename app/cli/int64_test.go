@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // int64Fixtures writes, with zarr-python, a uint64 label volume whose ids

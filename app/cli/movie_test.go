@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // movieFixture writes a tifffile ImageJ movie of t frames of 151 × 201

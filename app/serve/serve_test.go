@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/serve"
-	"vastview/internal/testtool"
+	"vastview/app/serve"
+	"vastview/base/testtool"
 	"vastview/levels"
 	"vastview/loader"
 	_ "vastview/loader/sequence"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // TestPlaneOfTinyZarrChunks reads a plane crossing 120,000 chunks of one

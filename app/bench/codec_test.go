@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 var (

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // movieChildEnv makes the test binary run `vastview movie SRC OUT`, SRC

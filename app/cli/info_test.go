@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // daskCheck opens an OME-Zarr v0.4 image with Dask and checks each level's

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // childEnv makes the test binary a child process that prints its

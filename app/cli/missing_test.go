@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // TestPlaneNotesMissingChunks: an OME-Zarr written by zarr-python, which

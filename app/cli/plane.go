@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"vastview/internal/fsutil"
+	"vastview/base/fsutil"
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"

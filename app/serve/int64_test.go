@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"vastview/internal/serve"
+	"vastview/app/serve"
 	"vastview/levels"
 	"vastview/loader"
 )

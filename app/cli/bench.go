@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"vastview/internal/bench"
+	"vastview/app/bench"
 )
 
 // cmdBench runs `vastview bench [NAME...] [--dir D] [--repeat N]`.

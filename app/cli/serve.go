@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"vastview/internal/serve"
+	"vastview/app/serve"
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/session"

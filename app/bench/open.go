@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"vastview/internal/tiffwrite"
 	"vastview/loader"
+	"vastview/loader/tiff/tiffwrite"
 )
 
 // openFixture is a generated file for the open benchmark.

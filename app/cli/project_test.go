@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // projectionCheck compares a projection plane wrote (.raw) with NumPy's

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"vastview/internal/testtool"
+	"vastview/base/testtool"
 )
 
 // TestPyramidOfAFileCutWhileRead runs `vastview pyramid` in a child
