@@ -65,6 +65,10 @@ func (e *UnsupportedError) Error() string {
 // may show it, but should read the chunk again later rather than keep it.
 var ErrNotStored = errors.New("chunk not stored yet")
 
+// ErrClosed is returned (possibly wrapped) by ReadChunk on a source that
+// has been closed.
+var ErrClosed = errors.New("source is closed")
+
 // ErrMissing is returned, wrapped together with ErrNotStored, by a
 // ReadChunk that finds a chunk absent where the source has reason to
 // believe data was stored (a coarser level it stores holds data over the
