@@ -8,7 +8,6 @@ package demo
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	"vastview/loader"
 )
@@ -18,9 +17,9 @@ const chunkXY = 256
 
 // Source is the demo data. It is safe for concurrent use.
 type Source struct {
-	meta   *loader.Meta
-	scene  *scene
-	closed atomic.Bool
+	meta  *loader.Meta
+	scene *scene
+	loader.Closing
 }
 
 // New returns the demo: axes "TZYX", shape [4, 1024, 2048, 2048] uint16
@@ -48,7 +47,7 @@ func (s *Source) Meta() *loader.Meta { return s.meta }
 // Close ends reading: the demo holds no resources, but a read after Close
 // is an error, as from every source.
 func (s *Source) Close() error {
-	s.closed.Store(true)
+	s.SetClosed()
 	return nil
 }
 
@@ -58,8 +57,8 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if s.closed.Load() {
-		return loader.ErrClosed
+	if err := s.Closed(); err != nil {
+		return err
 	}
 	l := &s.meta.Levels[0]
 	ch, cw := l.Chunk[2], l.Chunk[3]
