@@ -26,7 +26,7 @@ const (
 // Opener opens the source a conformance run checks, afresh on each call.
 type Opener func(ctx context.Context) (loader.Source, error)
 
-// ConformanceFile runs Conformance over the file (or folder) at path as
+// ConformanceFile runs Conformance over the file (folder, pattern) at path as
 // the registered format called format reads it: the format must claim the
 // path by its Match function and open it.
 func ConformanceFile(t *testing.T, format, path string) {
@@ -42,7 +42,9 @@ func ConformanceFile(t *testing.T, format, path string) {
 		t.Fatalf("no registered format %q", format)
 	}
 	var head []byte
-	if st, err := os.Stat(path); err != nil {
+	if loader.IsPattern(path) || loader.IsURL(path) {
+		// No file to look into.
+	} else if st, err := os.Stat(path); err != nil {
 		t.Fatal(err)
 	} else if !st.IsDir() {
 		b, err := os.ReadFile(path)
