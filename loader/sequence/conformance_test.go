@@ -2,7 +2,6 @@ package sequence
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"vastview/loader/internal/loadertest"
@@ -11,14 +10,24 @@ import (
 // TestConformance runs the Source conformance suite over the still
 // pictures (PNG, JPEG, BMP, GIF), a folder of frames and a glob pattern.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.*"))
-	format := map[string]string{".png": "png", ".jpg": "jpeg", ".bmp": "bmp", ".gif": "gif"}
-	for _, p := range paths {
-		f, ok := format[strings.ToLower(filepath.Ext(p))]
-		if !ok {
-			continue
+	files := func(pattern string) []string {
+		paths, _ := filepath.Glob(filepath.Join("testdata", pattern))
+		if len(paths) == 0 {
+			t.Fatalf("no testdata/%s", pattern)
 		}
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, f, p) })
+		return paths
+	}
+	for _, p := range files("*.png") {
+		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "png", p) })
+	}
+	for _, p := range files("*.jpg") {
+		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "jpeg", p) })
+	}
+	for _, p := range files("*.bmp") {
+		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "bmp", p) })
+	}
+	for _, p := range files("*.gif") {
+		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "gif", p) })
 	}
 	dir := t.TempDir()
 	writeFrames(t, dir, 300, 7, "f1.png", "f2.png", "f10.png")
