@@ -169,7 +169,7 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 		ch.Colormap = o.colormap
 	}
 	if o.given["window"] || o.given["level-range"] {
-		lo, hi, err := o.displayRange(nil, m.DType)
+		lo, hi, err := o.displayRange()
 		if err != nil {
 			return render.View{}, usageError{cmd + ": " + err.Error()}
 		}

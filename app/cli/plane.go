@@ -486,9 +486,9 @@ func (o *planeOpts) selection() (loader.Plane, error) {
 	return loader.Plane{Orientation: o.orient, At: at}, nil
 }
 
-// displayRange is the window the PNG is drawn with: --window, --level-range,
-// or auto-contrast over the plane.
-func (o *planeOpts) displayRange(buf []byte, dt loader.DType) (lo, hi float64, err error) {
+// displayRange is the window --window or --level-range gives; 0, 0 (for
+// auto-contrast to choose) when neither is given.
+func (o *planeOpts) displayRange() (lo, hi float64, err error) {
 	switch {
 	case o.window != "" && o.levelRange != "":
 		return 0, 0, fmt.Errorf("give --window or --level-range, not both")
@@ -505,8 +505,7 @@ func (o *planeOpts) displayRange(buf []byte, dt loader.DType) (lo, hi float64, e
 		}
 		return lo, hi, nil
 	}
-	lo, hi = render.AutoRange(buf, dt)
-	return lo, hi, nil
+	return 0, 0, nil
 }
 
 func floatPair(s string) (a, b float64, err error) {
