@@ -235,3 +235,25 @@ func addSat(a, b uint32) uint32 {
 	carry := ((a & b) | (s & (a | b))) & top
 	return sum | (carry>>7)*0xff
 }
+
+// PlaneComposite draws planes of w×h samples of type dt, one per channel
+// of chans (planes[i] is chans[i]'s), each through its window and
+// colormap, and adds them per pixel, each byte clamped at 255, as a
+// composite view shows them.
+func PlaneComposite(planes [][]byte, dt loader.DType, w, h int, chans []Channel) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	var scratch []byte
+	for i, ch := range chans {
+		cm := ColormapOrGray(ch.Colormap)
+		if i == 0 {
+			Draw(out.Pix, planes[i][:w*h*dt.Size()], dt, ch.Lo, ch.Hi, cm)
+			continue
+		}
+		if scratch == nil {
+			scratch = make([]byte, len(out.Pix))
+		}
+		Draw(scratch, planes[i][:w*h*dt.Size()], dt, ch.Lo, ch.Hi, cm)
+		addRow(out.Pix, scratch)
+	}
+	return out
+}

@@ -29,7 +29,8 @@ func additive(vals []float64, chans []Channel) [4]uint8 {
 // clamped sum of its channels' colours, each through its own window, for
 // 8- and 16-bit samples and floats, for two to five channels (past the
 // four added at once), drawn from chunks in memory at full resolution and
-// from a computed level, allocation-free once drawn.
+// from a computed level, allocation-free once drawn; PlaneComposite draws
+// the same.
 func TestCompositeAddsChannels(t *testing.T) {
 	colours := []string{"#00ff00", "#ff00ff", "#00ffff", "#ffff00", "#ff8000"}
 	for _, dt := range []loader.DType{loader.Uint8, loader.Uint16, loader.Float32} {
@@ -53,6 +54,7 @@ func TestCompositeAddsChannels(t *testing.T) {
 			for c := 0; c < n; c++ {
 				planes = append(planes, makeArray([]int{90, 130}, dt, func(q []int) float64 { return val([]int{c, q[0], q[1]}) }))
 			}
+			ref := PlaneComposite(planes, dt, 130, 90, chans)
 			for y := 0; y < 90; y++ {
 				for x := 0; x < 130; x++ {
 					for c := range vals {
@@ -61,6 +63,9 @@ func TestCompositeAddsChannels(t *testing.T) {
 					want := additive(vals, chans)
 					if got := pixel(img, x, y); got != want {
 						t.Fatalf("%v ×%d: pixel (%d,%d) = %v, want %v", dt, n, x, y, got, want)
+					}
+					if got := pixel(ref, x, y); got != want {
+						t.Fatalf("%v ×%d: PlaneComposite (%d,%d) = %v, want %v", dt, n, x, y, got, want)
 					}
 				}
 			}
