@@ -568,8 +568,8 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 	for _, l := range req.layers {
 		mv.layers = append(mv.layers, l.d)
 	}
-	return s.startExportLocked(path, onEnd, mv.Close, func(ctx context.Context, progress func(done, total int)) error {
+	return s.exports.start(path, onEnd, mv.Close, func(ctx context.Context, progress func(done, total int)) error {
 		o.Progress = progress
 		return mv.Write(ctx, path, o)
-	}), nil
+	})
 }

@@ -113,7 +113,7 @@ type Session struct {
 	hist    histState
 	status  string
 	opening *openJob
-	exports map[*Export]struct{}
+	exports exportSet // its own lock
 	browse  browseState
 	thumbs  thumbState
 	layers  layerState
@@ -138,7 +138,7 @@ type Session struct {
 
 // New starts a session with no data.
 func New(opts Options) *Session {
-	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, exports: map[*Export]struct{}{}, done: make(chan struct{})}
+	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, done: make(chan struct{})}
 	s.notes.onUpdate = opts.OnUpdate
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
@@ -180,9 +180,7 @@ func (s *Session) Close() {
 	if s.opening != nil {
 		s.opening.cancel()
 	}
-	for e := range s.exports {
-		e.Cancel()
-	}
+	s.exports.close()
 	d := s.data
 	s.data = nil
 	proj, oproj := s.proj.src, s.ortho.proj
@@ -192,6 +190,7 @@ func (s *Session) Close() {
 	s.browse.ahead = nil
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.exports.wait()
 	for _, p := range []*projection{proj, oproj} {
 		if p != nil {
 			p.close()
