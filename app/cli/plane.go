@@ -193,10 +193,7 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 		from = pyr
 	}
 	fm := from.Meta()
-	normal, err := loader.NormalAxis(sel.Orientation)
-	if err != nil {
-		return usageError{"plane: " + err.Error()}
-	}
+	_, _, normal := sel.Orientation.Axes()
 	if o.level < 0 || o.level >= len(fm.Levels) {
 		return usageError{fmt.Sprintf("plane: no level %d (%d with the computed ones)", o.level, len(fm.Levels))}
 	}
@@ -276,12 +273,8 @@ func (o *planeOpts) drawScaleBar(img *image.RGBA, m *loader.Meta, sel loader.Pla
 		return
 	}
 	base := levelMeta(m, o.level)
-	o2, err := render.ParseOrientation(sel.Orientation)
-	if err != nil {
-		return
-	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	render.DrawScaleBar(img, base, render.View{Orientation: o2, Zoom: 1, Center: render.Point{Col: float64(w) / 2, Row: float64(h) / 2}, Width: w, Height: h})
+	render.DrawScaleBar(img, base, render.View{Orientation: sel.Orientation, Zoom: 1, Center: render.Point{Col: float64(w) / 2, Row: float64(h) / 2}, Width: w, Height: h})
 }
 
 // layLabels lays the labels of --overlay over img, plane sel of the
@@ -299,7 +292,7 @@ func (o *planeOpts) layLabels(name string, img *image.RGBA, m *loader.Meta, sel 
 	if err != nil {
 		return fmt.Errorf("%s: cannot be laid over %s: %v", o.overlay, name, err)
 	}
-	row, col, _ := loader.PlaneAxes(sel.Orientation)
+	row, col, _ := sel.Orientation.Axes()
 	lsel := loader.Plane{Orientation: sel.Orientation, At: map[byte]int{}}
 	for i := 0; i < len(lm.Axes); i++ {
 		a := lm.Axes[i]
@@ -496,10 +489,11 @@ func (o *planeOpts) writeRGB(name string, src loader.Source, sel loader.Plane) e
 // the axis normal to the plane (Z for xy, Y for xz, X for yz); for xy planes
 // --z says the same.
 func (o *planeOpts) selection() (loader.Plane, error) {
-	normal := map[string]byte{"xy": 'Z', "xz": 'Y', "yz": 'X'}[strings.ToLower(o.orient)]
-	if normal == 0 {
+	orient, err := loader.ParseOrientation(o.orient)
+	if err != nil || o.orient == "" {
 		return loader.Plane{}, fmt.Errorf("--plane must be xy, xz or yz, not %q", o.orient)
 	}
+	_, _, normal := orient.Axes()
 	at := map[byte]int{'T': o.t, 'C': o.c}
 	if o.z >= 0 {
 		at['Z'] = o.z
@@ -513,7 +507,7 @@ func (o *planeOpts) selection() (loader.Plane, error) {
 	if normal != 'Z' {
 		delete(at, 'Z')
 	}
-	return loader.Plane{Orientation: o.orient, At: at}, nil
+	return loader.Plane{Orientation: orient, At: at}, nil
 }
 
 // displayRange is the window the PNG is drawn with: --window, --level-range,
