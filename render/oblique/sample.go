@@ -104,6 +104,10 @@ type Sampler struct {
 	// NoFallback leaves samples whose chunks are not in memory unfilled
 	// rather than drawing them from coarser levels.
 	NoFallback bool
+	// FromRow and ToRow, when ToRow > FromRow, restrict sampling to the
+	// rows from FromRow up to ToRow; the other rows of the output are left
+	// as they are.
+	FromRow, ToRow int
 
 	src       Source
 	meta      *loader.Meta
@@ -424,7 +428,11 @@ func run[T number](s *Sampler, nat []byte, flt []float32, mask []uint8, in Inter
 
 func rows[T, O number](s *Sampler, out []O, mask []uint8, in Interp, level int) {
 	if level < 0 {
-		for i := range s.row[0] {
+		from, to := 0, len(s.row[0])
+		if s.ToRow > s.FromRow {
+			from, to = max(0, s.FromRow), min(to, s.ToRow)
+		}
+		for i := from; i < to; i++ {
 			if in == Linear {
 				linearRow[T](s, out, mask, i, -1)
 			} else {
