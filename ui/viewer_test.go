@@ -270,25 +270,40 @@ func TestTheKeyListIsAlignedAndComplete(t *testing.T) {
 	}
 }
 
-func TestMenusShowTheirKeys(t *testing.T) {
+func TestMenusShowTheKeysOfTheKeyMap(t *testing.T) {
 	v := newTestViewer(t, nil)
-	onUI(func() {
-		want := map[string]string{"Open…": "O", "Save View as PNG…": "S", "XZ": "2", "Keyboard Shortcuts": "F1"}
-		for _, m := range v.win.MainMenu().Items {
-			for _, it := range m.Items {
-				if k, ok := want[it.Label]; ok {
-					sc, _ := it.Shortcut.(fyne.KeyboardShortcut)
-					if sc == nil || string(sc.Key()) != k {
-						t.Errorf("menu item %q has shortcut %v", it.Label, it.Shortcut)
-					}
-					delete(want, it.Label)
-				}
-			}
+	want := map[string]string{}
+	for _, b := range session.KeyMap() {
+		if b.Menu != "" {
+			want[b.Menu] = string(menuKey(b.Menu).(fyne.KeyboardShortcut).Key())
 		}
-		if len(want) > 0 {
-			t.Errorf("no menu items %v", want)
+	}
+	var walk func(path string, items []*fyne.MenuItem)
+	walk = func(path string, items []*fyne.MenuItem) {
+		for _, it := range items {
+			p := path + " → " + it.Label
+			if it.ChildMenu != nil {
+				walk(p, it.ChildMenu.Items)
+			}
+			sc, _ := it.Shortcut.(fyne.KeyboardShortcut)
+			k, ok := want[p]
+			switch {
+			case ok && (sc == nil || string(sc.Key()) != k):
+				t.Errorf("menu item %q shows %v, the key map has %q", p, it.Shortcut, k)
+			case !ok && sc != nil:
+				t.Errorf("menu item %q shows %v, a key the key map does not give it", p, sc.ShortcutName())
+			}
+			delete(want, p)
+		}
+	}
+	onUI(func() {
+		for _, m := range v.win.MainMenu().Items {
+			walk(m.Label, m.Items)
 		}
 	})
+	if len(want) > 0 {
+		t.Errorf("the key map names menu items the menus lack: %v", want)
+	}
 }
 
 func TestPlaneButtonsShowTheActivePlane(t *testing.T) {
