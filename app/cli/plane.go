@@ -38,6 +38,8 @@ func cmdPlane(args []string, stderr io.Writer) (err error) {
 	o := planeOpts{stderr: stderr}
 	fs.StringVar(&o.out, "out", "", "output file (.raw or .png)")
 	o.flags(fs)
+	var ob obliqueOpts
+	ob.flags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
@@ -76,6 +78,9 @@ func cmdPlane(args []string, stderr io.Writer) (err error) {
 			noteMissing(stderr, pos[0], src)
 		}
 	}()
+	if ob.asked(o.given) {
+		return o.writeOblique(pos[0], src, &ob, ext)
+	}
 	chans, err := o.composite(src.Meta(), ext)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
