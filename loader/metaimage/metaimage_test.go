@@ -13,6 +13,7 @@ import (
 
 	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/stream"
 )
 
 // dataScript makes a random array with numpy of the JSON spec's dtype and
@@ -285,7 +286,7 @@ func TestBadFiles(t *testing.T) {
 		{"list count", strings.Replace(base, "LOCAL", "LIST\na.raw", 1), false, "data files"},
 		{"bad header size", strings.Replace(base, "NDims", "HeaderSize = -5\nNDims", 1) + data, false, "HeaderSize"},
 		{"not a field", strings.Replace(base, "NDims", "garbage\nNDims", 1) + data, false, "not Key = Value"},
-		{"long line", "ObjectType = Image\nComment = " + strings.Repeat("x", maxHeader) + "\n" + base + data, false, "longer"},
+		{"long line", "ObjectType = Image\nComment = " + strings.Repeat("x", stream.MaxHeader) + "\n" + base + data, false, "longer"},
 		{"text garbage", strings.Replace(base, "NDims", "BinaryData = False\nNDims", 1) + "1 2 3 x", false, "text sample 3"},
 	}
 	for _, c := range cases {

@@ -13,6 +13,7 @@ import (
 
 	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/stream"
 )
 
 // dataScript makes a random array with numpy of the JSON spec's dtype and
@@ -324,7 +325,7 @@ func TestBadFiles(t *testing.T) {
 		{"bad pattern", base + "data file: s%s.raw 1 2 1\n", false, "pattern"},
 		{"list count", base + "data file: LIST\na.raw\n", false, "data files"},
 		{"bad directions", base + "space directions: (1,0,0) (0,1\n\n" + data, false, "space directions"},
-		{"long line", base + "content: " + strings.Repeat("x", maxHeader) + "\n\n" + data, false, "longer"},
+		{"long line", base + "content: " + strings.Repeat("x", stream.MaxHeader) + "\n\n" + data, false, "longer"},
 		{"not a field", base + "garbage line\n\n" + data, false, "not a field"},
 	}
 	for _, c := range cases {
