@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,18 +42,7 @@ func ConformanceFile(t *testing.T, format, path string) {
 		t.Fatalf("no registered format %q", format)
 	}
 	path, sel := loader.SplitSelector(path)
-	var head []byte
-	if loader.IsPattern(path) || loader.IsURL(path) {
-		// No file to look into.
-	} else if st, err := os.Stat(path); err != nil {
-		t.Fatal(err)
-	} else if !st.IsDir() {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		head = b[:min(len(b), 4096)]
-	}
+	head := Head(t, path)
 	if !f.Match(path, head) {
 		t.Fatalf("format %q does not claim %s", format, path)
 	}
