@@ -9,11 +9,5 @@ import (
 
 // TestConformance runs the Source conformance suite over the Phantom cine file.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.cine"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "cine", p) })
-	}
+	loadertest.ConformanceGlob(t, "cine", filepath.Join(shared, "*.cine"))
 }

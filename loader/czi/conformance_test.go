@@ -9,13 +9,7 @@ import (
 
 // TestConformance runs the Source conformance suite over the CZI files (scenes, tiles, RGB).
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.czi"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "czi", p) })
-	}
+	loadertest.ConformanceGlob(t, "czi", filepath.Join(shared, "*.czi"))
 }
 
 // TestConformanceScenes runs the suite over a file of two scenes, each a

@@ -10,13 +10,7 @@ import (
 
 // TestConformance runs the Source conformance suite over the LIF file.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.lif"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "lif", p) })
-	}
+	loadertest.ConformanceGlob(t, "lif", filepath.Join(shared, "*.lif"))
 }
 
 // TestConformanceSeries runs the suite over a file of several images.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,6 +54,19 @@ func ConformanceFile(t *testing.T, format, path string) {
 		}
 		return loader.OpenSelected(ctx, src, sel)
 	})
+}
+
+// ConformanceGlob runs ConformanceFile over each file that matches
+// pattern, in a subtest named after it; there must be one.
+func ConformanceGlob(t *testing.T, format, pattern string) {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		t.Fatalf("no files %s", pattern)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) { ConformanceFile(t, format, p) })
+	}
 }
 
 // Conformance checks that the sources open returns keep the loader.Source
