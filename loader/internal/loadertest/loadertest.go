@@ -271,3 +271,51 @@ func ClearError(t testing.TB, what string, err error, want string) bool {
 	}
 	return true
 }
+
+// BadFile opens the damaged file at path with open and, when it opens and
+// readToo is set, reads all of level 0 (encoded data is checked as it is
+// decoded): one of the two must fail, with an error that ClearError
+// accepts for want, an UnsupportedError when unsupp is set (else a
+// FormatError), which does not name path's folder.
+func BadFile(t *testing.T, path string, open func(ctx context.Context, path string) (loader.Source, error),
+	readToo, unsupp bool, want string) {
+	t.Helper()
+	ctx := context.Background()
+	src, err := open(ctx, path)
+	if err == nil {
+		if !readToo {
+			src.Close()
+			t.Fatal("opened a damaged file")
+		}
+		_, err = loader.ReadAll(ctx, src, 0, 1<<30)
+		src.Close()
+		if err == nil {
+			t.Fatal("read a damaged file")
+		}
+	}
+	var ue *loader.UnsupportedError
+	if errors.As(err, &ue) != unsupp {
+		t.Errorf("error %T %v: unsupported is %v, want %v", err, err, !unsupp, unsupp)
+	}
+	if ClearError(t, filepath.Base(path), err, want) && strings.Contains(err.Error(), filepath.Dir(path)) {
+		t.Errorf("error %q names the folder", err)
+	}
+}
+
+// ReadFile returns the bytes of the file at path, failing t on error.
+func ReadFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// WriteFile writes b to the file at path, failing t on error.
+func WriteFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
