@@ -48,6 +48,9 @@ func (s *Session) TakeFrame() *Frame {
 		s.askHistogramLocked(f)
 	}
 	if f.Info.Failed > 0 && f.Info.Err != nil {
+		// Noted now, not only when the pyramid's event about it comes:
+		// the status read after this frame says why it has holes.
+		f.data.failed(f.Info.Err, s.clock.Now())
 		c |= StatusChanged
 	}
 	s.traceFrameLocked(prev, f)

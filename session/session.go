@@ -113,7 +113,7 @@ type Session struct {
 	hist    histState
 	status  string
 	opening *openJob
-	exports map[*Export]struct{}
+	exports exportSet // its own lock
 	browse  browseState
 	thumbs  thumbState
 	layers  layerState
@@ -126,9 +126,7 @@ type Session struct {
 		read int64 // bytes read for views of it up to the last frame traced
 	}
 
-	pending  Change
-	problems []Problem
-	notified bool // OnUpdate called, TakeUpdate not yet
+	notes notifier // what waits for the host: its own lock
 
 	closed bool
 	done   chan struct{} // closed by Close
@@ -140,7 +138,8 @@ type Session struct {
 
 // New starts a session with no data.
 func New(opts Options) *Session {
-	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, exports: map[*Export]struct{}{}, done: make(chan struct{})}
+	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, done: make(chan struct{})}
+	s.notes.onUpdate = opts.OnUpdate
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
 	}
@@ -181,9 +180,7 @@ func (s *Session) Close() {
 	if s.opening != nil {
 		s.opening.cancel()
 	}
-	for e := range s.exports {
-		e.Cancel()
-	}
+	s.exports.close()
 	d := s.data
 	s.data = nil
 	proj, oproj := s.proj.src, s.ortho.proj
@@ -193,6 +190,7 @@ func (s *Session) Close() {
 	s.browse.ahead = nil
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.exports.wait()
 	for _, p := range []*projection{proj, oproj} {
 		if p != nil {
 			p.close()
@@ -468,52 +466,35 @@ func (s *Session) Prefs() *prefs.Prefs { return s.prefs }
 
 // TakeUpdate returns what changed since it was last called, and lets
 // OnUpdate be called again.
-func (s *Session) TakeUpdate() Update {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := Update{Changes: s.pending, Problems: s.problems}
-	s.pending, s.problems, s.notified = 0, nil, false
-	return u
-}
+func (s *Session) TakeUpdate() Update { return s.notes.take() }
 
 // changed notes c and calls OnUpdate unless a call is waiting already. It
 // must not be called with s.mu held.
 func (s *Session) changed(c Change) {
-	s.mu.Lock()
-	s.unlockNotify(c)
+	s.notes.note(c)
+	s.notes.flush()
 }
 
 // noteLocked notes c for the next TakeUpdate; flush then tells the host.
-func (s *Session) noteLocked(c Change) { s.pending |= c }
+// (It may be called with s.mu held or not.)
+func (s *Session) noteLocked(c Change) { s.notes.note(c) }
 
 // flush calls OnUpdate if something waits to be taken and no call is
 // waiting already. It must not be called with s.mu held.
-func (s *Session) flush() {
-	s.mu.Lock()
-	call := !s.notified && s.opts.OnUpdate != nil && (s.pending != 0 || len(s.problems) > 0)
-	if call {
-		s.notified = true
-	}
-	s.mu.Unlock()
-	if call {
-		s.opts.OnUpdate()
-	}
-}
+func (s *Session) flush() { s.notes.flush() }
 
 // problem reports err about subject to the user and in the trace.
 func (s *Session) problem(subject string, err error) {
 	s.trace.Event("error", map[string]any{"message": fmt.Sprintf("%s: %v", subject, err)})
-	s.mu.Lock()
-	s.problems = append(s.problems, Problem{Subject: subject, Err: err})
-	s.mu.Unlock()
-	s.flush()
+	s.notes.problem(Problem{Subject: subject, Err: err})
+	s.notes.flush()
 }
 
 // unlockNotify notes c, unlocks s.mu and tells the host.
 func (s *Session) unlockNotify(c Change) {
-	s.noteLocked(c)
+	s.notes.note(c)
 	s.mu.Unlock()
-	s.flush()
+	s.notes.flush()
 }
 
 // Now is the session clock's time.

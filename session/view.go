@@ -23,10 +23,11 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // requestLocked is the request to draw the view as it is now, for the
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
-	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on,
-		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.projectionLocked()}
+	r := request{Scene: Scene{d: s.data, view: s.drawnViewLocked(), gen: s.gen, dir: dir,
+		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.projectionLocked()},
+		asked: at, play: s.play.on}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
-	if r.ortho = s.orthoDrawLocked(r); r.ortho != nil && s.ortho.active == panelProj {
+	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj {
 		r.proj, r.layers = r.ortho.proj, nil
 	}
 	return r
@@ -277,7 +278,7 @@ func (s *Session) SaveView() {
 
 // restoreViewLocked applies a remembered view, within the data's extent.
 func (s *Session) restoreViewLocked(p prefs.View) {
-	o, err := render.ParseOrientation(p.Plane)
+	o, err := loader.ParseOrientation(p.Plane)
 	if err != nil {
 		return
 	}
