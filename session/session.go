@@ -108,7 +108,7 @@ type Session struct {
 	shown   *Frame // taken by the host: on screen
 	mods    Mods
 	scrub   scrubState
-	play    playState
+	play    player
 	hover   hoverState
 	hist    histState
 	status  string
