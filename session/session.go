@@ -25,6 +25,7 @@
 //   - exportSet (export.go): the exports in progress; its own lock.
 //   - player (play.go): playback's playhead and count of frames drawn,
 //     handed the time and positions under the session's lock.
+//   - scrubber (scrub.go): the held key the session repeats, likewise.
 //   - histWorker (hist.go): histograms, on their own goroutine.
 //
 // Locks are taken in one order: the session's (mu) first, then a part's;
@@ -125,7 +126,7 @@ type Session struct {
 	gen     uint64
 	shown   *Frame // taken by the host: on screen
 	mods    Mods
-	scrub   scrubState
+	scrub   scrubber
 	play    player
 	hover   hoverState
 	hist    histState
