@@ -26,6 +26,7 @@
 //   - player (play.go): playback's playhead and count of frames drawn,
 //     handed the time and positions under the session's lock.
 //   - scrubber (scrub.go): the held key the session repeats, likewise.
+//   - frameTracer (frame.go): the frames shown, written to the trace.
 //   - histWorker (hist.go): histograms, on their own goroutine.
 //
 // Locks are taken in one order: the session's (mu) first, then a part's;
@@ -140,10 +141,7 @@ type Session struct {
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
 	proj    projState
 	ortho   orthoState
-	traced  struct {
-		data *Data
-		read int64 // bytes read for views of it up to the last frame traced
-	}
+	traced  frameTracer
 
 	notes notifier // what waits for the host: its own lock
 
@@ -159,6 +157,7 @@ type Session struct {
 func New(opts Options) *Session {
 	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, done: make(chan struct{})}
 	s.notes.onUpdate = opts.OnUpdate
+	s.traced.trace = opts.Trace
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
 	}
