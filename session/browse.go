@@ -594,7 +594,7 @@ func (s *Session) openAhead(path string, view render.View, cur *Data, keep bool,
 		w, h := view.Width, view.Height
 		view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
 		if p, ok := s.prefs.View(path); ok {
-			if o, err := render.ParseOrientation(p.Plane); err == nil {
+			if o, err := loader.ParseOrientation(p.Plane); err == nil {
 				view.Orientation, view.Zoom, view.Center = o, p.Zoom, render.Point{Col: p.CenterX, Row: p.CenterY}
 				view.T, view.Z, view.Y, view.X = p.T, p.Z, p.Y, p.X
 			}

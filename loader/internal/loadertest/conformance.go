@@ -26,9 +26,10 @@ const (
 // Opener opens the source a conformance run checks, afresh on each call.
 type Opener func(ctx context.Context) (loader.Source, error)
 
-// ConformanceFile runs Conformance over the file (or folder) at path as
-// the registered format called format reads it: the format must claim the
-// path by its Match function and open it.
+// ConformanceFile runs Conformance over the file (folder, pattern) at path,
+// which may end in a series selector ("#2"), as the registered format
+// called format reads it: the format must claim the path by its Match
+// function and open it.
 func ConformanceFile(t *testing.T, format, path string) {
 	t.Helper()
 	var f *loader.Format
@@ -41,8 +42,11 @@ func ConformanceFile(t *testing.T, format, path string) {
 	if f == nil {
 		t.Fatalf("no registered format %q", format)
 	}
+	path, sel := loader.SplitSelector(path)
 	var head []byte
-	if st, err := os.Stat(path); err != nil {
+	if loader.IsPattern(path) || loader.IsURL(path) {
+		// No file to look into.
+	} else if st, err := os.Stat(path); err != nil {
 		t.Fatal(err)
 	} else if !st.IsDir() {
 		b, err := os.ReadFile(path)
@@ -54,7 +58,13 @@ func ConformanceFile(t *testing.T, format, path string) {
 	if !f.Match(path, head) {
 		t.Fatalf("format %q does not claim %s", format, path)
 	}
-	Conformance(t, format, func(ctx context.Context) (loader.Source, error) { return f.Open(ctx, path) })
+	Conformance(t, format, func(ctx context.Context) (loader.Source, error) {
+		src, err := f.Open(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return loader.OpenSelected(ctx, src, sel)
+	})
 }
 
 // Conformance checks that the sources open returns keep the loader.Source

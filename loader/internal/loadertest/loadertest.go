@@ -157,7 +157,7 @@ func readSome(ctx context.Context, src loader.Source, m *loader.Meta) error {
 // t on error.
 func Frame(t *testing.T, src loader.Source, i int) []byte {
 	t.Helper()
-	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{'T': i}})
+	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY, At: map[byte]int{'T': i}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func OpenFirstPlane(b *testing.B, path string, open func(ctx context.Context, pa
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, _, err := loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: "xy"}); err != nil {
+		if _, _, _, err := loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: loader.XY}); err != nil {
 			b.Fatal(err)
 		}
 		src.Close()
