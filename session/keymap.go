@@ -124,6 +124,7 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "=", Char: true}, Action: ActZoomIn, Help: "zoom in / out", Alias: true},
 		{Key: Key{Name: "-", Char: true}, Action: ActZoomOut, Help: "zoom in / out", Menu: "View → Zoom Out"},
 		{Label: "drag", Help: "pan"},
+		{Label: "Ctrl+drag", Help: "turn the plane about the screen's axes, 0.25° a pixel (Shift 0.05°)"},
 		{Key: Key{Name: "0", Char: true}, Action: ActFit, Help: "fit", Menu: "View → Fit"},
 		{Key: Key{Name: "1", Char: true}, Action: ActXY, Help: "XY, XZ, YZ", Menu: "View → XY"},
 		{Key: Key{Name: "2", Char: true}, Action: ActXZ, Help: "XY, XZ, YZ", Menu: "View → XZ"},

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"fmt"
 	"image"
 	"math"
+	"strings"
 	"unsafe"
 
 	"vastview/levels"
@@ -218,4 +220,75 @@ func rememberedTurn(f []float64) render.Turn {
 		}
 	}
 	return t
+}
+
+// obliqueHoverText describes the data under viewport position (x, y) of
+// oblique view v of p: the level-0 sample nearest the position the pixel
+// there samples (its indices and the physical position of its centre)
+// and its value, from the finest level in memory; "" off the data.
+func obliqueHoverText(p oblique.Source, v render.View, x, y float64) string {
+	m := p.Meta()
+	pl := ObliquePlane(m, v)
+	P := pl.At(math.Floor(y), math.Floor(x))
+	sp, n := oblique.Spacing(m), oblique.Extent(m)
+	var idx [3]int
+	for a := range idx {
+		q := P[a] / sp[a]
+		if !(q >= -0.5 && q <= float64(n[a])-0.5) {
+			return ""
+		}
+		idx[a] = min(n[a]-1, int(math.Floor(q+0.5)))
+	}
+	one := oblique.Plane{Center: P, U: pl.U, V: pl.V, Pixel: pl.Pixel, W: 1, H: 1, T: v.T, C: v.C}
+	var s oblique.Sampler
+	b := make([]byte, m.DType.Size())
+	if info := s.Native(b, one, p, 0); info.Unfilled > 0 {
+		b = nil
+	}
+	var t strings.Builder
+	var pos []string
+	for a, c := range []byte("ZYX") {
+		if m.AxisIndex(c) < 0 {
+			continue
+		}
+		fmt.Fprintf(&t, "%c %d  ", c, idx[a])
+		unit := ""
+		if i := m.AxisIndex(c); i < len(m.Units) {
+			unit = m.Units[i]
+		}
+		pos = append(pos, phys(m.Levels[0].Translation[m.AxisIndex(c)]+float64(idx[a])*sp[a], unit))
+	}
+	fmt.Fprintf(&t, " (%s)", strings.Join(pos, ", "))
+	for _, c := range []byte("TC") {
+		if m.Size(c) > 1 {
+			fmt.Fprintf(&t, "  %c %d", c, v.At(c))
+		}
+	}
+	if b != nil {
+		fmt.Fprintf(&t, "   value %s", valueText(m, m.DType, b))
+	}
+	return t.String()
+}
+
+// dragDegrees and fineDragDegrees are the degrees a Ctrl+drag turns the plane
+// per screen pixel, without and with Shift.
+const (
+	dragDegrees     = 0.25
+	fineDragDegrees = 0.05
+)
+
+// dragTurn turns the plane as a Ctrl+drag by (dx, dy) pixels does: a
+// horizontal drag about the screen's vertical axis, a vertical one about
+// its horizontal axis, the side under the pointer following it.
+func (s *Session) dragTurn(dx, dy float64, fine bool) {
+	k := dragDegrees
+	if fine {
+		k = fineDragDegrees
+	}
+	if dx != 0 {
+		s.Turn(1, -dx*k)
+	}
+	if dy != 0 {
+		s.Turn(0, dy*k)
+	}
 }

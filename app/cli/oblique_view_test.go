@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,9 +12,10 @@ import (
 	"vastview/session"
 )
 
-// turnedFrame opens path in a session with a w×h view, types keys and
-// waits for the complete frame of the turned view they make.
-func turnedFrame(t *testing.T, path string, w, h int, keys string) *session.Frame {
+// turnedFrame opens path in a session with a w×h view, types keys (or,
+// for "drag", Ctrl+drags 40 pixels to the right and Shift+Ctrl+drags 50
+// down) and waits for the complete frame of the turned view they make.
+func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Session, *session.Frame) {
 	t.Helper()
 	ready := make(chan struct{}, 1)
 	s := session.New(session.Options{DiskRoot: t.TempDir(), OnFrame: func() {
@@ -33,8 +35,20 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) *session.Fram
 		t.Fatal(err)
 	}
 	s.Zoom(1.6)
-	for _, r := range keys {
-		s.Rune(r)
+	if keys == "drag" {
+		s.KeyDown(session.KeyControlLeft)
+		for i := 0; i < 4; i++ {
+			s.Drag(80, 60, 10, 0)
+		}
+		s.KeyDown(session.KeyShiftLeft)
+		s.Drag(80, 60, 0, 30)
+		s.Drag(80, 60, 0, 20)
+		s.KeyUp(session.KeyShiftLeft)
+		s.KeyUp(session.KeyControlLeft)
+	} else {
+		for _, r := range keys {
+			s.Rune(r)
+		}
 	}
 	want := len(keys) > 0
 	deadline := time.After(time.Minute)
@@ -43,7 +57,7 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) *session.Fram
 		case <-ready:
 			f := s.TakeFrame()
 			if f != nil && f.Info.Complete && session.Oblique(f.View) == want && f.View.Lo != f.View.Hi {
-				return f
+				return s, f
 			}
 		case <-deadline:
 			t.Fatal("no complete frame of the turned view")
@@ -66,8 +80,9 @@ func TestTurnedViewIsThePlaneRotateDraws(t *testing.T) {
 	for _, c := range []struct{ keys, rotate, interp string }{
 		{"wd", "y:5,x:5", "nearest"},
 		{"wwdqi", "z:-5,y:5,x:10", "linear"},
+		{"drag", "x:2.5,y:-10", "nearest"}, // 0.25° a pixel, Shift 0.05°
 	} {
-		f := turnedFrame(t, path, w, h, c.keys)
+		s, f := turnedFrame(t, path, w, h, c.keys)
 		v := f.View
 		args := []string{"plane", path, "--rotate", c.rotate, "--interp", c.interp,
 			"--center", fmt.Sprintf("%v,%v,%v", v.Z, v.Center.Row-0.5, v.Center.Col-0.5),
@@ -103,6 +118,26 @@ func TestTurnedViewIsThePlaneRotateDraws(t *testing.T) {
 		}
 		if inside < w*h/2 {
 			t.Fatalf("keys %q: only %d pixels on the data", c.keys, inside)
+		}
+		// Hovering reads the level-0 sample nearest the point the pixel
+		// samples: plane --rotate's nearest sample at level 0 there.
+		for i := 0; i+1 < len(args); i++ {
+			switch args[i] {
+			case "--level":
+				args[i+1] = "0"
+			case "--interp":
+				args[i+1] = "nearest"
+			}
+		}
+		mustRun(t, append(args, "--out", raw)...)
+		samples = readFile(t, raw)
+		for _, p := range [][2]int{{w / 2, h / 2}, {w / 3, h / 4}, {3 * w / 4, 2 * h / 3}} {
+			s.Hover(float64(p[0])+0.5, float64(p[1])+0.5, true)
+			text := s.HoverText()
+			want := fmt.Sprintf("value %d", int(loader.Uint16.At(samples, p[1]*w+p[0])))
+			if !strings.HasSuffix(text, want) || !strings.HasPrefix(text, "Z ") {
+				t.Fatalf("keys %q: hovering over (%d, %d) reads %q, want … %s", c.keys, p[0], p[1], text, want)
+			}
 		}
 	}
 }
