@@ -9,6 +9,8 @@ import (
 
 	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/prefs"
+	"vastview/render"
 	"vastview/session"
 )
 
@@ -139,5 +141,39 @@ func TestTurnedViewIsThePlaneRotateDraws(t *testing.T) {
 				t.Fatalf("keys %q: hovering over (%d, %d) reads %q, want … %s", c.keys, p[0], p[1], text, want)
 			}
 		}
+	}
+}
+
+// TestTurnIsRememberedWithTheView: a file opened again shows the plane
+// turned as it was left, sampled as it was.
+func TestTurnIsRememberedWithTheView(t *testing.T) {
+	testtool.RequirePython(t, "numpy", "tifffile", "zarr")
+	dir := t.TempDir()
+	testtool.RunPython(t, obliqueVolumes, dir)
+	path := filepath.Join(dir, "vol.tif")
+	pr := prefs.New(&prefs.MapStore{})
+	open := func() *session.Session {
+		s := session.New(session.Options{DiskRoot: t.TempDir(), Prefs: pr})
+		s.Resize(160, 120)
+		src, err := openSource(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.OpenSource(src, path); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	for _, r := range "wadi" {
+		s.Rune(r)
+	}
+	want := s.View()
+	s.Close()
+	s = open()
+	defer s.Close()
+	got := s.View()
+	if got.Turn != want.Turn || !got.Linear || want.Turn == (render.Turn{}) {
+		t.Fatalf("opened again: turn %v linear %v, left %v linear %v", got.Turn, got.Linear, want.Turn, want.Linear)
 	}
 }
