@@ -105,6 +105,10 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
                  [--project max|min|mean [--slab A:B]] [--scalebar]
+                 [--rotate AXIS:DEG[,AXIS:DEG...]] [--center Z,Y,X] [--size H,W]
+                 [--pixel S] [--interp nearest|linear]
+                                   (an oblique plane, sampled in physical
+                                   space; linear .raw is float32)
                                    one plane: F.raw holds the samples
                                    (native type, little-endian, row-major),
                                    F.png the plane as the viewer shows it

@@ -73,7 +73,7 @@ func scanSubblocks(t *testing.T, b []byte) []scanned {
 
 func readPlane(t *testing.T, src loader.Source, level int, at map[byte]int) []byte {
 	t.Helper()
-	buf, _, _, err := loader.ReadPlane(context.Background(), src, level, loader.Plane{Orientation: "xy", At: at})
+	buf, _, _, err := loader.ReadPlane(context.Background(), src, level, loader.Plane{Orientation: loader.XY, At: at})
 	if err != nil {
 		t.Fatal(err)
 	}

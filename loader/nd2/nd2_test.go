@@ -59,7 +59,7 @@ func scanFrames(b []byte) map[int][]byte {
 
 func readPlane(t *testing.T, src loader.Source, at map[byte]int) []byte {
 	t.Helper()
-	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: at})
+	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY, At: at})
 	if err != nil {
 		t.Fatal(err)
 	}
