@@ -182,26 +182,6 @@ func writeFixture(t *testing.T, dir string, c mhaCase, data []byte) string {
 }
 
 func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
-	src, err := loader.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	m := src.Meta()
-	if m.Format != "metaimage" || m.Axes != c.axes || !equal(m.Shape, c.shape) || m.DType != c.dtype {
-		t.Fatalf("meta %s %q %v %v, want metaimage %q %v %v", m.Format, m.Axes, m.Shape, m.DType, c.axes, c.shape, c.dtype)
-	}
-	n := len(c.axes)
-	spacing, trans := c.spacing, c.trans
-	if spacing == nil {
-		spacing = fill(n, 1.0)
-	}
-	if trans == nil {
-		trans = fill(n, 0.0)
-	}
-	if !equal(m.Spacing, spacing) || !equal(m.Units, fill(n, "")) || !equal(m.Levels[0].Translation, trans) {
-		t.Errorf("spacing %v units %q translation %v, want %v, no units, %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, trans)
-	}
 	var files []string // the data files writeFixture wrote, but for the header
 	switch c.layout {
 	case "file":
@@ -211,36 +191,8 @@ func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
 			files = append(files, filepath.Join(filepath.Dir(path), fmt.Sprintf("slice%d.raw", i)))
 		}
 	}
-	if !equal(m.DataFiles, files) {
-		t.Errorf("data files %q, want %q", m.DataFiles, files)
-	}
-	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("samples differ from numpy's (%d vs %d bytes)", len(got), len(want))
-	}
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func fill[T any](n int, v T) []T {
-	s := make([]T, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
+	loadertest.Expect(t, path, loadertest.Want{Format: "metaimage", Axes: c.axes, Shape: c.shape, DType: c.dtype,
+		Spacing: c.spacing, Translation: c.trans, DataFiles: files, Samples: want})
 }
 
 func TestBadFiles(t *testing.T) {

@@ -206,39 +206,8 @@ func writeFixture(t *testing.T, dir string, c nrrdCase, data []byte) string {
 }
 
 func checkCase(t *testing.T, c nrrdCase, path string, want []byte) {
-	src, err := loader.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	m := src.Meta()
-	if m.Format != "nrrd" || m.Axes != c.axes || !equal(m.Shape, c.shape) || m.DType != c.dtype {
-		t.Fatalf("meta %s %q %v %v, want nrrd %q %v %v", m.Format, m.Axes, m.Shape, m.DType, c.axes, c.shape, c.dtype)
-	}
-	n := len(c.axes)
-	spacing, units, trans := c.spacing, c.units, c.trans
-	if spacing == nil {
-		spacing = fill(n, 1.0)
-	}
-	if units == nil {
-		units = fill(n, "")
-	}
-	if trans == nil {
-		trans = fill(n, 0.0)
-	}
-	if !equal(m.Spacing, spacing) || !equal(m.Units, units) || !equal(m.Levels[0].Translation, trans) {
-		t.Errorf("spacing %v units %q translation %v, want %v %q %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, units, trans)
-	}
-	if files := dataFilesOf(c, filepath.Dir(path)); !equal(m.DataFiles, files) {
-		t.Errorf("data files %q, want %q", m.DataFiles, files)
-	}
-	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("samples differ from numpy's (%d vs %d bytes)", len(got), len(want))
-	}
+	loadertest.Expect(t, path, loadertest.Want{Format: "nrrd", Axes: c.axes, Shape: c.shape, DType: c.dtype,
+		Spacing: c.spacing, Units: c.units, Translation: c.trans, DataFiles: dataFilesOf(c, filepath.Dir(path)), Samples: want})
 }
 
 // dataFilesOf returns the data files writeFixture wrote for c in dir,
@@ -259,26 +228,6 @@ func dataFilesOf(c nrrdCase, dir string) []string {
 		return files
 	}
 	return nil
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func fill[T any](n int, v T) []T {
-	s := make([]T, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
 }
 
 func TestBadFiles(t *testing.T) {

@@ -5,12 +5,14 @@
 package loadertest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -317,5 +319,58 @@ func WriteFile(t testing.TB, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Want is what a reader's test expects of a file: its metadata (nil
+// Spacing, Units and Translation stand for the defaults: 1, "" and 0 on
+// every axis) and the samples of level 0, as loader.ReadAll gives them.
+type Want struct {
+	Format, Axes string
+	Shape        []int
+	DType        loader.DType
+	Spacing      []float64
+	Units        []string
+	Translation  []float64
+	DataFiles    []string // Meta.DataFiles
+	Samples      []byte
+}
+
+// Expect opens the file at path with loader.Open and checks its metadata
+// and every sample of level 0 against w.
+func Expect(t *testing.T, path string, w Want) {
+	t.Helper()
+	src, err := loader.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	if m.Format != w.Format || m.Axes != w.Axes || !slices.Equal(m.Shape, w.Shape) || m.DType != w.DType {
+		t.Fatalf("meta %s %q %v %v, want %s %q %v %v", m.Format, m.Axes, m.Shape, m.DType, w.Format, w.Axes, w.Shape, w.DType)
+	}
+	n := len(w.Axes)
+	spacing, units, trans := w.Spacing, w.Units, w.Translation
+	if spacing == nil {
+		spacing = slices.Repeat([]float64{1}, n)
+	}
+	if units == nil {
+		units = make([]string, n)
+	}
+	if trans == nil {
+		trans = make([]float64, n)
+	}
+	if !slices.Equal(m.Spacing, spacing) || !slices.Equal(m.Units, units) || !slices.Equal(m.Levels[0].Translation, trans) {
+		t.Errorf("spacing %v units %q translation %v, want %v %q %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, units, trans)
+	}
+	if !slices.Equal(m.DataFiles, w.DataFiles) {
+		t.Errorf("data files %q, want %q", m.DataFiles, w.DataFiles)
+	}
+	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, w.Samples) {
+		t.Fatalf("samples differ from the reference (%d vs %d bytes)", len(got), len(w.Samples))
 	}
 }
