@@ -9,44 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 	"vastview/loader/internal/stream"
 )
 
-// dataScript makes a random array with numpy of the JSON spec's dtype and
-// shape (the presented axes, slowest first), transposes it by "perm" into
-// the file's storage order, and writes its bytes in the spec's byte order
-// and encoding to argv[2]/data.bin, and the array in presented C order,
-// little-endian, to argv[2]/expected.bin.
-const dataScript = `
-import sys, json, zlib, numpy as np
-spec = json.loads(sys.argv[1]); out = sys.argv[2]
-dt = np.dtype(spec["dtype"])
-rng = np.random.default_rng(5)
-shape = spec["shape"]
-if dt.kind == "f":
-    arr = (rng.standard_normal(shape) * 100).astype(dt)
-else:
-    info = np.iinfo(dt)
-    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
-open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
-stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
-raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
-enc = spec.get("encoding", "raw")
-if enc == "zlib":
-    data = zlib.compress(raw)
-elif enc == "ascii":
-    data = " ".join(str(v) for v in stored.ravel()).encode() + b"\n"
-else:
-    data = raw
-open(out + "/data.bin", "wb").write(data)
-`
-
 type mhaCase struct {
 	name string
-	spec string // for dataScript
+	spec string // for loadertest.NumpyData
 	// header lines; {size} is replaced by the encoded data's size.
 	header string
 	// layout: "local" (data after the header), "file" (data in data.raw
@@ -144,13 +114,10 @@ var mhaCases = []mhaCase{
 }
 
 func TestNumpyFixtures(t *testing.T) {
-	testtool.RequirePython(t, "numpy")
 	for _, c := range mhaCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			testtool.RunPython(t, dataScript, c.spec, dir)
-			data := loadertest.ReadFile(t, filepath.Join(dir, "data.bin"))
-			want := loadertest.ReadFile(t, filepath.Join(dir, "expected.bin"))
+			data, want := loadertest.NumpyData(t, c.spec, dir)
 			path := writeFixture(t, dir, c, data)
 			checkCase(t, c, path, want)
 		})

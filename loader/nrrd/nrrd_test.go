@@ -9,51 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 	"vastview/loader/internal/stream"
 )
 
-// dataScript makes a random array with numpy of the JSON spec's dtype and
-// shape (the presented axes, slowest first), transposes it by "perm" into
-// the NRRD file's storage order, and writes its bytes in the spec's byte
-// order and encoding to argv[2]/data.bin, and the array in presented C
-// order, little-endian, to argv[2]/expected.bin.
-const dataScript = `
-import sys, json, gzip, bz2, numpy as np
-spec = json.loads(sys.argv[1]); out = sys.argv[2]
-dt = np.dtype(spec["dtype"])
-rng = np.random.default_rng(3)
-shape = spec["shape"]
-if dt.kind == "f":
-    arr = (rng.standard_normal(shape) * 100).astype(dt)
-else:
-    info = np.iinfo(dt)
-    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
-open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
-stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
-raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
-raw = bytes(spec.get("pad", 0)) + raw  # skipped by "byte skip"
-enc = spec.get("encoding", "raw")
-if enc == "gzip":
-    data = gzip.compress(raw)
-elif enc == "bzip2":
-    data = bz2.compress(raw)
-elif enc == "ascii":
-    vals = [str(v) for v in stored.ravel()]
-    data = "\n".join(" ".join(vals[i:i + 7]) for i in range(0, len(vals), 7)).encode() + b"\n"
-elif enc == "hex":
-    h = raw.hex()
-    data = "\n".join(h[i:i + 60] for i in range(0, len(h), 60)).encode()
-else:
-    data = raw
-open(out + "/data.bin", "wb").write(data)
-`
-
 type nrrdCase struct {
 	name   string
-	spec   string // for dataScript
+	spec   string // for loadertest.NumpyData
 	header string // the header, without the magic line
 	// layout: "attached", "detached" (data in data.raw), "list" / "pattern"
 	// (data split into one file per slowest-axis step).
@@ -165,13 +128,10 @@ var nrrdCases = []nrrdCase{
 }
 
 func TestNumpyFixtures(t *testing.T) {
-	testtool.RequirePython(t, "numpy")
 	for _, c := range nrrdCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			testtool.RunPython(t, dataScript, c.spec, dir)
-			data := loadertest.ReadFile(t, filepath.Join(dir, "data.bin"))
-			want := loadertest.ReadFile(t, filepath.Join(dir, "expected.bin"))
+			data, want := loadertest.NumpyData(t, c.spec, dir)
 			path := writeFixture(t, dir, c, data)
 			checkCase(t, c, path, want)
 		})

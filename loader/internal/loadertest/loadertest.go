@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"vastview/base/nd"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 
@@ -373,4 +374,53 @@ func Expect(t *testing.T, path string, w Want) {
 	if !bytes.Equal(got, w.Samples) {
 		t.Fatalf("samples differ from the reference (%d vs %d bytes)", len(got), len(w.Samples))
 	}
+}
+
+// numpyScript makes a random array with numpy of the JSON spec's dtype and
+// shape (the presented axes, slowest first), transposes it by "perm" into
+// the file's storage order, and writes its bytes in the spec's byte order
+// ("endian"), after "pad" zero bytes, in the spec's encoding (raw, zlib,
+// gzip, bzip2, ascii or hex) to argv[2]/data.bin, and the array in
+// presented C order, little-endian, to argv[2]/expected.bin.
+const numpyScript = `
+import sys, json, zlib, gzip, bz2, numpy as np
+spec = json.loads(sys.argv[1]); out = sys.argv[2]
+dt = np.dtype(spec["dtype"])
+rng = np.random.default_rng(3)
+shape = spec["shape"]
+if dt.kind == "f":
+    arr = (rng.standard_normal(shape) * 100).astype(dt)
+else:
+    info = np.iinfo(dt)
+    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
+open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
+stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
+raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
+raw = bytes(spec.get("pad", 0)) + raw
+enc = spec.get("encoding", "raw")
+if enc == "zlib":
+    data = zlib.compress(raw)
+elif enc == "gzip":
+    data = gzip.compress(raw)
+elif enc == "bzip2":
+    data = bz2.compress(raw)
+elif enc == "ascii":
+    vals = [str(v) for v in stored.ravel()]
+    data = "\n".join(" ".join(vals[i:i + 7]) for i in range(0, len(vals), 7)).encode() + b"\n"
+elif enc == "hex":
+    h = raw.hex()
+    data = "\n".join(h[i:i + 60] for i in range(0, len(h), 60)).encode()
+else:
+    data = raw
+open(out + "/data.bin", "wb").write(data)
+`
+
+// NumpyData makes a random array with numpy as the JSON spec says (see
+// numpyScript) in dir, and returns the bytes a file stores (data) and the
+// array a reader should present (want: C order, little-endian).
+func NumpyData(t *testing.T, spec, dir string) (data, want []byte) {
+	t.Helper()
+	testtool.RequirePython(t, "numpy")
+	testtool.RunPython(t, numpyScript, spec, dir)
+	return ReadFile(t, filepath.Join(dir, "data.bin")), ReadFile(t, filepath.Join(dir, "expected.bin"))
 }
