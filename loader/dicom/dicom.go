@@ -963,14 +963,14 @@ type source struct {
 
 	mu     sync.Mutex
 	frames map[*slice]*frameIndex // fragment indexes of encapsulated files, built when first read
-	loader.Closing
+	closed loader.Closing         // a read after Close is ErrClosed
 }
 
 func (s *source) Meta() *loader.Meta { return s.meta }
 
 // Close ends reading; the files are opened per read, so nothing is held.
 func (s *source) Close() error {
-	s.SetClosed()
+	s.closed.SetClosed()
 	return nil
 }
 
@@ -990,7 +990,7 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := s.Closed(); err != nil {
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	z := 0

@@ -152,7 +152,7 @@ type source struct {
 	levels []level
 	path   string
 	open   func(ctx context.Context, i int) (loader.Source, error)
-	loader.Closing
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // level is one stored level: lead leading axes select a dataset of sets
@@ -253,7 +253,7 @@ func (s *source) Meta() *loader.Meta { return s.meta }
 // Close closes the file; a read after Close is an error, also of data
 // the file holds in its header (compact datasets).
 func (s *source) Close() error {
-	if s.SetClosed() {
+	if s.closed.SetClosed() {
 		return nil
 	}
 	return s.h.Close()
@@ -524,7 +524,7 @@ func (s *source) ReadChunk(ctx context.Context, lv int, idx []int, dst []byte) e
 	if err := loader.CheckChunk(ctx, m, lv, idx, dst); err != nil {
 		return err
 	}
-	if err := s.Closed(); err != nil {
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	l := &s.levels[lv]

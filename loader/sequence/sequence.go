@@ -87,11 +87,11 @@ func Match(path string, head []byte) bool {
 
 // Source is an opened image sequence. It is safe for concurrent use.
 type Source struct {
-	paths []string // frame files in order
-	names []string // frame names for messages, relative to the folder
-	first frameInfo
-	meta  *loader.Meta
-	loader.Closing
+	paths  []string // frame files in order
+	names  []string // frame names for messages, relative to the folder
+	first  frameInfo
+	meta   *loader.Meta
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // Open lists the frames of a folder or glob pattern and reads the first
@@ -175,7 +175,7 @@ func (s *Source) Frame(i int) string { return s.names[i] }
 // Close ends reading; it releases nothing, as frames are opened while they
 // are read.
 func (s *Source) Close() error {
-	s.SetClosed()
+	s.closed.SetClosed()
 	return nil
 }
 
@@ -185,7 +185,7 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := s.Closed(); err != nil {
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	if err := s.readFrame(ctx, idx[0], dst); err != nil {
