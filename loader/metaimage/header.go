@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"vastview/base/textutil"
 )
 
 // maxHeader bounds the header's size (a LIST of data files can be long).
@@ -42,7 +44,7 @@ func readHeader(r io.Reader) (*header, error) {
 		default:
 			key, value, ok := splitField(text)
 			if !ok {
-				return nil, fmt.Errorf("header line %q is not Key = Value", clip(text))
+				return nil, fmt.Errorf("header line %q is not Key = Value", textutil.Clip(text))
 			}
 			h.fields[key] = value
 			if key == "elementdatafile" {
@@ -91,14 +93,6 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 			return line, err
 		}
 	}
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }
 
 // looksLikeHeader reports whether head starts with MetaImage "Key = Value"

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"vastview/base/textutil"
 )
 
 // maxHeader bounds the header's size (a LIST of data files can be long).
@@ -68,7 +70,7 @@ func readHeader(r io.Reader) (*header, error) {
 		default:
 			name, desc, ok := strings.Cut(text, ":")
 			if !ok {
-				return nil, fmt.Errorf("header line %q is not a field", clip(text))
+				return nil, fmt.Errorf("header line %q is not a field", textutil.Clip(text))
 			}
 			name = strings.ToLower(strings.TrimSpace(name))
 			if a, ok := aliases[strings.ReplaceAll(name, " ", "")]; ok {
@@ -111,14 +113,6 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 	}
 }
 
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
-}
-
 // ints parses white-space separated integers.
 func ints(s string) ([]int64, error) {
 	f := strings.Fields(s)
@@ -126,7 +120,7 @@ func ints(s string) ([]int64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseInt(w, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", clip(w))
+			return nil, fmt.Errorf("%q is not an integer", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -140,7 +134,7 @@ func floats(s string) ([]float64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseFloat(w, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", clip(w))
+			return nil, fmt.Errorf("%q is not a number", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -178,18 +172,18 @@ func vectors(s string) ([][]float64, error) {
 			continue
 		}
 		if s[0] != '(' {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		end := strings.IndexByte(s, ')')
 		if end < 0 {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		parts := strings.Split(s[1:end], ",")
 		v := make([]float64, len(parts))
 		for i, p := range parts {
 			x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%q is not a vector", clip(s[:end+1]))
+				return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s[:end+1]))
 			}
 			v[i] = x
 		}
