@@ -273,8 +273,8 @@ func (s *Session) pickInList(list []Entry, i int) {
 	}
 	s.browse.picked, s.browse.note = list[i].Path, note
 	s.startThumbsLocked()
+	s.traceNote(note) // before the list says so: a host reading it finds the trace written
 	s.mu.Unlock()
-	s.traceNote(note)
 	s.changed(ListChanged | StatusChanged)
 }
 

@@ -216,7 +216,12 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
 	move := s.ortho.on && !s.mods.Shift
+	turn, fine := !s.ortho.on && s.mods.Ctrl, s.mods.Shift
 	s.mu.Unlock()
+	if turn {
+		s.dragTurn(dx, dy, fine)
+		return
+	}
 	if move {
 		s.Click(x, y)
 		return
@@ -286,9 +291,9 @@ func (s *Session) SetLinkedZoom(on bool) {
 	s.unlockNotify(ViewChanged)
 }
 
-// orthoDrawLocked is the four-panel layout for request r (whose view is
+// orthoDrawLocked is the four-panel layout for scene r (whose view is
 // the active panel's), or nil for one plane.
-func (s *Session) orthoDrawLocked(r request) *orthoDraw {
+func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
@@ -342,10 +347,10 @@ var gutterColour = color.RGBA{80, 80, 80, 255}
 // through the windows f chose, their chunks asked for after the active
 // panel's, and lays the four out in one picture, a crosshair in each at
 // the position; f then shows it all, and is complete when every panel is.
-func (d *drawer) compose(r request, f *Frame) {
+func (p *planePainter) compose(r *Scene, f *Frame) {
 	o := r.ortho
 	m := r.d.Pyr.Meta()
-	out := d.orthoTarget(o.w, o.h)
+	out := p.orthoTarget(o.w, o.h)
 	row := make([]byte, 4*o.w)
 	for i := 0; i < len(row); i += 4 {
 		row[i], row[i+1], row[i+2], row[i+3] = gutterColour.R, gutterColour.G, gutterColour.B, 255
@@ -353,9 +358,9 @@ func (d *drawer) compose(r request, f *Frame) {
 	for y := 0; y < o.h; y++ {
 		copy(out.Pix[y*out.Stride:], row)
 	}
-	for i, p := range o.panels {
+	for i, pn := range o.panels {
 		var img *image.RGBA
-		v := p.view
+		v := pn.view
 		if i == o.active {
 			img, v = f.Img, f.View
 		} else {
@@ -364,16 +369,16 @@ func (d *drawer) compose(r request, f *Frame) {
 				v.Lo, v.Hi = 0, 1
 			}
 			if !(v.Zoom > 0) {
-				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, p.fitLo, p.fitHi)
+				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, pn.fitLo, pn.fitHi)
 			}
-			img = d.panel(r, i, v, m, f)
+			img = p.panel(r, i, v, m, f)
 		}
-		for y := 0; y < img.Rect.Dy() && y < p.rect.Dy(); y++ {
-			copy(out.Pix[(p.rect.Min.Y+y)*out.Stride+4*p.rect.Min.X:][:4*min(img.Rect.Dx(), p.rect.Dx())], img.Pix[y*img.Stride:])
+		for y := 0; y < img.Rect.Dy() && y < pn.rect.Dy(); y++ {
+			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
 		}
-		pane := out.SubImage(p.rect).(*image.RGBA)
+		pane := out.SubImage(pn.rect).(*image.RGBA)
 		render.DrawTag(pane, panelNames[i])
-		drawCrosshair(pane, m, v, p.at)
+		drawCrosshair(pane, m, v, pn.at)
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
@@ -403,14 +408,14 @@ func drawCrosshair(pane *image.RGBA, m *loader.Meta, v render.View, at [3]float6
 // windows) and counts what it misses in f's Info. A panel whose view did
 // not change since it was drawn complete (a step through the active
 // panel's planes moves only its crosshair) is not drawn again.
-func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame) *image.RGBA {
+func (p *planePainter) panel(r *Scene, i int, v render.View, m *loader.Meta, f *Frame) *image.RGBA {
 	key := v
 	row, col, _ := v.Orientation.Axes()
 	key.SetAt(row, 0) // positions on the axes shown do not change the picture
 	key.SetAt(col, 0)
 	key.Channels = nil
-	last := &d.panels[i]
-	if last.img != nil && last.complete && last.data == r.d && last.refreshes == d.refreshes &&
+	last := &p.panels[i]
+	if last.img != nil && last.complete && last.data == r.d && last.refreshes == p.refreshes &&
 		sameView(last.view, key) && slices.Equal(last.chans, v.Channels) && last.bar == r.scaleBar {
 		return last.img
 	}
@@ -424,7 +429,7 @@ func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame
 	} else {
 		src = laterSource{src}
 	}
-	img, in := d.pr[i].Render(rv, src, r.gen)
+	img, in := p.pr[i].Render(rv, src, r.gen)
 	f.Info.Missing += in.Missing
 	f.Info.Failed += in.Failed
 	f.Info.Complete = f.Info.Complete && in.Complete
@@ -432,7 +437,7 @@ func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame
 		render.DrawScaleBar(img, m, v)
 	}
 	*last = panelCache{img: img, view: key, chans: slices.Clone(v.Channels), complete: in.Complete, data: r.d,
-		refreshes: d.refreshes, bar: r.scaleBar}
+		refreshes: p.refreshes, bar: r.scaleBar}
 	return img
 }
 
@@ -455,13 +460,13 @@ func sameView(a, b render.View) bool {
 		a.Width == b.Width && a.Height == b.Height
 }
 
-// orthoTarget returns the next of the drawer's four-panel pictures, w × h.
-func (d *drawer) orthoTarget(w, h int) *image.RGBA {
-	d.onext = (d.onext + 1) % len(d.obufs)
-	b := d.obufs[d.onext]
+// orthoTarget returns the next of the painter's four-panel pictures, w × h.
+func (p *planePainter) orthoTarget(w, h int) *image.RGBA {
+	p.onext = (p.onext + 1) % len(p.obufs)
+	b := p.obufs[p.onext]
 	if b == nil || b.Rect.Dx() != w || b.Rect.Dy() != h {
 		b = image.NewRGBA(image.Rect(0, 0, w, h))
-		d.obufs[d.onext] = b
+		p.obufs[p.onext] = b
 	}
 	return b
 }

@@ -35,6 +35,7 @@ type Picture struct {
 	path string
 	info frameInfo
 	meta *loader.Meta
+	loader.Closing
 }
 
 // OpenPicture reads the header of the PNG, JPEG or BMP file at path.
@@ -93,13 +94,20 @@ func describe(m *loader.Meta, f *frameInfo) {
 // Meta describes the picture. It is safe for concurrent use.
 func (p *Picture) Meta() *loader.Meta { return p.meta }
 
-// Close releases nothing: the file is opened while it is read.
-func (p *Picture) Close() error { return nil }
+// Close ends reading; it releases nothing, as the file is opened while it
+// is read.
+func (p *Picture) Close() error {
+	p.SetClosed()
+	return nil
+}
 
 // ReadChunk decodes the picture into dst; the only chunk is index all
 // zeros at level 0. It is safe for concurrent use.
 func (p *Picture) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	if err := loader.CheckChunk(ctx, p.meta, level, idx, dst); err != nil {
+		return err
+	}
+	if err := p.Closed(); err != nil {
 		return err
 	}
 	data, err := readWhole(p.path)
