@@ -91,7 +91,8 @@ func partCases(t *testing.T) []partCase {
 	return []partCase{
 		// 1 and 2 parts share every level, 4 all but the last, 7 level 0 only.
 		{"planes", pyramidOf(t, planes, false), Options{}, []int{1, 2, 4, 7}},
-		{"chunked-v3-gzip", pyramidOf(t, chunked, false), Options{Version: 3, Codec: "gzip"}, []int{3, 7}},
+		{"planes-sharded", pyramidOf(t, planes, false), Options{Version: 3, Shard: []int{8, 256, 0}}, []int{3, 7}},
+		{"chunked-v3-gzip", pyramidOf(t, chunked, false), Options{Version: 3, Codec: "gzip", Shard: []int{0, 0, 0}}, []int{3, 7}},
 		{"hyperstack", pyramidOf(t, hyper, false), Options{}, []int{3}},
 		{"labels", pyramidOf(t, labels, true), Options{Type: "mode", Codec: "none"}, []int{2}},
 		{"movie", pyramidOf(t, movie, false), Options{}, []int{4}},
