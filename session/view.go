@@ -285,7 +285,7 @@ func (s *Session) SaveView() {
 
 // restoreViewLocked applies a remembered view, within the data's extent.
 func (s *Session) restoreViewLocked(p prefs.View) {
-	o, err := render.ParseOrientation(p.Plane)
+	o, err := loader.ParseOrientation(p.Plane)
 	if err != nil {
 		return
 	}

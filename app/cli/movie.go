@@ -64,7 +64,7 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	if err != nil {
 		return usageError{"movie: " + err.Error()}
 	}
-	orient, _ := render.ParseOrientation(sel.Orientation)
+	orient := sel.Orientation
 	name, out := pos[0], pos[1]
 	src, err := openSource(name)
 	if err != nil {

@@ -116,8 +116,7 @@ func (o *planeOpts) writeDrawn(name string, src loader.Source, sel loader.Plane,
 	if err := checkLevelPlane(m, o.level, sel); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	orient, _ := render.ParseOrientation(sel.Orientation)
-	v, err := o.pictureView("plane", m, orient, levelZero(m, o.level, sel), chans)
+	v, err := o.pictureView("plane", m, sel.Orientation, levelZero(m, o.level, sel), chans)
 	if err != nil {
 		return err
 	}
@@ -133,7 +132,7 @@ func (o *planeOpts) writeDrawn(name string, src loader.Source, sel loader.Plane,
 	}
 	if o.project != "" {
 		op, _ := loader.ParseProjection(o.project)
-		_, _, normal := orient.Axes()
+		_, _, normal := sel.Orientation.Axes()
 		a, b, err := o.slabRange("plane", 0, m.Size(normal)-1)
 		if err != nil {
 			return err
@@ -155,10 +154,7 @@ func checkLevelPlane(m *loader.Meta, k int, sel loader.Plane) error {
 	if k < 0 || k >= len(m.Levels) {
 		return fmt.Errorf("no level %d (%d with the computed ones)", k, len(m.Levels))
 	}
-	row, col, err := loader.PlaneAxes(sel.Orientation)
-	if err != nil {
-		return err
-	}
+	row, col, _ := sel.Orientation.Axes()
 	if m.AxisIndex(row) < 0 || m.AxisIndex(col) < 0 {
 		return fmt.Errorf("plane %s needs axes %c and %c; the data has %s", sel.Orientation, row, col, m.Axes)
 	}
@@ -273,10 +269,7 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 		from = pyr
 	}
 	fm := from.Meta()
-	normal, err := loader.NormalAxis(sel.Orientation)
-	if err != nil {
-		return usageError{"plane: " + err.Error()}
-	}
+	_, _, normal := sel.Orientation.Axes()
 	if o.level < 0 || o.level >= len(fm.Levels) {
 		return usageError{fmt.Sprintf("plane: no level %d (%d with the computed ones)", o.level, len(fm.Levels))}
 	}
@@ -314,7 +307,7 @@ func (o *planeOpts) addLabels(pc *session.Picture, name string, m *loader.Meta, 
 		lab.Close()
 		return fmt.Errorf("%s: cannot be laid over %s: %v", o.overlay, name, err)
 	}
-	row, col, _ := loader.PlaneAxes(sel.Orientation)
+	row, col, _ := sel.Orientation.Axes()
 	if lm.AxisIndex(row) < 0 || lm.AxisIndex(col) < 0 {
 		lab.Close()
 		fmt.Fprintf(o.stderr, "vastview: %s has no %s plane: drawn without it\n", o.overlay, sel.Orientation)
@@ -471,10 +464,11 @@ func writePNG(path string, img image.Image) error {
 // the axis normal to the plane (Z for xy, Y for xz, X for yz); for xy planes
 // --z says the same.
 func (o *planeOpts) selection() (loader.Plane, error) {
-	normal := map[string]byte{"xy": 'Z', "xz": 'Y', "yz": 'X'}[strings.ToLower(o.orient)]
-	if normal == 0 {
+	orient, err := loader.ParseOrientation(o.orient)
+	if err != nil || o.orient == "" {
 		return loader.Plane{}, fmt.Errorf("--plane must be xy, xz or yz, not %q", o.orient)
 	}
+	_, _, normal := orient.Axes()
 	at := map[byte]int{'T': o.t, 'C': o.c}
 	if o.z >= 0 {
 		at['Z'] = o.z
@@ -488,7 +482,7 @@ func (o *planeOpts) selection() (loader.Plane, error) {
 	if normal != 'Z' {
 		delete(at, 'Z')
 	}
-	return loader.Plane{Orientation: o.orient, At: at}, nil
+	return loader.Plane{Orientation: orient, At: at}, nil
 }
 
 // displayRange is the window --window or --level-range gives; 0, 0 (for

@@ -14,8 +14,6 @@ import (
 	"vastview/loader"
 )
 
-const shared = "/work/shared/testdata/dicom"
-
 // readAll opens path and reads every plane, in Z order, as one buffer.
 func readAll(t *testing.T, path string) (loader.Source, []byte) {
 	t.Helper()
@@ -110,9 +108,9 @@ func TestSyntaxes(t *testing.T) {
 // endian) and compares them with pydicom's pixel_array.
 func TestRealFiles(t *testing.T) {
 	for _, c := range []struct{ open, dir string }{
-		{filepath.Join(shared, "CT_small.dcm"), ""},
-		{filepath.Join(shared, "CT5N_series"), filepath.Join(shared, "CT5N_series")},
-		{filepath.Join(shared, "CT5N_series", "2693"), filepath.Join(shared, "CT5N_series")},
+		{testtool.SharedData(t, "dicom/CT_small.dcm"), ""},
+		{testtool.SharedData(t, "dicom/CT5N_series"), testtool.SharedData(t, "dicom/CT5N_series")},
+		{testtool.SharedData(t, "dicom/CT5N_series/2693"), testtool.SharedData(t, "dicom/CT5N_series")},
 	} {
 		t.Run(filepath.Base(c.open), func(t *testing.T) {
 			want := pydicomStack(t, c.open, c.dir)

@@ -49,11 +49,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"vastview/loader"
+	"vastview/loader/internal/mapped"
 	"vastview/loader/internal/rawvol"
 )
 
@@ -80,31 +80,11 @@ func Match(_ string, head []byte) bool {
 // Open opens a LIF file at its first image. The returned Source is safe
 // for concurrent use and is a loader.SeriesOpener over the file's images.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := loader.OpenFile(path)
-	if err != nil {
-		return nil, err
-	}
-	c, err := parse(f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	c.path = path
-	if err := ctx.Err(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return c.open(f, 0)
+	return mapped.Open(ctx, path, parse)
 }
 
-// catalogue is what a file's headers say: its images, immutable once
-// parsed, shared by the sources of its series.
-type catalogue struct {
-	path   string
-	size   int64
-	images []*image
-	metas  []*loader.Meta
-}
+// catalogue is what a file's headers say: its images.
+type catalogue = mapped.Catalogue[*image]
 
 // image is one series: where its samples are and how they are laid out.
 type image struct {
@@ -144,7 +124,7 @@ func parse(f *loader.File) (c *catalogue, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c = &catalogue{size: size}
+	c = &catalogue{Format: "lif", Size: size, New: func(s *mapped.Series[*image]) loader.Source { return &source{s} }}
 	var names []string
 	var empty, bad []string
 	var firstErr error
@@ -165,8 +145,8 @@ func parse(f *loader.File) (c *catalogue, err error) {
 				}
 				bad = append(bad, name)
 			} else {
-				c.images = append(c.images, imgs...)
-				c.metas = append(c.metas, metas...)
+				c.Series = append(c.Series, imgs...)
+				c.Metas = append(c.Metas, metas...)
 				for _, im := range imgs {
 					names = append(names, im.name)
 				}
@@ -179,7 +159,7 @@ func parse(f *loader.File) (c *catalogue, err error) {
 	for i := range root.Elements {
 		walk(&root.Elements[i], root.Elements[i].Name, 0)
 	}
-	if len(c.images) == 0 {
+	if len(c.Series) == 0 {
 		if firstErr != nil {
 			return nil, firstErr
 		}
@@ -195,12 +175,8 @@ func parse(f *loader.File) (c *catalogue, err error) {
 	if len(bad) > 0 {
 		notes = append(notes, fmt.Sprintf("not listed, unreadable: %s (%v)", quoteList(bad), firstErr))
 	}
-	series := loader.SeriesList(names, c.metas)
-	if len(series) == 1 {
-		series = nil
-	}
-	for i, m := range c.metas {
-		m.Series, m.SeriesIndex = series, i
+	c.List(names)
+	for _, m := range c.Metas {
 		m.Notes = append(m.Notes, notes...)
 	}
 	return c, nil
@@ -646,47 +622,12 @@ func channel(ch xChannel) loader.Channel {
 	return c
 }
 
-// open returns a source over series i, reading the mapped file f (which
-// it then owns).
-func (c *catalogue) open(f *loader.File, i int) (loader.Source, error) {
-	if f.Size() != c.size {
-		f.Close()
-		return nil, formatError("%v", loader.ErrChanged)
-	}
-	return &source{cat: c, img: c.images[i], meta: c.metas[i], f: f}, nil
-}
-
 // source is one series of an opened file.
-type source struct {
-	cat       *catalogue
-	img       *image
-	meta      *loader.Meta
-	f         *loader.File
-	closeOnce sync.Once
-	closeErr  error
-}
-
-// Meta describes the series.
-func (s *source) Meta() *loader.Meta { return s.meta }
-
-// OpenSeries opens series i of the file, mapping it anew.
-func (s *source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
-	if i < 0 || i >= len(s.cat.images) {
-		return nil, fmt.Errorf("no series %d (the file holds %d)", i, len(s.cat.images))
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	f, err := loader.OpenFile(s.cat.path)
-	if err != nil {
-		return nil, err
-	}
-	return s.cat.open(f, i)
-}
+type source struct{ *mapped.Series[*image] }
 
 // ReadChunk fills dst with the plane at idx; see loader.Source.
 func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
+	if err := loader.CheckChunk(ctx, s.Meta(), level, idx, dst); err != nil {
 		return err
 	}
 	if err := s.read(idx, dst); err != nil {
@@ -697,9 +638,9 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 
 // read gathers the plane at idx from the mapping, under its guard.
 func (s *source) read(idx []int, dst []byte) (err error) {
-	defer s.f.Guard().Recover(&err)
-	im := s.img
-	b, err := s.f.Bytes(im.start, im.span)
+	defer s.File.Guard().Recover(&err)
+	im := s.Image
+	b, err := s.File.Bytes(im.start, im.span)
 	if err != nil {
 		return err
 	}
@@ -715,7 +656,7 @@ func (s *source) read(idx []int, dst []byte) (err error) {
 	if im.cAxis < 0 {
 		base += im.chanOff[0]
 	}
-	h, w := s.meta.Shape[n-2], s.meta.Shape[n-1]
+	h, w := s.Meta().Shape[n-2], s.Meta().Shape[n-1]
 	yinc, xinc := im.steps[n-2], im.steps[n-1]
 	ss := im.ss
 	rowBytes := w * ss
@@ -732,12 +673,6 @@ func (s *source) read(idx []int, dst []byte) (err error) {
 		}
 	}
 	return nil
-}
-
-// Close unmaps the file. It is safe to call more than once.
-func (s *source) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.f.Close() })
-	return s.closeErr
 }
 
 // atoi64 reads a decimal attribute; -1 when it is not one.

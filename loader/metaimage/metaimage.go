@@ -75,10 +75,10 @@ func elementType(s string) (loader.DType, error) {
 }
 
 func open(ctx context.Context, path string, h *header) (loader.Source, error) {
-	if ot, ok := h.fields["objecttype"]; ok && !strings.EqualFold(ot, "image") {
+	if ot, ok := h.Fields["objecttype"]; ok && !strings.EqualFold(ot, "image") {
 		return nil, unsupported(fmt.Sprintf("object type %q", clip(ot)))
 	}
-	dt, err := elementType(h.fields["elementtype"])
+	dt, err := elementType(h.Fields["elementtype"])
 	if err != nil {
 		return nil, err
 	}
@@ -116,37 +116,37 @@ type layout struct {
 }
 
 func buildLayout(h *header, dt loader.DType) (*layout, error) {
-	nd, err := strconv.Atoi(h.fields["ndims"])
+	nd, err := strconv.Atoi(h.Fields["ndims"])
 	if err != nil {
-		return nil, formatError("NDims %q is not a number", clip(h.fields["ndims"]))
+		return nil, formatError("NDims %q is not a number", clip(h.Fields["ndims"]))
 	}
 	if nd < 2 || nd > 4 {
 		return nil, unsupported(fmt.Sprintf("%d-dimensional data", nd))
 	}
-	dims, err := ints(h.fields["dimsize"], nd, "DimSize")
+	dims, err := ints(h.Fields["dimsize"], nd, "DimSize")
 	if err != nil {
 		return nil, err
 	}
 	channels := int64(1)
-	if s, ok := h.fields["elementnumberofchannels"]; ok {
+	if s, ok := h.Fields["elementnumberofchannels"]; ok {
 		c, err := ints(s, 1, "ElementNumberOfChannels")
 		if err != nil {
 			return nil, err
 		}
 		channels = c[0]
 	}
-	spacing := h.fields["elementspacing"]
+	spacing := h.Fields["elementspacing"]
 	if spacing == "" {
-		spacing = h.fields["elementsize"]
+		spacing = h.Fields["elementsize"]
 	}
 	sp, err := floats(spacing, nd, "ElementSpacing")
 	if err != nil {
 		return nil, err
 	}
-	origin := h.fields["offset"]
+	origin := h.Fields["offset"]
 	for _, k := range []string{"position", "origin"} {
 		if origin == "" {
-			origin = h.fields[k]
+			origin = h.Fields[k]
 		}
 	}
 	or, err := floats(origin, nd, "Offset")
@@ -161,9 +161,9 @@ func buildLayout(h *header, dt loader.DType) (*layout, error) {
 	if err := l.meta.Validate(); err != nil {
 		return nil, formatError("%v", err)
 	}
-	msb := h.fields["binarydatabyteordermsb"]
+	msb := h.Fields["binarydatabyteordermsb"]
 	if msb == "" {
-		msb = h.fields["elementbyteordermsb"]
+		msb = h.Fields["elementbyteordermsb"]
 	}
 	l.bigEndian = strings.EqualFold(msb, "true")
 	return l, nil
@@ -246,15 +246,15 @@ func floats(s string, n int, what string) ([]float64, error) {
 // named file, or split across files (LIST or a pattern).
 func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.Part, error) {
 	var codec stream.Codec
-	compressed := strings.EqualFold(h.fields["compresseddata"], "true")
+	compressed := strings.EqualFold(h.Fields["compresseddata"], "true")
 	switch {
 	case compressed:
 		codec = stream.Zlib
-	case strings.EqualFold(h.fields["binarydata"], "false"):
+	case strings.EqualFold(h.Fields["binarydata"], "false"):
 		codec, lay.text = stream.Text(dt), true
 	}
 	skip := int64(0)
-	if s, ok := h.fields["headersize"]; ok {
+	if s, ok := h.Fields["headersize"]; ok {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < -1 {
 			return nil, formatError("HeaderSize %q is not a byte count", clip(s))
@@ -262,7 +262,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 		skip = v
 	}
 	encoded := int64(0)
-	if s, ok := h.fields["compresseddatasize"]; ok && compressed {
+	if s, ok := h.Fields["compresseddatasize"]; ok && compressed {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
 			return nil, formatError("CompressedDataSize %q is not a byte count", clip(s))
@@ -282,7 +282,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 		if names[0] == "LOCAL" {
 			part.Path = path
 			if skip == 0 {
-				part.Start = h.end
+				part.Start = h.End
 			}
 			return []rawvol.Part{part}, nil
 		}
@@ -298,7 +298,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 // dataFiles returns the data file names ("LOCAL" for data after the
 // header), checking that a split into files matches the dimensions.
 func dataFiles(h *header, dims []int64) ([]string, error) {
-	value := h.fields["elementdatafile"]
+	value := h.Fields["elementdatafile"]
 	f := strings.Fields(value)
 	isList := len(f) > 0 && f[0] == "LIST"
 	isPattern := len(f) >= 4 && strings.Contains(f[0], "%")
@@ -327,7 +327,7 @@ func dataFiles(h *header, dims []int64) ([]string, error) {
 			return nil, formatError("the sizes need more than %d data files", rawvol.MaxFiles)
 		}
 	}
-	names := h.list
+	names := h.List
 	if isPattern {
 		var err error
 		if names, err = rawvol.Pattern(f[0], f[1], f[2], f[3], int(want)); err != nil {

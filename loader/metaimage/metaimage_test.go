@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
+	"vastview/loader/internal/stream"
 )
 
 // dataScript makes a random array with numpy of the JSON spec's dtype and
@@ -149,27 +149,11 @@ func TestNumpyFixtures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			testtool.RunPython(t, dataScript, c.spec, dir)
-			data := readFile(t, filepath.Join(dir, "data.bin"))
-			want := readFile(t, filepath.Join(dir, "expected.bin"))
+			data := loadertest.ReadFile(t, filepath.Join(dir, "data.bin"))
+			want := loadertest.ReadFile(t, filepath.Join(dir, "expected.bin"))
 			path := writeFixture(t, dir, c, data)
 			checkCase(t, c, path, want)
 		})
-	}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -180,20 +164,20 @@ func writeFixture(t *testing.T, dir string, c mhaCase, data []byte) string {
 	switch c.layout {
 	case "local":
 		path := filepath.Join(dir, "a.mha")
-		writeFile(t, path, append([]byte(header), data...))
+		loadertest.WriteFile(t, path, append([]byte(header), data...))
 		return path
 	case "file":
-		writeFile(t, filepath.Join(dir, "data.raw"), append([]byte(c.prefix), data...))
+		loadertest.WriteFile(t, filepath.Join(dir, "data.raw"), append([]byte(c.prefix), data...))
 	default:
 		n := c.shape[0]
 		size := len(data) / n
 		for i := 0; i < n; i++ {
 			name := fmt.Sprintf("slice%d.raw", i)
-			writeFile(t, filepath.Join(dir, name), data[i*size:(i+1)*size])
+			loadertest.WriteFile(t, filepath.Join(dir, name), data[i*size:(i+1)*size])
 		}
 	}
 	path := filepath.Join(dir, "h.mhd")
-	writeFile(t, path, []byte(header))
+	loadertest.WriteFile(t, path, []byte(header))
 	return path
 }
 
@@ -285,30 +269,14 @@ func TestBadFiles(t *testing.T) {
 		{"list count", strings.Replace(base, "LOCAL", "LIST\na.raw", 1), false, "data files"},
 		{"bad header size", strings.Replace(base, "NDims", "HeaderSize = -5\nNDims", 1) + data, false, "HeaderSize"},
 		{"not a field", strings.Replace(base, "NDims", "garbage\nNDims", 1) + data, false, "not Key = Value"},
-		{"long line", "ObjectType = Image\nComment = " + strings.Repeat("x", maxHeader) + "\n" + base + data, false, "longer"},
+		{"long line", "ObjectType = Image\nComment = " + strings.Repeat("x", stream.MaxHeader) + "\n" + base + data, false, "longer"},
 		{"text garbage", strings.Replace(base, "NDims", "BinaryData = False\nNDims", 1) + "1 2 3 x", false, "text sample 3"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".mha")
-			writeFile(t, path, []byte(c.file))
-			src, err := Open(context.Background(), path)
-			if err == nil {
-				// Encoded data is checked as it is decoded: reading fails.
-				_, err = loader.ReadAll(context.Background(), src, 0, 1<<30)
-				src.Close()
-				if err == nil {
-					t.Fatal("read a damaged file")
-				}
-			}
-			var fe *loader.FormatError
-			var ue *loader.UnsupportedError
-			if c.unsupp && !errors.As(err, &ue) || !c.unsupp && !errors.As(err, &fe) {
-				t.Fatalf("error %T %v", err, err)
-			}
-			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %q should mention %q in one line without the path", err, c.want)
-			}
+			loadertest.WriteFile(t, path, []byte(c.file))
+			loadertest.BadFile(t, path, Open, true, c.unsupp, c.want)
 		})
 	}
 }
@@ -349,7 +317,7 @@ func Test64BitSamples(t *testing.T) {
 		{"u64le", "MET_ULONG_LONG", "False", string(le), loader.Uint64},
 	} {
 		path := filepath.Join(dir, c.name+".mha")
-		writeFile(t, path, []byte("ObjectType = Image\nNDims = 3\nDimSize = 3 2 1\nElementType = "+c.typ+
+		loadertest.WriteFile(t, path, []byte("ObjectType = Image\nNDims = 3\nDimSize = 3 2 1\nElementType = "+c.typ+
 			"\nElementByteOrderMSB = "+c.msb+"\nElementDataFile = LOCAL\n"+c.data))
 		src, err := Open(context.Background(), path)
 		if err != nil {

@@ -3,7 +3,6 @@ package nifti
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
 )
 
 // writeScript writes a NIfTI file with nibabel as the JSON spec in argv[1]
@@ -332,22 +332,8 @@ func TestBadFiles(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".nii")
-			if err := os.WriteFile(path, c.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			src, err := Open(context.Background(), path)
-			if err == nil {
-				src.Close()
-				t.Fatal("opened a damaged file")
-			}
-			var fe *loader.FormatError
-			var ue *loader.UnsupportedError
-			if c.unsupp && !errors.As(err, &ue) || !c.unsupp && !errors.As(err, &fe) {
-				t.Fatalf("error %T %v", err, err)
-			}
-			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %q should mention %q in one line without the path", err, c.want)
-			}
+			loadertest.WriteFile(t, path, c.data)
+			loadertest.BadFile(t, path, Open, false, c.unsupp, c.want)
 		})
 	}
 }

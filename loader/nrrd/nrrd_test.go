@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +11,8 @@ import (
 
 	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
+	"vastview/loader/internal/stream"
 )
 
 // dataScript makes a random array with numpy of the JSON spec's dtype and
@@ -170,27 +170,11 @@ func TestNumpyFixtures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			testtool.RunPython(t, dataScript, c.spec, dir)
-			data := readFile(t, filepath.Join(dir, "data.bin"))
-			want := readFile(t, filepath.Join(dir, "expected.bin"))
+			data := loadertest.ReadFile(t, filepath.Join(dir, "data.bin"))
+			want := loadertest.ReadFile(t, filepath.Join(dir, "expected.bin"))
 			path := writeFixture(t, dir, c, data)
 			checkCase(t, c, path, want)
 		})
-	}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -201,10 +185,10 @@ func writeFixture(t *testing.T, dir string, c nrrdCase, data []byte) string {
 	switch c.layout {
 	case "attached":
 		path := filepath.Join(dir, "a.nrrd")
-		writeFile(t, path, append([]byte(header+"\n"), data...))
+		loadertest.WriteFile(t, path, append([]byte(header+"\n"), data...))
 		return path
 	case "detached":
-		writeFile(t, filepath.Join(dir, "data.raw"), []byte(c.prefix+string(data)+c.suffix))
+		loadertest.WriteFile(t, filepath.Join(dir, "data.raw"), []byte(c.prefix+string(data)+c.suffix))
 	default:
 		n := c.shape[0]
 		size := len(data) / n
@@ -213,11 +197,11 @@ func writeFixture(t *testing.T, dir string, c nrrdCase, data []byte) string {
 			if c.layout == "pattern" {
 				name = "slice00" + string(rune('1'+i)) + ".raw"
 			}
-			writeFile(t, filepath.Join(dir, name), data[i*size:(i+1)*size])
+			loadertest.WriteFile(t, filepath.Join(dir, name), data[i*size:(i+1)*size])
 		}
 	}
 	path := filepath.Join(dir, "h.nhdr")
-	writeFile(t, path, []byte(header))
+	loadertest.WriteFile(t, path, []byte(header))
 	return path
 }
 
@@ -324,30 +308,14 @@ func TestBadFiles(t *testing.T) {
 		{"bad pattern", base + "data file: s%s.raw 1 2 1\n", false, "pattern"},
 		{"list count", base + "data file: LIST\na.raw\n", false, "data files"},
 		{"bad directions", base + "space directions: (1,0,0) (0,1\n\n" + data, false, "space directions"},
-		{"long line", base + "content: " + strings.Repeat("x", maxHeader) + "\n\n" + data, false, "longer"},
+		{"long line", base + "content: " + strings.Repeat("x", stream.MaxHeader) + "\n\n" + data, false, "longer"},
 		{"not a field", base + "garbage line\n\n" + data, false, "not a field"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".nrrd")
-			writeFile(t, path, []byte(c.file))
-			src, err := Open(context.Background(), path)
-			if err == nil {
-				// Encoded data is checked as it is decoded: reading fails.
-				_, err = loader.ReadAll(context.Background(), src, 0, 1<<30)
-				src.Close()
-				if err == nil {
-					t.Fatal("read a damaged file")
-				}
-			}
-			var fe *loader.FormatError
-			var ue *loader.UnsupportedError
-			if c.unsupp && !errors.As(err, &ue) || !c.unsupp && !errors.As(err, &fe) {
-				t.Fatalf("error %T %v", err, err)
-			}
-			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %q should mention %q in one line without the path", err, c.want)
-			}
+			loadertest.WriteFile(t, path, []byte(c.file))
+			loadertest.BadFile(t, path, Open, true, c.unsupp, c.want)
 		})
 	}
 }
@@ -386,7 +354,7 @@ func Test64BitSamples(t *testing.T) {
 		{"u64text", "uint64_t", "little", "text", strings.Join(text, " "), loader.Uint64},
 	} {
 		path := filepath.Join(dir, c.name+".nrrd")
-		writeFile(t, path, []byte("NRRD0004\ntype: "+c.typ+"\ndimension: 3\nsizes: 3 2 1\nendian: "+c.endian+
+		loadertest.WriteFile(t, path, []byte("NRRD0004\ntype: "+c.typ+"\ndimension: 3\nsizes: 3 2 1\nendian: "+c.endian+
 			"\nencoding: "+c.encoding+"\n\n"+c.data))
 		src, err := Open(context.Background(), path)
 		if err != nil {

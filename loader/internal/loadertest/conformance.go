@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,18 +43,7 @@ func ConformanceFile(t *testing.T, format, path string) {
 		t.Fatalf("no registered format %q", format)
 	}
 	path, sel := loader.SplitSelector(path)
-	var head []byte
-	if loader.IsPattern(path) || loader.IsURL(path) {
-		// No file to look into.
-	} else if st, err := os.Stat(path); err != nil {
-		t.Fatal(err)
-	} else if !st.IsDir() {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		head = b[:min(len(b), 4096)]
-	}
+	head := Head(t, path)
 	if !f.Match(path, head) {
 		t.Fatalf("format %q does not claim %s", format, path)
 	}
@@ -65,6 +54,19 @@ func ConformanceFile(t *testing.T, format, path string) {
 		}
 		return loader.OpenSelected(ctx, src, sel)
 	})
+}
+
+// ConformanceGlob runs ConformanceFile over each file that matches
+// pattern, in a subtest named after it; there must be one.
+func ConformanceGlob(t *testing.T, format, pattern string) {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		t.Fatalf("no files %s", pattern)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) { ConformanceFile(t, format, p) })
+	}
 }
 
 // Conformance checks that the sources open returns keep the loader.Source

@@ -1,11 +1,14 @@
-// Package loadertest holds what the readers' tests share: the body of
-// their FuzzOpen targets and reading a frame. It is for tests only.
+// Package loadertest holds what the readers' tests share: the Source
+// conformance suite, the body of their FuzzOpen targets and their seeds,
+// opening a file as loader.Open would and reading a frame. It is for tests
+// only.
 package loadertest
 
 import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,18 +41,15 @@ const minimizeLimit = "200x"
 // Fuzz runs f over byte inputs as files called name (inputs over maxBytes
 // are skipped) opened with match and open: no panic, no hang, and a Source
 // that opens describes a valid array whose chunks (see readBytes) each read
-// or fail cleanly within 20 seconds.
+// or fail cleanly within 20 seconds (see Check).
 //
-// Each input is written over one file, kept for the whole run in a
-// memory-backed folder (/dev/shm) when there is one: a folder and file
-// made and removed per input cost milliseconds of file-system work, far
-// more than reading the input.
+// Each input is written over one file in FuzzDir, kept for the whole run:
+// a folder and file made and removed per input cost milliseconds of
+// file-system work, far more than reading the input.
 func Fuzz(f *testing.F, name string, maxBytes int,
 	match func(path string, head []byte) bool, open func(ctx context.Context, path string) (loader.Source, error)) {
 	f.Helper()
-	setDefaultMinimization()
-	dir := memDir(f)
-	path := filepath.Join(dir, name)
+	path := filepath.Join(FuzzDir(f), name)
 	w, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		f.Fatal(err)
@@ -68,8 +68,34 @@ func Fuzz(f *testing.F, name string, maxBytes int,
 		if _, err := w.WriteAt(b, 0); err != nil {
 			t.Fatal(err)
 		}
-		check(t, path, b, match, open)
+		Check(t, path, b, match, open)
 	})
+}
+
+// FuzzDir prepares a fuzz target: it sets -test.fuzzminimizetime to
+// minimizeLimit unless the command line set it, and returns a folder for
+// the inputs, removed when f ends: in memory (/dev/shm) when there is one.
+func FuzzDir(f *testing.F) string {
+	f.Helper()
+	setDefaultMinimization()
+	return memDir(f)
+}
+
+// Seeds adds each file of testdata matching pattern as a seed of f,
+// failing f when there is none.
+func Seeds(f *testing.F, pattern string) {
+	f.Helper()
+	seeds, _ := filepath.Glob(filepath.Join("testdata", pattern))
+	if len(seeds) == 0 {
+		f.Fatalf("no seed files testdata/%s", pattern)
+	}
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 }
 
 // memDir is a new folder in /dev/shm removed when f ends, or f.TempDir().
@@ -98,10 +124,14 @@ func setDefaultMinimization() {
 	}
 }
 
-// check opens the file at path, which holds b, and reads its chunks.
-func check(t *testing.T, path string, b []byte, match func(path string, head []byte) bool,
+// Check is the body of a fuzz target: it asks match about the file (or
+// folder) at path, whose first bytes are head, opens it with open and, if
+// that succeeds, checks the metadata and reads its chunks (see readBytes):
+// each may fail, but all within 20 seconds.
+func Check(t *testing.T, path string, head []byte, match func(path string, head []byte) bool,
 	open func(ctx context.Context, path string) (loader.Source, error)) {
-	match(path, b)
+	t.Helper()
+	match(path, head)
 	src, err := open(context.Background(), path)
 	if err != nil {
 		return
@@ -153,11 +183,55 @@ func readSome(ctx context.Context, src loader.Source, m *loader.Meta) error {
 	return nil
 }
 
+// Head returns the first bytes of the file at path, as loader.Open hands
+// them to a format's Match (up to 4 KiB), or nil for a folder, a glob
+// pattern or a URL.
+func Head(t testing.TB, path string) []byte {
+	t.Helper()
+	if loader.IsPattern(path) || loader.IsURL(path) {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.IsDir() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		t.Fatal(err)
+	}
+	return head[:n]
+}
+
+// OpenMatched checks that match claims the file at path and opens it with
+// open, failing t otherwise; the source is closed when t ends.
+func OpenMatched(t testing.TB, path string, match func(path string, head []byte) bool,
+	open func(ctx context.Context, path string) (loader.Source, error)) loader.Source {
+	t.Helper()
+	if !match(path, Head(t, path)) {
+		t.Fatalf("%s: not matched", path)
+	}
+	src, err := open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
 // Frame reads frame i (the position along T) of src's XY plane, failing
 // t on error.
 func Frame(t *testing.T, src loader.Source, i int) []byte {
 	t.Helper()
-	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{'T': i}})
+	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY, At: map[byte]int{'T': i}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +249,7 @@ func OpenFirstPlane(b *testing.B, path string, open func(ctx context.Context, pa
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, _, err := loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: "xy"}); err != nil {
+		if _, _, _, err := loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: loader.XY}); err != nil {
 			b.Fatal(err)
 		}
 		src.Close()
@@ -196,4 +270,52 @@ func ClearError(t testing.TB, what string, err error, want string) bool {
 		return false
 	}
 	return true
+}
+
+// BadFile opens the damaged file at path with open and, when it opens and
+// readToo is set, reads all of level 0 (encoded data is checked as it is
+// decoded): one of the two must fail, with an error that ClearError
+// accepts for want, an UnsupportedError when unsupp is set (else a
+// FormatError), which does not name path's folder.
+func BadFile(t *testing.T, path string, open func(ctx context.Context, path string) (loader.Source, error),
+	readToo, unsupp bool, want string) {
+	t.Helper()
+	ctx := context.Background()
+	src, err := open(ctx, path)
+	if err == nil {
+		if !readToo {
+			src.Close()
+			t.Fatal("opened a damaged file")
+		}
+		_, err = loader.ReadAll(ctx, src, 0, 1<<30)
+		src.Close()
+		if err == nil {
+			t.Fatal("read a damaged file")
+		}
+	}
+	var ue *loader.UnsupportedError
+	if errors.As(err, &ue) != unsupp {
+		t.Errorf("error %T %v: unsupported is %v, want %v", err, err, !unsupp, unsupp)
+	}
+	if ClearError(t, filepath.Base(path), err, want) && strings.Contains(err.Error(), filepath.Dir(path)) {
+		t.Errorf("error %q names the folder", err)
+	}
+}
+
+// ReadFile returns the bytes of the file at path, failing t on error.
+func ReadFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// WriteFile writes b to the file at path, failing t on error.
+func WriteFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
