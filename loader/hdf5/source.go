@@ -13,9 +13,18 @@ import (
 	"vastview/loader"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: formatName, Match: Match, Open: Open, Exts: []string{".h5", ".hdf5", ".he5", ".hdf", ".ims"}})
+// format is HDF5 as the registry knows it: the signature at byte 0, 512,
+// 1024 or 2048 (after a user block).
+var format = loader.Format{
+	Name: formatName, Titles: []string{"HDF5", "Imaris"}, Open: Open,
+	Exts: []string{".h5", ".hdf5", ".he5", ".hdf", ".ims"},
+	Magic: []loader.Magic{
+		{Bytes: string(signature)}, {Offset: 512, Bytes: string(signature)},
+		{Offset: 1024, Bytes: string(signature)}, {Offset: 2048, Bytes: string(signature)},
+	},
 }
+
+func init() { loader.Register(format) }
 
 // maxObjects bounds the objects a walk of the file visits.
 const maxObjects = 1 << 16

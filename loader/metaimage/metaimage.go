@@ -30,14 +30,19 @@ import (
 	"vastview/loader/internal/stream"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "metaimage", Match: Match, Open: Open, Exts: []string{".mha", ".mhd"}})
+// format is MetaImage as the registry knows it: header lines ("Key =
+// Value", with NDims or ObjectType = Image among them).
+var format = loader.Format{
+	Name: "metaimage", Titles: []string{"MetaImage"}, Open: Open, Exts: []string{".mha", ".mhd"},
+	Sniff: func(_ string, head []byte) bool { return looksLikeHeader(head) },
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts with MetaImage header lines ("Key =
 // Value", with NDims or ObjectType = Image among them). It is safe for
 // concurrent use.
-func Match(path string, head []byte) bool { return looksLikeHeader(head) }
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a .mha or .mhd file. The returned Source is safe for
 // concurrent use.

@@ -33,13 +33,18 @@ import (
 	"vastview/loader/internal/rawvol"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "nrrd", Match: Match, Open: Open, Exts: []string{".nrrd", ".nhdr"}})
+// format is NRRD as the registry knows it: a first line that is a NRRD
+// magic ("NRRD000" and a digit).
+var format = loader.Format{
+	Name: "nrrd", Titles: []string{"NRRD"}, Open: Open, Exts: []string{".nrrd", ".nhdr"},
+	Sniff: func(_ string, head []byte) bool { return headerText(head) },
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts with a NRRD magic line ("NRRD000"
 // and a digit). It is safe for concurrent use.
-func Match(path string, head []byte) bool { return headerText(head) }
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a .nrrd or .nhdr file. The returned Source is safe for
 // concurrent use.
