@@ -511,14 +511,9 @@ func (s *Session) neighboursLocked() []int {
 	return out
 }
 
-// aheadCacheBytes is the chunk cache of data opened ahead: an eighth of
-// the budget, so that two neighbours and the file shown fit in it.
-func aheadCacheBytes(budget int64) int64 {
-	if budget <= 0 {
-		budget = levels.DefaultCacheBytes()
-	}
-	return max(budget/8, 16<<20)
-}
+// aheadCacheBytes is the chunk cache of data opened ahead (see
+// levels.Part).
+func aheadCacheBytes(budget int64) int64 { return levels.Part(budget, levels.PartAhead) }
 
 // prefetchNeighbours opens the next and previous files of the list ahead
 // of need and asks for the chunks of their first view, so that moving to

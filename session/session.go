@@ -11,6 +11,27 @@
 // through two callbacks, OnFrame and OnUpdate, each at most once until the
 // host takes what is waiting (TakeFrame, TakeUpdate), so that nothing
 // queues up on the host's goroutine however fast frames come.
+//
+// A Session is composed of parts, each with its own state, that do not
+// reach into each other: the session hands each what it needs.
+//   - drawer (draw.go): the drawing loop, on its own goroutine, with the
+//     latest-frame slot; it draws each Scene through a painter
+//     (painter.go), the seam where other renderers join. The same painter
+//     draws a Picture (picture.go: `vastview plane --out .png`) and each
+//     frame of a Movie, so the command line draws what the window shows.
+//   - notifier (notify.go): the changes and problems waiting for the host;
+//     its own lock.
+//   - opener (opener.go): the open in progress; its own lock.
+//   - exportSet (export.go): the exports in progress; its own lock.
+//   - player (play.go): playback's playhead and count of frames drawn,
+//     handed the time and positions under the session's lock.
+//   - scrubber (scrub.go): the held key the session repeats, likewise.
+//   - frameTracer (frame.go): the frames shown, written to the trace.
+//   - orthoState (ortho.go): the four panels' layout and zooms.
+//   - histWorker (hist.go): histograms, on their own goroutine.
+//
+// Locks are taken in one order: the session's (mu) first, then a part's;
+// no part calls back into the session while holding its own.
 package session
 
 import (
@@ -107,12 +128,12 @@ type Session struct {
 	gen     uint64
 	shown   *Frame // taken by the host: on screen
 	mods    Mods
-	scrub   scrubState
-	play    playState
+	scrub   scrubber
+	play    player
 	hover   hoverState
 	hist    histState
 	status  string
-	opening *openJob
+	opens   opener    // the open in progress: its own lock
 	exports exportSet // its own lock
 	browse  browseState
 	thumbs  thumbState
@@ -121,10 +142,7 @@ type Session struct {
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
 	proj    projState
 	ortho   orthoState
-	traced  struct {
-		data *Data
-		read int64 // bytes read for views of it up to the last frame traced
-	}
+	traced  frameTracer
 
 	notes notifier // what waits for the host: its own lock
 
@@ -133,13 +151,14 @@ type Session struct {
 	draw   *drawer
 	hw     *histWorker
 	tick   Timer
-	wg     sync.WaitGroup // exports and opens in flight
+	wg     sync.WaitGroup // background work in flight (but exports and opens)
 }
 
 // New starts a session with no data.
 func New(opts Options) *Session {
 	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, done: make(chan struct{})}
 	s.notes.onUpdate = opts.OnUpdate
+	s.traced.trace = opts.Trace
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
 	}
@@ -177,9 +196,7 @@ func (s *Session) Close() {
 	if s.tick != nil {
 		s.tick.Stop()
 	}
-	if s.opening != nil {
-		s.opening.cancel()
-	}
+	s.opens.close()
 	s.exports.close()
 	d := s.data
 	s.data = nil
@@ -189,6 +206,7 @@ func (s *Session) Close() {
 	ahead := s.browse.ahead
 	s.browse.ahead = nil
 	s.mu.Unlock()
+	s.opens.wait() // before wg: an open may start work wg counts
 	s.wg.Wait()
 	s.exports.wait()
 	for _, p := range []*projection{proj, oproj} {
@@ -223,67 +241,17 @@ func Canonical(path string) string {
 	return filepath.Clean(path)
 }
 
-// openJob is an open in progress.
-type openJob struct {
-	path   string
-	cancel context.CancelFunc
-}
-
 // startOpen runs open off the calling goroutine as the open in progress
-// (cancelling the one before), shown in Opening as path; open reports
-// whether it is still the current one with current().
+// (see opener.start).
 func (s *Session) startOpen(path string, open func(ctx context.Context, current func() bool)) {
-	ctx, cancel := context.WithCancel(context.Background())
-	job := &openJob{path: path, cancel: cancel}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		cancel()
-		return
-	}
-	if s.opening != nil {
-		s.opening.cancel()
-	}
-	s.opening = job
-	s.wg.Add(1)
-	s.mu.Unlock()
-	s.changed(OpeningChanged)
-	go func() {
-		defer s.wg.Done()
-		defer cancel()
-		current := func() bool {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.opening == job && ctx.Err() == nil
-		}
-		open(ctx, current)
-		s.mu.Lock()
-		if s.opening == job {
-			s.opening = nil
-		}
-		s.mu.Unlock()
-		s.changed(OpeningChanged)
-	}()
+	s.opens.start(path, open, func() { s.changed(OpeningChanged) })
 }
 
 // Opening returns the path being opened, if any.
-func (s *Session) Opening() (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.opening == nil {
-		return "", false
-	}
-	return s.opening.path, true
-}
+func (s *Session) Opening() (string, bool) { return s.opens.path() }
 
 // CancelOpen stops the open in progress (a slow server, say).
-func (s *Session) CancelOpen() {
-	s.mu.Lock()
-	if s.opening != nil {
-		s.opening.cancel()
-	}
-	s.mu.Unlock()
-}
+func (s *Session) CancelOpen() { s.opens.cancel() }
 
 // OpenSource shows src, already opened, named name (a path or URL, "" for
 // the built-in demo); it owns src. The data shown before is released in

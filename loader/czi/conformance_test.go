@@ -3,13 +3,14 @@ package czi
 import (
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
 
 // TestConformance runs the Source conformance suite over the CZI files (scenes, tiles, RGB).
 func TestConformance(t *testing.T) {
-	loadertest.ConformanceGlob(t, "czi", filepath.Join(shared, "*.czi"))
+	loadertest.ConformanceGlob(t, "czi", filepath.Join(testtool.SharedData(t, "czi"), "*.czi"))
 }
 
 // TestConformanceScenes runs the suite over a file of two scenes, each a

@@ -67,10 +67,7 @@ with h5py.File(sys.argv[1], 'w') as f:
 // TestCLIImaris: info --json on Bitplane's minimal Imaris file gives the
 // size h5py reads from its Channel group.
 func TestCLIImaris(t *testing.T) {
-	const ims = "/work/shared/testdata/ims/Minimal_IMS_File.ims"
-	if _, err := os.Stat(ims); err != nil {
-		t.Skip(err)
-	}
+	ims := testtool.SharedData(t, "ims/Minimal_IMS_File.ims")
 	testtool.RequirePython(t, "h5py")
 	want := testtool.RunPython(t, `
 import sys, json, h5py

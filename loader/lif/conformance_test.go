@@ -4,13 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
 
 // TestConformance runs the Source conformance suite over the LIF file.
 func TestConformance(t *testing.T) {
-	loadertest.ConformanceGlob(t, "lif", filepath.Join(shared, "*.lif"))
+	loadertest.ConformanceGlob(t, "lif", filepath.Join(testtool.SharedData(t, "lif"), "*.lif"))
 }
 
 // TestConformanceSeries runs the suite over a file of several images.

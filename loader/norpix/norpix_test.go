@@ -11,17 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 )
-
-const shared = "../../../shared/testdata/seq"
 
 // TestStreamPixSequence opens the StreamPix 6 sequence PIMS tests with:
 // six 36×32 uint8 frames, every one different, each the bytes stored at
 // its place (8192 + i × 8192), 33.8 ms apart by their time stamps.
 func TestStreamPixSequence(t *testing.T) {
-	path := filepath.Join(shared, "sample_norpix6.seq")
+	path := testtool.SharedData(t, "seq/sample_norpix6.seq")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +138,7 @@ func TestBadSequenceGivesOneClearError(t *testing.T) {
 // TestBayerSequenceSaysSo: the frames of a Bayer sequence are read as
 // stored, and the notes say they are a colour filter mosaic.
 func TestBayerSequenceSaysSo(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(shared, "sample_norpix6.seq"))
+	raw, err := os.ReadFile(testtool.SharedData(t, "seq/sample_norpix6.seq"))
 	if err != nil {
 		t.Fatal(err)
 	}
