@@ -23,13 +23,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
+	"vastview/loader/internal/stream"
 )
 
 func init() {
@@ -43,14 +43,9 @@ func Match(path string, head []byte) bool { return headerText(head) }
 // Open opens a .nrrd or .nhdr file. The returned Source is safe for
 // concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := os.Open(path)
+	h, err := stream.ReadHeaderFile(path, syntax, wrap)
 	if err != nil {
-		return nil, loader.StripPath(err)
-	}
-	h, err := readHeader(f)
-	f.Close()
-	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	return open(ctx, path, h)
 }
