@@ -50,6 +50,12 @@ type FormatError struct {
 
 func (e *FormatError) Error() string { return e.Format + ": " + e.Msg }
 
+// Errorf returns a *FormatError of the named format whose message is
+// fmt.Sprintf(msg, args...).
+func Errorf(format, msg string, args ...any) error {
+	return &FormatError{Format: format, Msg: fmt.Sprintf(msg, args...)}
+}
+
 // UnsupportedError reports a valid file that uses a feature not implemented.
 type UnsupportedError struct {
 	Format  string // e.g. "tiff"

@@ -46,9 +46,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"vastview/base/lru"
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/mapped"
 )
@@ -255,7 +255,7 @@ func segment(f *loader.File, pos int64, name string, n int64) (int64, int64, err
 	}
 	h, _ := f.Bytes(pos, segHeader)
 	if got := string(bytes.TrimRight(h[:16], "\x00")); got != name {
-		return 0, 0, formatError("no %s segment at %d (found %q)", name, pos, clip(got))
+		return 0, 0, formatError("no %s segment at %d (found %q)", name, pos, textutil.Clip(got))
 	}
 	used := int64(binary.LittleEndian.Uint64(h[24:]))
 	if alloc := int64(binary.LittleEndian.Uint64(h[16:])); used <= 0 || used > alloc {
@@ -295,7 +295,7 @@ func directory(f *loader.File, pos int64) ([]*tile, error) {
 		}
 		e := b[o:]
 		if string(e[:2]) != "DV" {
-			return nil, unsupported(fmt.Sprintf("subblock directory entries of schema %q", clip(string(e[:2]))))
+			return nil, unsupported(fmt.Sprintf("subblock directory entries of schema %q", textutil.Clip(string(e[:2]))))
 		}
 		nd := int64(int32(binary.LittleEndian.Uint32(e[28:])))
 		if nd < 2 || nd > maxDims || o+entryFixed+nd*dimEntry > used {
@@ -686,7 +686,7 @@ func describe(g []*tile, doc *xDoc, stamps []float64) (*scene, *loader.Meta, err
 		notes = append(notes, fmt.Sprintf("%d-bit samples (ComponentBitCount) in %s", doc.bits, pix.dtype))
 	}
 	if a := strings.TrimSpace(doc.Acquired); a != "" {
-		notes = append(notes, "acquired "+clip(a))
+		notes = append(notes, "acquired "+textutil.Clip(a))
 	}
 	if len(full) > img.nt*img.nc*img.nz {
 		notes = append(notes, fmt.Sprintf("a mosaic of %d tiles, later tiles on top where they overlap", len(full)/(img.nt*img.nc*img.nz)))
@@ -728,20 +728,8 @@ func (c *tileCache) put(pos int64, b []byte) {
 	c.c.Put(pos, b, int64(len(b)))
 }
 
-// clip shortens what a file says for a message.
-func clip(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	n := 40
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "czi", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("czi", format, args...)
 }
 
 func unsupported(feature string) error {

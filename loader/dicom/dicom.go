@@ -67,7 +67,7 @@ var errTruncated = loader.ErrTruncated
 
 // formatError is a loader.FormatError of this format.
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "dicom", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("dicom", format, args...)
 }
 
 // unsupported is a loader.UnsupportedError of this format.

@@ -60,11 +60,3 @@ func looksLikeHeader(head []byte) bool {
 	}
 	return false
 }
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
-}

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 	"vastview/loader/internal/stream"
@@ -68,12 +69,12 @@ func elementType(s string) (loader.DType, error) {
 	case "":
 		return 0, formatError("the header has no ElementType")
 	}
-	return 0, unsupported(fmt.Sprintf("element type %q", clip(s)))
+	return 0, unsupported(fmt.Sprintf("element type %q", textutil.Clip(s)))
 }
 
 func open(ctx context.Context, path string, h *header) (loader.Source, error) {
 	if ot, ok := h.Fields["objecttype"]; ok && !strings.EqualFold(ot, "image") {
-		return nil, unsupported(fmt.Sprintf("object type %q", clip(ot)))
+		return nil, unsupported(fmt.Sprintf("object type %q", textutil.Clip(ot)))
 	}
 	dt, err := elementType(h.Fields["elementtype"])
 	if err != nil {
@@ -115,7 +116,7 @@ type layout struct {
 func buildLayout(h *header, dt loader.DType) (*layout, error) {
 	nd, err := strconv.Atoi(h.Fields["ndims"])
 	if err != nil {
-		return nil, formatError("NDims %q is not a number", clip(h.Fields["ndims"]))
+		return nil, formatError("NDims %q is not a number", textutil.Clip(h.Fields["ndims"]))
 	}
 	if nd < 2 || nd > 4 {
 		return nil, unsupported(fmt.Sprintf("%d-dimensional data", nd))
@@ -201,13 +202,13 @@ func presentAxes(dims []int64, channels int64, sp, or []float64, dt loader.DType
 func ints(s string, n int, what string) ([]int64, error) {
 	f := strings.Fields(s)
 	if len(f) != n {
-		return nil, formatError("%s %q does not give %d numbers", what, clip(s), n)
+		return nil, formatError("%s %q does not give %d numbers", what, textutil.Clip(s), n)
 	}
 	out := make([]int64, n)
 	for i, w := range f {
 		v, err := strconv.ParseInt(w, 10, 64)
 		if err != nil || v < 1 || v > 1<<40 {
-			return nil, formatError("%s %q is not a list of lengths", what, clip(s))
+			return nil, formatError("%s %q is not a list of lengths", what, textutil.Clip(s))
 		}
 		out[i] = v
 	}
@@ -227,12 +228,12 @@ func floats(s string, n int, what string) ([]float64, error) {
 	}
 	f := strings.Fields(s)
 	if len(f) < n {
-		return nil, formatError("%s %q does not give %d numbers", what, clip(s), n)
+		return nil, formatError("%s %q does not give %d numbers", what, textutil.Clip(s), n)
 	}
 	for i := range out {
 		v, err := strconv.ParseFloat(f[i], 64)
 		if err != nil {
-			return nil, formatError("%s %q is not a list of numbers", what, clip(s))
+			return nil, formatError("%s %q is not a list of numbers", what, textutil.Clip(s))
 		}
 		out[i] = v
 	}
@@ -254,7 +255,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 	if s, ok := h.Fields["headersize"]; ok {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < -1 {
-			return nil, formatError("HeaderSize %q is not a byte count", clip(s))
+			return nil, formatError("HeaderSize %q is not a byte count", textutil.Clip(s))
 		}
 		skip = v
 	}
@@ -262,7 +263,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 	if s, ok := h.Fields["compresseddatasize"]; ok && compressed {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
-			return nil, formatError("CompressedDataSize %q is not a byte count", clip(s))
+			return nil, formatError("CompressedDataSize %q is not a byte count", textutil.Clip(s))
 		}
 		encoded = v
 	}
@@ -340,7 +341,7 @@ func dataFiles(h *header, dims []int64) ([]string, error) {
 func parseSubdim(s string, nd int) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 1 || v > nd {
-		return 0, formatError("data file dimension %q is not 1..%d", clip(s), nd)
+		return 0, formatError("data file dimension %q is not 1..%d", textutil.Clip(s), nd)
 	}
 	return v, nil
 }
@@ -353,7 +354,7 @@ func resolve(headerPath, name string) string {
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "metaimage", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("metaimage", format, args...)
 }
 
 func unsupported(feature string) error {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader/internal/stream"
 )
 
@@ -52,14 +53,6 @@ func isMagic(s string) bool {
 	return len(s) == 8 && strings.HasPrefix(s, "NRRD000") && s[7] >= '0' && s[7] <= '9'
 }
 
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
-}
-
 // ints parses white-space separated integers.
 func ints(s string) ([]int64, error) {
 	f := strings.Fields(s)
@@ -67,7 +60,7 @@ func ints(s string) ([]int64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseInt(w, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", clip(w))
+			return nil, fmt.Errorf("%q is not an integer", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -81,7 +74,7 @@ func floats(s string) ([]float64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseFloat(w, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", clip(w))
+			return nil, fmt.Errorf("%q is not a number", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -119,18 +112,18 @@ func vectors(s string) ([][]float64, error) {
 			continue
 		}
 		if s[0] != '(' {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		end := strings.IndexByte(s, ')')
 		if end < 0 {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		parts := strings.Split(s[1:end], ",")
 		v := make([]float64, len(parts))
 		for i, p := range parts {
 			x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%q is not a vector", clip(s[:end+1]))
+				return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s[:end+1]))
 			}
 			v[i] = x
 		}

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 	"vastview/loader/internal/stream"
@@ -129,7 +130,7 @@ func axesOf(h *header) ([]fileAxis, error) {
 	}
 	sizes, err := ints(h.Fields["sizes"])
 	if err != nil || len(sizes) != dim {
-		return nil, formatError("sizes %q do not give %d lengths", clip(h.Fields["sizes"]), dim)
+		return nil, formatError("sizes %q do not give %d lengths", textutil.Clip(h.Fields["sizes"]), dim)
 	}
 	ax := make([]fileAxis, dim)
 	for i, s := range sizes {
@@ -150,7 +151,7 @@ func perAxis(h *header, ax []fileAxis) error {
 	if s, ok := h.Fields["kinds"]; ok {
 		k := lowerKinds(strs(s))
 		if len(k) != dim {
-			return formatError("kinds %q do not give %d entries", clip(s), dim)
+			return formatError("kinds %q do not give %d entries", textutil.Clip(s), dim)
 		}
 		for i := range ax {
 			ax[i].kind = k[i]
@@ -159,7 +160,7 @@ func perAxis(h *header, ax []fileAxis) error {
 	if s, ok := h.Fields["spacings"]; ok {
 		v, err := floats(s)
 		if err != nil || len(v) != dim {
-			return formatError("spacings %q do not give %d numbers", clip(s), dim)
+			return formatError("spacings %q do not give %d numbers", textutil.Clip(s), dim)
 		}
 		for i := range ax {
 			ax[i].spacing = v[i]
@@ -194,7 +195,7 @@ func geometryOf(h *header) (geometry, error) {
 	if s, ok := h.Fields["space origin"]; ok {
 		v, err := vectors(s)
 		if err != nil || len(v) != 1 || v[0] == nil {
-			return g, formatError("space origin %q is not a vector", clip(s))
+			return g, formatError("space origin %q is not a vector", textutil.Clip(s))
 		}
 		g.origin = v[0]
 	}
@@ -209,14 +210,14 @@ func skips(h *header) (lines int, bytes int64, err error) {
 	if s, ok := h.Fields["line skip"]; ok {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 0 {
-			return 0, 0, formatError("line skip %q is not a line count", clip(s))
+			return 0, 0, formatError("line skip %q is not a line count", textutil.Clip(s))
 		}
 		lines = v
 	}
 	if s, ok := h.Fields["byte skip"]; ok {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < -1 {
-			return 0, 0, formatError("byte skip %q is not a byte count", clip(s))
+			return 0, 0, formatError("byte skip %q is not a byte count", textutil.Clip(s))
 		}
 		bytes = v
 	}
