@@ -19,7 +19,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -47,14 +46,12 @@ func Match(path string, head []byte) bool { return format.Claims(path, head) }
 // Open opens a .mha or .mhd file. The returned Source is safe for
 // concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := os.Open(path)
+	h, err := stream.ReadHeaderFile(path, syntax, func(err error) error { return formatError("%v", err) })
 	if err != nil {
-		return nil, loader.StripPath(err)
+		return nil, err
 	}
-	h, err := readHeader(f)
-	f.Close()
-	if err != nil {
-		return nil, formatError("%v", err)
+	if _, ok := h.Fields["elementdatafile"]; !ok {
+		return nil, formatError("the header has no ElementDataFile")
 	}
 	return open(ctx, path, h)
 }

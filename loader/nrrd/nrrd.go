@@ -23,7 +23,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +30,7 @@ import (
 	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
+	"vastview/loader/internal/stream"
 )
 
 // format is NRRD as the registry knows it: a first line that is a NRRD
@@ -49,14 +49,9 @@ func Match(path string, head []byte) bool { return format.Claims(path, head) }
 // Open opens a .nrrd or .nhdr file. The returned Source is safe for
 // concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := os.Open(path)
+	h, err := stream.ReadHeaderFile(path, syntax, wrap)
 	if err != nil {
-		return nil, loader.StripPath(err)
-	}
-	h, err := readHeader(f)
-	f.Close()
-	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	return open(ctx, path, h)
 }

@@ -107,8 +107,14 @@ func Conformance(t *testing.T, format string, open Opener) {
 	t.Run("bad-index", func(t *testing.T) { checkBadIndex(t, src, m) })
 	t.Run("cancel", func(t *testing.T) { checkCancel(t, open, m, ref) })
 	t.Run("close", func(t *testing.T) { checkClose(t, open, m) })
-	if so, ok := src.(loader.SeriesOpener); ok && len(m.Series) > 1 {
-		t.Run("series", func(t *testing.T) { checkSeries(t, so, open) })
+	if len(m.Series) > 1 {
+		t.Run("series", func(t *testing.T) {
+			so, ok := src.(loader.SeriesOpener)
+			if !ok {
+				t.Fatalf("a %T lists %d series but cannot open them", src, len(m.Series))
+			}
+			checkSeries(t, so, open)
+		})
 	}
 }
 

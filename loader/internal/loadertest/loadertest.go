@@ -84,6 +84,18 @@ func FuzzDir(f *testing.F) string {
 	return memDir(f)
 }
 
+// SharedSeed returns the bytes of the shared test data file name (as
+// testtool.LookSharedData finds it), for a fuzz target's seed, or false
+// when the shared data is absent (the target then runs without it).
+func SharedSeed(f *testing.F, name string) ([]byte, bool) {
+	f.Helper()
+	p, ok := testtool.LookSharedData(name)
+	if !ok {
+		return nil, false
+	}
+	return ReadFile(f, p), true
+}
+
 // Seeds adds each file of testdata matching pattern as a seed of f,
 // failing f when there is none.
 func Seeds(f *testing.F, pattern string) {
