@@ -48,6 +48,14 @@ type View struct {
 	Channels []Channel
 	// Width and Height are the viewport's size in pixels (at most 16384).
 	Width, Height int
+	// Turn, when not zero, turns the plane about the view's centre (the
+	// position Center on the plane, at the index of the axis normal to
+	// it): an oblique plane, sampled through the volume with one screen
+	// pixel of the column axis's spacing / Zoom on each side.
+	Turn Turn
+	// Linear samples an oblique plane by trilinear interpolation rather
+	// than the nearest sample.
+	Linear bool
 }
 
 // At returns the view's index on axis a ('T', 'C', 'Z', 'Y' or 'X').

@@ -213,6 +213,10 @@ func (s *Session) do(a Action, key string) Command {
 		s.Zoom(zoomStep)
 	case ActZoomOut:
 		s.Zoom(1 / zoomStep)
+	case ActTurnUp, ActTurnDown, ActTurnLeft, ActTurnRight, ActRollLeft, ActRollRight:
+		s.turnKey(a)
+	case ActInterp:
+		s.ToggleLinear()
 	case ActHelp:
 		return ShowHelp
 	case ActPanels:

@@ -49,6 +49,13 @@ const (
 	ActSave        Action = "save"         // the window's SaveView
 	ActQuit        Action = "quit"         // the window's File → Quit (its menu takes the key)
 	ActHelp        Action = "help"         // the window's ShowHelp
+	ActTurnUp      Action = "turn-up"      // turn the plane about the screen's horizontal axis
+	ActTurnDown    Action = "turn-down"    // the other way
+	ActTurnLeft    Action = "turn-left"    // turn the plane about the screen's vertical axis
+	ActTurnRight   Action = "turn-right"   // the other way
+	ActRollLeft    Action = "roll-left"    // turn the plane about the axis into the screen
+	ActRollRight   Action = "roll-right"   // the other way
+	ActInterp      Action = "interp"       // nearest / trilinear sampling
 )
 
 // Key is a key with the modifiers held, as a window names it.
@@ -82,6 +89,13 @@ type Binding struct {
 // stepHelp is the list's description of the step keys.
 const stepHelp = "previous / next plane or frame (Shift ×10, Ctrl ×100)"
 
+// turnHelp describes the keys that turn the plane.
+var turnHelp = [3]string{
+	"turn the plane 5° (Shift 1°) about the screen's horizontal axis, through the view's centre (1 2 3: aligned again)",
+	"turn the plane 5° (Shift 1°) about the screen's vertical axis",
+	"turn the plane 5° (Shift 1°) about the axis into the screen",
+}
+
 var (
 	alt  = Mods{Alt: true}
 	ctrl = Mods{Ctrl: true}
@@ -110,6 +124,7 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "=", Char: true}, Action: ActZoomIn, Help: "zoom in / out", Alias: true},
 		{Key: Key{Name: "-", Char: true}, Action: ActZoomOut, Help: "zoom in / out", Menu: "View → Zoom Out"},
 		{Label: "drag", Help: "pan"},
+		{Label: "Ctrl+drag", Help: "turn the plane about the screen's axes, 0.25° a pixel (Shift 0.05°)"},
 		{Key: Key{Name: "0", Char: true}, Action: ActFit, Help: "fit", Menu: "View → Fit"},
 		{Key: Key{Name: "1", Char: true}, Action: ActXY, Help: "XY, XZ, YZ", Menu: "View → XY"},
 		{Key: Key{Name: "2", Char: true}, Action: ActXZ, Help: "XY, XZ, YZ", Menu: "View → XZ"},
@@ -119,6 +134,14 @@ var keyMap = func() []Binding {
 		{Label: "click or drag (four panels)", Help: "move the position the panels show (Shift+drag pans)"},
 		{Key: Key{Name: "P", Char: true}, Action: ActProjection, Menu: "View → Projection: Max, Min, Mean, None",
 			Help: "projection along the axis normal to the plane: max, min, mean, none"},
+		{Key: Key{Name: "W", Char: true}, Action: ActTurnUp, Help: turnHelp[0], Menu: "View → Turn → Up"},
+		{Key: Key{Name: "S", Char: true}, Action: ActTurnDown, Help: turnHelp[0], Menu: "View → Turn → Down"},
+		{Key: Key{Name: "A", Char: true}, Action: ActTurnLeft, Help: turnHelp[1], Menu: "View → Turn → Left"},
+		{Key: Key{Name: "D", Char: true}, Action: ActTurnRight, Help: turnHelp[1], Menu: "View → Turn → Right"},
+		{Key: Key{Name: "Q", Char: true}, Action: ActRollLeft, Help: turnHelp[2], Menu: "View → Turn → Anticlockwise"},
+		{Key: Key{Name: "E", Char: true}, Action: ActRollRight, Help: turnHelp[2], Menu: "View → Turn → Clockwise"},
+		{Key: Key{Name: "I", Char: true}, Action: ActInterp, Menu: "View → Trilinear Interpolation",
+			Help: "nearest / trilinear sampling of a turned plane (the status bar says which)"},
 		{Key: Key{Name: KeyUp}, Action: ActPrevChannel, Menu: "View → Channels → Previous Channel",
 			Help: "previous / next channel (its window in the contrast panel)"},
 		{Key: Key{Name: KeyDown}, Action: ActNextChannel, Menu: "View → Channels → Next Channel",

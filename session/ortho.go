@@ -227,7 +227,12 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
 	move := s.ortho.on && !s.mods.Shift
+	turn, fine := !s.ortho.on && s.mods.Ctrl, s.mods.Shift
 	s.mu.Unlock()
+	if turn {
+		s.dragTurn(dx, dy, fine)
+		return
+	}
 	if move {
 		s.Click(x, y)
 		return

@@ -72,6 +72,7 @@ type planePainter struct {
 	obufs     [3]*image.RGBA             // the four-panel pictures, in turn
 	onext     int
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
+	ob        obliqueDraw                // oblique planes' (see paintOblique)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -79,6 +80,9 @@ func newPlanePainter() *planePainter { return &planePainter{} }
 // paint draws one scene, choosing the auto-contrast window first if
 // the view has none.
 func (p *planePainter) paint(r *Scene) *Frame {
+	if Oblique(r.view) && r.proj == nil && r.ortho == nil {
+		return p.paintOblique(r)
+	}
 	pyr := r.d.Pyr
 	v := r.view
 	if !(v.Zoom > 0) {

@@ -96,6 +96,9 @@ func (s *Session) status0() (st Status) {
 		}
 		st.Text = zoom + "   " + st.Text
 	}
+	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection && shown.Panel == "" {
+		st.Text = obliqueStatus(shown.View) + "   " + st.Text
+	}
 	if play != "" {
 		st.Text = play + "   " + st.Text
 	}

@@ -171,13 +171,12 @@ func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts
 	if o.given["colormap"] {
 		ch.Colormap = o.colormap
 	}
-	if o.given["window"] || o.given["level-range"] || ch.Lo >= ch.Hi {
+	if o.given["window"] || o.given["level-range"] {
 		if ch.Lo, ch.Hi, err = o.displayRange(); err != nil {
 			return usageError{"plane: " + err.Error()}
 		}
-		if ch.Lo >= ch.Hi {
-			ch.Lo, ch.Hi = render.AutoRange(buf, dt)
-		}
+	} else if ch.Lo >= ch.Hi {
+		ch.Lo, ch.Hi = render.AutoRange(buf, dt)
 	}
 	img := render.Plane(buf, dt, p.W, p.H, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap))
 	if o.scalebar {

@@ -30,6 +30,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	budget := fs.String("budget", "", "memory for cached chunks, e.g. 1GiB (default: min(25% of RAM, 4GiB))")
 	codec := fs.String("codec", "zstd", "chunk compression: zstd, gzip or none")
 	overwrite := fs.Bool("overwrite", false, "replace an existing output")
+	partArg := fs.String("part", "", "I/N: write only the I-th of N disjoint parts of the chunks")
+	shardArg := fs.String("shard", "", "Z,Y,X: samples per shard with --zarr 3 (0: automatic; default automatic; none: no shards)")
+	finishArg := fs.Bool("finish", false, "after every --part I/N: check their chunks, write the rest and the metadata")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"pyramid: " + err.Error()}
@@ -43,9 +46,22 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	if *method != "" && *method != "mean" && *method != "mode" {
 		return usageError{"pyramid: --method must be mean or mode"}
 	}
+	part, parts := 0, 0
+	if *partArg != "" {
+		if part, parts, err = parsePart(*partArg); err != nil {
+			return usageError{"pyramid: --part: " + err.Error()}
+		}
+		if *finishArg {
+			return usageError{"pyramid: --part and --finish go in separate runs"}
+		}
+	}
+	shard, err := parseShard(*shardArg, *zarrVer)
+	if err != nil {
+		return usageError{"pyramid: --shard: " + err.Error()}
+	}
 	var cacheBytes int64
 	if *budget != "" {
-		if cacheBytes, err = parseSize(*budget); err != nil {
+		if cacheBytes, err = levels.ParseBudget(*budget, false); err != nil {
 			return usageError{"pyramid: --budget: " + err.Error()}
 		}
 	}
@@ -65,14 +81,15 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: its chunks of %s are larger than the memory budget of %s (--budget)", srcPath,
 			session.HumanBytes(c), session.HumanBytes(cacheBytes))
 	}
-	opt := levels.Options{CacheBytes: cacheBytes / 2, Mode: mode}
+	opt := levels.Options{CacheBytes: levels.Part(cacheBytes, levels.PartExport), Mode: mode}
 	// Where the levels stream from whole planes, the export computes them
 	// as it writes, reading level 0 once, and needs no disk cache: writing
 	// the computed chunks there too would write them twice. Otherwise it
 	// computes them first into the disk cache, then reads them back with
 	// level 0; an earlier build's levels found there are reused.
 	streams := levels.Streams(src.Meta())
-	if !streams {
+	inParts := parts > 0 || *finishArg
+	if !streams && !*finishArg {
 		if err := useDiskCache(srcPath, src, &opt); err != nil {
 			fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
 		}
@@ -98,8 +115,10 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	defer warnDisk()
 	// What an earlier export to out that was killed left behind goes now,
 	// its space freed before the levels are built.
-	if note := staleNote(omezarr.RemoveStale(out)); note != "" {
-		bar.note("vastview: " + note)
+	if !inParts {
+		if note := staleNote(omezarr.RemoveStale(out)); note != "" {
+			bar.note("vastview: " + note)
+		}
 	}
 	// Ctrl+C, a kill (SIGTERM) or a closed terminal (SIGHUP) stop the
 	// work, and the output's temporary folder is removed.
@@ -114,8 +133,23 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		limit = need
 	}
 	debug.SetMemoryLimit(limit + limit/8 + 64<<20)
-	workers := inFlight(pyr.Meta(), cacheBytes/2)
-	if !streams {
+	// A part or the finish, off a terminal (a cluster's log), says when
+	// each level is done and how fast.
+	var levelLine func(level, chunks int, bytes int64)
+	if inParts && !bar.tty {
+		what := "finish"
+		if parts > 0 {
+			what = "part " + *partArg
+		}
+		start := time.Now()
+		levelLine = func(level, chunks int, bytes int64) {
+			s := time.Since(start).Seconds()
+			bar.note(fmt.Sprintf("vastview: %s: level %d done: %d chunks, %.1f MB in %.1f s, %.1f MB/s",
+				what, level, chunks, float64(bytes)/1e6, s, float64(bytes)/1e6/max(s, 1e-3)))
+		}
+	}
+	workers := inFlight(pyr.Meta(), cacheBytes-opt.CacheBytes)
+	if !streams && !inParts {
 		if err := buildLevels(ctx, pyr, workers, bar); err != nil {
 			warnDisk()
 			if ctx.Err() != nil {
@@ -128,6 +162,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	err = omezarr.Write(ctx, out, pyr, omezarr.Options{
 		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite, Workers: workers,
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
+		Shard: shard, Part: part, Parts: parts, Finish: *finishArg, LevelDone: levelLine,
 	})
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
@@ -139,6 +174,47 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", out, err)
 	}
 	return nil
+}
+
+// parseShard reads --shard: Z,Y,X samples per shard (0: automatic), ""
+// for automatic shards with Zarr v3, or none.
+func parseShard(s string, ver int) ([]int, error) {
+	switch {
+	case s == "none" || s == "" && ver != 3:
+		return nil, nil
+	case s == "":
+		return []int{0, 0, 0}, nil
+	case ver != 3:
+		return nil, fmt.Errorf("shards need --zarr 3")
+	}
+	f := strings.Split(s, ",")
+	var v []int
+	for _, x := range f {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 0 {
+			break
+		}
+		v = append(v, n)
+	}
+	if len(f) != 3 || len(v) != 3 {
+		return nil, fmt.Errorf("%q is not Z,Y,X (samples per shard, 0 for automatic) or none", s)
+	}
+	return v, nil
+}
+
+// parsePart reads "I/N" with 1 ≤ I ≤ N.
+func parsePart(s string) (part, parts int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		part, err = strconv.Atoi(strings.TrimSpace(a))
+		if err == nil {
+			parts, err = strconv.Atoi(strings.TrimSpace(b))
+		}
+	}
+	if !ok || err != nil || parts < 1 || part < 1 || part > parts {
+		return 0, 0, fmt.Errorf("%q is not I/N with 1 ≤ I ≤ N", s)
+	}
+	return part, parts, nil
 }
 
 // buildLevels builds the computed levels of pyr, showing their progress
@@ -222,28 +298,6 @@ func useDiskCache(path string, src loader.Source, opt *levels.Options) error {
 
 // defaultDiskLimit bounds the disk cache of computed levels.
 const defaultDiskLimit = 20 << 30
-
-// parseSize reads a byte count such as 1073741824, 1GiB, 512MiB, 2G or 1.5GB.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := float64(1)
-	for _, u := range []struct {
-		suffix string
-		m      float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
-		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
-			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.m
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 || v*mult > 1<<62 {
-		return 0, fmt.Errorf("%q is not a size such as 1GiB", s)
-	}
-	return int64(v * mult), nil
-}
 
 // progressBar draws chunk progress on a terminal, at most ten times a
 // second; elsewhere it stays silent. Safe for concurrent use.

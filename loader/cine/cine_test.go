@@ -26,18 +26,7 @@ import (
 func TestPhantomLegacyCine(t *testing.T) {
 	ffmpeg := testtool.Require(t, "ffmpeg")
 	path := testtool.SharedData(t, "cine/cine_legacy.cine")
-	head, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Match(path, head[:4096]) {
-		t.Fatal("not matched")
-	}
-	src, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := loadertest.OpenMatched(t, path, Match, Open)
 	m := src.Meta()
 	if m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[97 128 128]" || m.DType != loader.Uint16 ||
 		m.Units[0] != "second" || math.Round(1/m.Spacing[0]) != 35087 {

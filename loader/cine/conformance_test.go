@@ -3,17 +3,12 @@ package cine
 import (
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
 
 // TestConformance runs the Source conformance suite over the Phantom cine file.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.cine"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "cine", p) })
-	}
+	loadertest.ConformanceGlob(t, "cine", filepath.Join(testtool.SharedData(t, "cine"), "*.cine"))
 }

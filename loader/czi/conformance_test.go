@@ -3,19 +3,14 @@ package czi
 import (
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
 
 // TestConformance runs the Source conformance suite over the CZI files (scenes, tiles, RGB).
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.czi"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "czi", p) })
-	}
+	loadertest.ConformanceGlob(t, "czi", filepath.Join(testtool.SharedData(t, "czi"), "*.czi"))
 }
 
 // TestConformanceScenes runs the suite over a file of two scenes, each a

@@ -3,6 +3,7 @@ package dicom
 import (
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
@@ -11,7 +12,7 @@ import (
 // folder of a series, and a generated multi-frame RGB file and 12-bit
 // series.
 func TestConformance(t *testing.T) {
-	for _, p := range []string{filepath.Join(shared, "CT_small.dcm"), filepath.Join(shared, "CT5N_series")} {
+	for _, p := range []string{filepath.Join(testtool.SharedData(t, "dicom"), "CT_small.dcm"), filepath.Join(testtool.SharedData(t, "dicom"), "CT5N_series")} {
 		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "dicom", p) })
 	}
 	t.Run("generated", func(t *testing.T) {

@@ -4,19 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
 
 // TestConformance runs the Source conformance suite over the LIF file.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.lif"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "lif", p) })
-	}
+	loadertest.ConformanceGlob(t, "lif", filepath.Join(testtool.SharedData(t, "lif"), "*.lif"))
 }
 
 // TestConformanceSeries runs the suite over a file of several images.

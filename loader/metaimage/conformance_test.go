@@ -9,11 +9,5 @@ import (
 
 // TestConformance runs the Source conformance suite over the MetaImage fixtures.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.mha"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "metaimage", p) })
-	}
+	loadertest.ConformanceGlob(t, "metaimage", filepath.Join("testdata", "*.mha"))
 }

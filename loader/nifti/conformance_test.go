@@ -9,11 +9,5 @@ import (
 
 // TestConformance runs the Source conformance suite over the NIfTI fixtures.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.nii*"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "nifti", p) })
-	}
+	loadertest.ConformanceGlob(t, "nifti", filepath.Join("testdata", "*.nii*"))
 }

@@ -3,17 +3,12 @@ package norpix
 import (
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
 
 // TestConformance runs the Source conformance suite over the Norpix sequence.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.seq"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "norpix-seq", p) })
-	}
+	loadertest.ConformanceGlob(t, "norpix-seq", filepath.Join(testtool.SharedData(t, "seq"), "*.seq"))
 }

@@ -25,14 +25,7 @@ func TestStreamPixSequence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !Match(path, raw[:4096]) {
-		t.Fatal("not matched")
-	}
-	src, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := loadertest.OpenMatched(t, path, Match, Open)
 	m := src.Meta()
 	if m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[6 32 36]" || m.DType != loader.Uint8 || m.Units[0] != "second" {
 		t.Fatalf("meta %s %v %s %v", m.Axes, m.Shape, m.DType, m.Units)

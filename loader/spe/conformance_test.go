@@ -3,17 +3,12 @@ package spe
 import (
 	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 
 	"vastview/loader/internal/loadertest"
 )
 
 // TestConformance runs the Source conformance suite over the SPE file.
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(shared, "*.spe"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "spe", p) })
-	}
+	loadertest.ConformanceGlob(t, "spe", filepath.Join(testtool.SharedData(t, "spe"), "*.spe"))
 }

@@ -20,18 +20,7 @@ import (
 // frames PIMS saved beside it.
 func TestWinSpecStack(t *testing.T) {
 	path := testtool.SharedData(t, "spe/spestack_test.spe")
-	head, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Match(path, head[:4096]) {
-		t.Fatal("not matched")
-	}
-	src, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := loadertest.OpenMatched(t, path, Match, Open)
 	m := src.Meta()
 	if m.Format != "spe" || m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[5 128 128]" || m.DType != loader.Uint16 {
 		t.Fatalf("meta %s %s %v %s", m.Format, m.Axes, m.Shape, m.DType)

@@ -9,11 +9,5 @@ import (
 
 // TestConformance runs the Source conformance suite over every TIFF fixture (plain, OME-TIFF, ImageJ, several series).
 func TestConformance(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.tif"))
-	if len(paths) == 0 {
-		t.Fatal("no files")
-	}
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) { loadertest.ConformanceFile(t, "tiff", p) })
-	}
+	loadertest.ConformanceGlob(t, "tiff", filepath.Join("testdata", "*.tif"))
 }

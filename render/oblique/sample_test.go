@@ -7,6 +7,7 @@ import (
 
 	"vastview/levels"
 	"vastview/loader"
+	"vastview/render"
 )
 
 // memSrc is a Source over full C-order arrays of each level, of which the
@@ -355,5 +356,20 @@ func TestBasis(t *testing.T) {
 	}
 	if ts, err := ParseRotate("x:30, Y:-12.5"); err != nil || len(ts) != 2 || ts[1] != (Turn{'y', -12.5}) {
 		t.Fatalf("ParseRotate: %v %v", ts, err)
+	}
+}
+
+// TestTurnAbout: turning about the view's axes with render.Turn gives the
+// basis plane --rotate gives for the same turns in reverse order.
+func TestTurnAbout(t *testing.T) {
+	var tr render.Turn
+	tr = tr.About(Vec{0, 0, 1}, 30)            // about the screen's x (X)
+	tr = tr.About(tr.Apply(Vec{0, 1, 0}), -20) // then about its y, as turned
+	u, v, _ := Basis([]Turn{{'y', -20}, {'x', 30}})
+	gu, gv := tr.Apply(Vec{0, 0, 1}), tr.Apply(Vec{0, 1, 0})
+	for a := 0; a < 3; a++ {
+		if math.Abs(gu[a]-u[a]) > 1e-12 || math.Abs(gv[a]-v[a]) > 1e-12 {
+			t.Fatalf("u %v v %v, --rotate gives %v %v", gu, gv, u, v)
+		}
 	}
 }

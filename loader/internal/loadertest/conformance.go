@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,8 +28,8 @@ type Opener func(ctx context.Context) (loader.Source, error)
 
 // ConformanceFile runs Conformance over the file (folder, pattern) at path,
 // which may end in a series selector ("#2"), as the registered format
-// called format reads it: the format must claim the path by its Match
-// function and open it.
+// called format reads it: the registry must give the path to that format,
+// and the format open it.
 func ConformanceFile(t *testing.T, format, path string) {
 	t.Helper()
 	var f *loader.Format
@@ -43,20 +43,8 @@ func ConformanceFile(t *testing.T, format, path string) {
 		t.Fatalf("no registered format %q", format)
 	}
 	path, sel := loader.SplitSelector(path)
-	var head []byte
-	if loader.IsPattern(path) || loader.IsURL(path) {
-		// No file to look into.
-	} else if st, err := os.Stat(path); err != nil {
-		t.Fatal(err)
-	} else if !st.IsDir() {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		head = b[:min(len(b), 4096)]
-	}
-	if !f.Match(path, head) {
-		t.Fatalf("format %q does not claim %s", format, path)
+	if d, err := loader.Detect(path); err != nil || d.Name != format {
+		t.Fatalf("the registry does not give %s to format %q: %v %v", path, format, d.Name, err)
 	}
 	Conformance(t, format, func(ctx context.Context) (loader.Source, error) {
 		src, err := f.Open(ctx, path)
@@ -65,6 +53,19 @@ func ConformanceFile(t *testing.T, format, path string) {
 		}
 		return loader.OpenSelected(ctx, src, sel)
 	})
+}
+
+// ConformanceGlob runs ConformanceFile over each file that matches
+// pattern, in a subtest named after it; there must be one.
+func ConformanceGlob(t *testing.T, format, pattern string) {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		t.Fatalf("no files %s", pattern)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) { ConformanceFile(t, format, p) })
+	}
 }
 
 // Conformance checks that the sources open returns keep the loader.Source

@@ -30,7 +30,7 @@ import (
 
 // conformanceCall is a call of the suite in a test file, and the format
 // name it passes.
-var conformanceCall = regexp.MustCompile(`loadertest\.Conformance(?:File)?\(\s*\w+\s*,\s*("[^"]*"|[^,)]*)`)
+var conformanceCall = regexp.MustCompile(`loadertest\.Conformance(?:File|Glob)?\(\s*\w+\s*,\s*("[^"]*"|[^,)]*)`)
 
 // TestEveryFormatConforms checks that the tests of the loader packages
 // run the conformance suite for every registered format, each naming the
