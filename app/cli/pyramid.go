@@ -173,6 +173,10 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
+	if levelLine != nil && parts > 0 {
+		view, bg := pyr.BytesRead()
+		bar.note(fmt.Sprintf("vastview: part %s: read %.1f MB of the source", *partArg, float64(view+bg)/1e6))
+	}
 	return nil
 }
 

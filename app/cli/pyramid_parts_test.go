@@ -115,7 +115,8 @@ func TestPyramidPartKilledRerunFinish(t *testing.T) {
 	// Off a terminal, a part says when each level is done and how fast.
 	code, _, errs := vv("pyramid", src, out, "--part", "2/2")
 	if code != 0 || !strings.Contains(errs, "vastview: part 2/2: level 0 done: 8 chunks, 1.3 MB in ") ||
-		!strings.Contains(errs, "vastview: part 2/2: level 1 done: ") || strings.Count(errs, " MB/s\n") != 2 {
+		!strings.Contains(errs, "vastview: part 2/2: level 1 done: ") || strings.Count(errs, " MB/s\n") != 2 ||
+		!strings.HasSuffix(errs, "vastview: part 2/2: read 1.3 MB of the source\n") {
 		t.Errorf("part 2/2: exit %d, stderr %q", code, errs)
 	}
 	code, _, errs = vv("pyramid", src, out, "--finish")
