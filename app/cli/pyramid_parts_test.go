@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/levels/omezarr"
 	"vastview/loader"
 )
@@ -63,7 +64,6 @@ func files(t *testing.T, dir string) map[string][]byte {
 // that after part 1/2 is run again, --finish succeeds; and that the
 // output equals one plain run's, file for file and byte for byte.
 func TestPyramidPartKilledRerunFinish(t *testing.T) {
-	runArgsChild()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "src.ome.zarr")
 	if err := omezarr.Write(context.Background(), store, newVolSource(), omezarr.Options{}); err != nil {
@@ -94,7 +94,7 @@ func TestPyramidPartKilledRerunFinish(t *testing.T) {
 	out := filepath.Join(dir, "parts", "img.ome.zarr")
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPyramidPartKilledRerunFinish$")
-	cmd.Env = childEnviron(secretEnv+"="+strings.Join([]string{"pyramid", src, out, "--part", "1/2"}, "\n"),
+	cmd.Env = childEnviron(testtool.CLIEnv+"="+strings.Join([]string{"pyramid", src, out, "--part", "1/2"}, "\n"),
 		"XDG_CACHE_HOME="+cache)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
