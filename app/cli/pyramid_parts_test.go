@@ -146,7 +146,8 @@ func TestPyramidPartKilledRerunFinish(t *testing.T) {
 	}
 }
 
-// TestPyramidPartArguments checks the usage errors of --part and --finish.
+// TestPyramidPartArguments checks the usage errors of --part and --finish,
+// and that an object store as OUT is refused in one line.
 func TestPyramidPartArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"--part", "0/2"}, {"--part", "3/2"}, {"--part", "x"}, {"--part", "1/2", "--finish"},
@@ -155,5 +156,17 @@ func TestPyramidPartArguments(t *testing.T) {
 		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
+	}
+	// Object stores are refused, not taken for a folder named "s3:".
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, out := range []string{"s3://bucket/img.ome.zarr", "gs://bucket/img.ome.zarr"} {
+		code, _, errs := vv("pyramid", "a.tif", out, "--part", "1/2")
+		if code != 1 || !strings.HasPrefix(errs, "vastview: "+out+": writing to an object store") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q", out, code, errs)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d entries written into the working folder", len(ents))
 	}
 }
