@@ -9,23 +9,7 @@ import (
 	"testing"
 
 	"vastview/loader"
-	_ "vastview/loader/cine" // every format, registered as the commands have them
-	_ "vastview/loader/czi"
-	_ "vastview/loader/dicom"
-	_ "vastview/loader/hdf5"
-	_ "vastview/loader/lif"
-	_ "vastview/loader/metaimage"
-	_ "vastview/loader/mrc"
-	_ "vastview/loader/n5"
-	_ "vastview/loader/nd2"
-	_ "vastview/loader/nifti"
-	_ "vastview/loader/norpix"
-	_ "vastview/loader/nrrd"
-	_ "vastview/loader/sequence"
-	_ "vastview/loader/spe"
-	_ "vastview/loader/tiff"
-	_ "vastview/loader/video"
-	_ "vastview/loader/zarr"
+	_ "vastview/loader/formats" // every format, registered as the commands have them
 )
 
 // conformanceCall is a call of the suite in a test file, and the format
