@@ -377,6 +377,7 @@ var errClosed = errors.New("pyramid is closed")
 type loaded struct {
 	data        []byte
 	provisional bool
+	onDisk      bool // computed and just stored in the disk cache
 }
 
 // load returns the chunk's bytes from the cache, the disk cache, the source
@@ -385,7 +386,7 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 	k := Key{Level: level, Idx: IdxKey(idx)}
 	for {
 		if b, prov := p.cache.get(k); b != nil {
-			return loaded{b, prov}, nil
+			return loaded{data: b, provisional: prov}, nil
 		}
 		if p.closed.Load() {
 			return loaded{}, errClosed
@@ -395,7 +396,7 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 		// another caller whose own context is alive then starts it again.
 		ch := p.flight.DoChan(fmt.Sprint(k), func() (any, error) {
 			if b, prov := p.cache.get(k); b != nil {
-				return loaded{b, prov}, nil
+				return loaded{data: b, provisional: prov}, nil
 			}
 			ctx, done, ok := p.startFlight(ctx)
 			if !ok {
@@ -412,7 +413,13 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 			if p.hasFailures() {
 				p.noteLoad(k, nil)
 			}
-			p.cache.put(k, c.data, class, c.provisional)
+			// A chunk background work computed into the disk cache is
+			// read back from there when wanted: in memory it would push
+			// out the chunks of the level below that the next ones need
+			// (a band of a strip decoded again from the strip's start).
+			if !c.onDisk || !isBackground(ctx) {
+				p.cache.put(k, c.data, class, c.provisional)
+			}
 			p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})
 			return c, nil
 		})
@@ -461,22 +468,20 @@ func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int,
 		p.countRead(ctx, level)
 		err := p.src.ReadChunk(ctx, level, idx, buf)
 		if loader.IsNotStored(err) {
-			return loaded{buf, true}, classSource, nil
+			return loaded{data: buf, provisional: true}, classSource, nil
 		}
-		return loaded{buf, false}, classSource, err
+		return loaded{data: buf}, classSource, err
 	}
 	if d := p.disk.Load(); d != nil && d.get(level, idx, buf) {
-		return loaded{buf, false}, classComputed, nil
+		return loaded{data: buf}, classComputed, nil
 	}
 	prov, err := p.computeChunk(ctx, level, idx, buf)
 	if err != nil {
 		return loaded{}, 0, err
 	}
 	p.compute.Add(1)
-	if !prov && level >= p.built {
-		p.putDisk(level, idx, buf)
-	}
-	return loaded{buf, prov}, classComputed, nil
+	onDisk := !prov && level >= p.built && p.putDisk(level, idx, buf)
+	return loaded{buf, prov, onDisk}, classComputed, nil
 }
 
 // computeChunk fills dst with chunk idx of a computed level: the region of

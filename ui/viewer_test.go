@@ -867,3 +867,26 @@ func TestPreferencesTakeSizesAndRefuseOthers(t *testing.T) {
 		t.Errorf("setBudgets(0, 512 MiB): %v; budgets %d, %d", err, p.CacheBytes(), p.DiskCacheBytes())
 	}
 }
+
+func TestToolbarWidgetsHandTheirKeysToTheView(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var widgets []fyne.Focusable
+	uiDoAndWait(func() {
+		widgets = []fyne.Focusable{newViewSlider(v, 0, 10), newViewSelect(v, func(string) {}), newViewCheck(v, func(bool) {})}
+	})
+	for i, w := range widgets {
+		z := v.s.View().Z
+		uiDoAndWait(func() {
+			w.(desktop.Keyable).KeyDown(&fyne.KeyEvent{Name: fyne.KeyRight})
+			w.TypedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
+			w.(desktop.Keyable).KeyUp(&fyne.KeyEvent{Name: fyne.KeyRight})
+		})
+		waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == z+1 })
+		uiDoAndWait(func() {
+			if f := v.win.Canvas().Focused(); f != v.pv {
+				t.Errorf("widget %d: the keyboard is with %T, not the view", i, f)
+			}
+			v.win.Canvas().Unfocus()
+		})
+	}
+}

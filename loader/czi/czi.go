@@ -46,15 +46,25 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"vastview/base/lru"
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/mapped"
 )
 
+// format is CZI as the registry knows it: the ZISRAW file header
+// segment's identifier, zero-padded to 16 bytes.
+var format = loader.Format{
+	Name: "czi", Titles: []string{"CZI"}, Exts: []string{".czi"},
+	Magic: []loader.Magic{{Bytes: "ZISRAWFILE\x00\x00\x00\x00\x00\x00"}},
+}
+
+// init registers the format; Open, which checks the signature again
+// through Match, is set here to keep the declaration free of a cycle.
 func init() {
-	loader.Register(loader.Format{Name: "czi", Match: Match, Open: Open, Exts: []string{".czi"}})
+	format.Open = Open
+	loader.Register(format)
 }
 
 // Segment layout (libCZI's published structures).
@@ -80,9 +90,7 @@ var magic = []byte("ZISRAWFILE")
 
 // Match reports whether head starts with the ZISRAW file header segment.
 // It is safe for concurrent use.
-func Match(_ string, head []byte) bool {
-	return len(head) >= 16 && bytes.Equal(head[:len(magic)], magic) && allZero(head[len(magic):16])
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 func allZero(b []byte) bool {
 	for _, c := range b {
@@ -255,7 +263,7 @@ func segment(f *loader.File, pos int64, name string, n int64) (int64, int64, err
 	}
 	h, _ := f.Bytes(pos, segHeader)
 	if got := string(bytes.TrimRight(h[:16], "\x00")); got != name {
-		return 0, 0, formatError("no %s segment at %d (found %q)", name, pos, clip(got))
+		return 0, 0, formatError("no %s segment at %d (found %q)", name, pos, textutil.Clip(got))
 	}
 	used := int64(binary.LittleEndian.Uint64(h[24:]))
 	if alloc := int64(binary.LittleEndian.Uint64(h[16:])); used <= 0 || used > alloc {
@@ -295,7 +303,7 @@ func directory(f *loader.File, pos int64) ([]*tile, error) {
 		}
 		e := b[o:]
 		if string(e[:2]) != "DV" {
-			return nil, unsupported(fmt.Sprintf("subblock directory entries of schema %q", clip(string(e[:2]))))
+			return nil, unsupported(fmt.Sprintf("subblock directory entries of schema %q", textutil.Clip(string(e[:2]))))
 		}
 		nd := int64(int32(binary.LittleEndian.Uint32(e[28:])))
 		if nd < 2 || nd > maxDims || o+entryFixed+nd*dimEntry > used {
@@ -686,7 +694,7 @@ func describe(g []*tile, doc *xDoc, stamps []float64) (*scene, *loader.Meta, err
 		notes = append(notes, fmt.Sprintf("%d-bit samples (ComponentBitCount) in %s", doc.bits, pix.dtype))
 	}
 	if a := strings.TrimSpace(doc.Acquired); a != "" {
-		notes = append(notes, "acquired "+clip(a))
+		notes = append(notes, "acquired "+textutil.Clip(a))
 	}
 	if len(full) > img.nt*img.nc*img.nz {
 		notes = append(notes, fmt.Sprintf("a mosaic of %d tiles, later tiles on top where they overlap", len(full)/(img.nt*img.nc*img.nz)))
@@ -728,20 +736,8 @@ func (c *tileCache) put(pos int64, b []byte) {
 	c.c.Put(pos, b, int64(len(b)))
 }
 
-// clip shortens what a file says for a message.
-func clip(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	n := 40
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "czi", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("czi", format, args...)
 }
 
 func unsupported(feature string) error {

@@ -52,13 +52,25 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/mapped"
 	"vastview/loader/internal/rawvol"
 )
 
+// format is LIF as the registry knows it: the block magic 0x70 as a
+// little-endian 32-bit number, the header length, and memByte, up to the
+// XML header.
+var format = loader.Format{
+	Name: "lif", Titles: []string{"LIF"}, Exts: []string{".lif"},
+	Magic: []loader.Magic{{Bytes: "\x70\x00\x00\x00????\x2a????"}},
+}
+
+// init registers the format; Open, which checks the signature again
+// through Match, is set here to keep the declaration free of a cycle.
 func init() {
-	loader.Register(loader.Format{Name: "lif", Match: Match, Open: Open, Exts: []string{".lif"}})
+	format.Open = Open
+	loader.Register(format)
 }
 
 // Block framing.
@@ -73,9 +85,7 @@ const (
 // Match reports whether head starts as a LIF file does: the block magic
 // 0x70 and the byte 0x2A after the header length. It is safe for
 // concurrent use.
-func Match(_ string, head []byte) bool {
-	return len(head) >= xmlAt && binary.LittleEndian.Uint32(head) == magic && head[8] == memByte
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a LIF file at its first image. The returned Source is safe
 // for concurrent use and is a loader.SeriesOpener over the file's images.
@@ -134,7 +144,7 @@ func parse(f *loader.File) (c *catalogue, err error) {
 			b, ok := blocks[e.Memory.ID]
 			if !ok && atoi64(e.Memory.Size) > 0 {
 				if firstErr == nil {
-					firstErr = formatError("image %q: no memory block %q", clip(name), clip(e.Memory.ID))
+					firstErr = formatError("image %q: no memory block %q", textutil.Clip(name), textutil.Clip(e.Memory.ID))
 				}
 				bad = append(bad, name)
 			} else if b.size == 0 {
@@ -199,7 +209,7 @@ func quoteList(names []string) string {
 			q = append(q, fmt.Sprintf("… %d more", len(names)-i))
 			break
 		}
-		q = append(q, strconv.Quote(clip(n)))
+		q = append(q, strconv.Quote(textutil.Clip(n)))
 	}
 	return strings.Join(q, ", ")
 }
@@ -358,7 +368,7 @@ func dimName(id int) string {
 // are in b, into its series (one per tile position) and their Metas.
 func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 	fail := func(format string, args ...any) ([]*image, []*loader.Meta, error) {
-		return nil, nil, formatError("image %q: %s", clip(name), fmt.Sprintf(format, args...))
+		return nil, nil, formatError("image %q: %s", textutil.Clip(name), fmt.Sprintf(format, args...))
 	}
 	if len(x.Channels) == 0 {
 		return fail("no channels described")
@@ -370,7 +380,7 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 		v.length, _ = strconv.ParseFloat(strings.TrimSpace(d.Length), 64)
 		v.origin, _ = strconv.ParseFloat(strings.TrimSpace(d.Origin), 64)
 		if v.id < 0 || v.n < 1 || v.inc < 0 || v.n > math.MaxInt32 {
-			return fail("dimension %q of %q elements, %q bytes apart", clip(d.DimID), clip(d.N), clip(d.BytesInc))
+			return fail("dimension %q of %q elements, %q bytes apart", textutil.Clip(d.DimID), textutil.Clip(d.N), textutil.Clip(d.BytesInc))
 		}
 		if v.id == 10 {
 			tiles = v
@@ -390,7 +400,7 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 	case bits > 8 && bits <= 16:
 		dt = loader.Uint16
 	default:
-		return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("samples of %q bits (image %q)", clip(x.Channels[0].Resolution), clip(name))}
+		return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("samples of %q bits (image %q)", textutil.Clip(x.Channels[0].Resolution), textutil.Clip(name))}
 	}
 	ss := int64(dt.Size())
 	chanOff := make([]int64, len(x.Channels))
@@ -398,14 +408,14 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 	maxChan := int64(0)
 	for i, ch := range x.Channels {
 		if r := atoi64(ch.Resolution); (r > 8) != (bits > 8) || r < 1 || r > 16 {
-			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("channels of different sample sizes (image %q)", clip(name))}
+			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("channels of different sample sizes (image %q)", textutil.Clip(name))}
 		}
 		chanOff[i] = atoi64(ch.BytesInc)
 		if strings.TrimSpace(ch.BytesInc) == "" {
 			chanOff[i] = 0
 		}
 		if chanOff[i] < 0 {
-			return fail("channel %d at byte %q", i, clip(ch.BytesInc))
+			return fail("channel %d at byte %q", i, textutil.Clip(ch.BytesInc))
 		}
 		maxChan = max(maxChan, chanOff[i])
 		channels[i] = channel(ch)
@@ -468,7 +478,7 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 			lambda, placed = &d, true
 		}
 		if !placed {
-			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("more than four dimensions besides the channels (image %q)", clip(name))}
+			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("more than four dimensions besides the channels (image %q)", textutil.Clip(name))}
 		}
 	}
 	var axes string
@@ -617,7 +627,7 @@ func channel(ch xChannel) loader.Channel {
 	if c.Label == "" {
 		c.Label = lut
 	}
-	c.Label = clip(c.Label)
+	c.Label = textutil.Clip(c.Label)
 	c.Color, c.HasColor = lutColors[strings.ToLower(lut)]
 	return c
 }
@@ -684,18 +694,6 @@ func atoi64(s string) int64 {
 	return v
 }
 
-// clip shortens what a file says for a message.
-func clip(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	n := 40
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "lif", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("lif", format, args...)
 }

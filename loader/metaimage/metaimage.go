@@ -19,36 +19,39 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 	"vastview/loader/internal/stream"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "metaimage", Match: Match, Open: Open, Exts: []string{".mha", ".mhd"}})
+// format is MetaImage as the registry knows it: header lines ("Key =
+// Value", with NDims or ObjectType = Image among them).
+var format = loader.Format{
+	Name: "metaimage", Titles: []string{"MetaImage"}, Open: Open, Exts: []string{".mha", ".mhd"},
+	Sniff: func(_ string, head []byte) bool { return looksLikeHeader(head) },
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts with MetaImage header lines ("Key =
 // Value", with NDims or ObjectType = Image among them). It is safe for
 // concurrent use.
-func Match(path string, head []byte) bool { return looksLikeHeader(head) }
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a .mha or .mhd file. The returned Source is safe for
 // concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := os.Open(path)
+	h, err := stream.ReadHeaderFile(path, syntax, func(err error) error { return formatError("%v", err) })
 	if err != nil {
-		return nil, loader.StripPath(err)
+		return nil, err
 	}
-	h, err := readHeader(f)
-	f.Close()
-	if err != nil {
-		return nil, formatError("%v", err)
+	if _, ok := h.Fields["elementdatafile"]; !ok {
+		return nil, formatError("the header has no ElementDataFile")
 	}
 	return open(ctx, path, h)
 }
@@ -71,12 +74,12 @@ func elementType(s string) (loader.DType, error) {
 	case "":
 		return 0, formatError("the header has no ElementType")
 	}
-	return 0, unsupported(fmt.Sprintf("element type %q", clip(s)))
+	return 0, unsupported(fmt.Sprintf("element type %q", textutil.Clip(s)))
 }
 
 func open(ctx context.Context, path string, h *header) (loader.Source, error) {
 	if ot, ok := h.Fields["objecttype"]; ok && !strings.EqualFold(ot, "image") {
-		return nil, unsupported(fmt.Sprintf("object type %q", clip(ot)))
+		return nil, unsupported(fmt.Sprintf("object type %q", textutil.Clip(ot)))
 	}
 	dt, err := elementType(h.Fields["elementtype"])
 	if err != nil {
@@ -118,7 +121,7 @@ type layout struct {
 func buildLayout(h *header, dt loader.DType) (*layout, error) {
 	nd, err := strconv.Atoi(h.Fields["ndims"])
 	if err != nil {
-		return nil, formatError("NDims %q is not a number", clip(h.Fields["ndims"]))
+		return nil, formatError("NDims %q is not a number", textutil.Clip(h.Fields["ndims"]))
 	}
 	if nd < 2 || nd > 4 {
 		return nil, unsupported(fmt.Sprintf("%d-dimensional data", nd))
@@ -204,13 +207,13 @@ func presentAxes(dims []int64, channels int64, sp, or []float64, dt loader.DType
 func ints(s string, n int, what string) ([]int64, error) {
 	f := strings.Fields(s)
 	if len(f) != n {
-		return nil, formatError("%s %q does not give %d numbers", what, clip(s), n)
+		return nil, formatError("%s %q does not give %d numbers", what, textutil.Clip(s), n)
 	}
 	out := make([]int64, n)
 	for i, w := range f {
 		v, err := strconv.ParseInt(w, 10, 64)
 		if err != nil || v < 1 || v > 1<<40 {
-			return nil, formatError("%s %q is not a list of lengths", what, clip(s))
+			return nil, formatError("%s %q is not a list of lengths", what, textutil.Clip(s))
 		}
 		out[i] = v
 	}
@@ -230,12 +233,12 @@ func floats(s string, n int, what string) ([]float64, error) {
 	}
 	f := strings.Fields(s)
 	if len(f) < n {
-		return nil, formatError("%s %q does not give %d numbers", what, clip(s), n)
+		return nil, formatError("%s %q does not give %d numbers", what, textutil.Clip(s), n)
 	}
 	for i := range out {
 		v, err := strconv.ParseFloat(f[i], 64)
 		if err != nil {
-			return nil, formatError("%s %q is not a list of numbers", what, clip(s))
+			return nil, formatError("%s %q is not a list of numbers", what, textutil.Clip(s))
 		}
 		out[i] = v
 	}
@@ -257,7 +260,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 	if s, ok := h.Fields["headersize"]; ok {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < -1 {
-			return nil, formatError("HeaderSize %q is not a byte count", clip(s))
+			return nil, formatError("HeaderSize %q is not a byte count", textutil.Clip(s))
 		}
 		skip = v
 	}
@@ -265,7 +268,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 	if s, ok := h.Fields["compresseddatasize"]; ok && compressed {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
-			return nil, formatError("CompressedDataSize %q is not a byte count", clip(s))
+			return nil, formatError("CompressedDataSize %q is not a byte count", textutil.Clip(s))
 		}
 		encoded = v
 	}
@@ -343,7 +346,7 @@ func dataFiles(h *header, dims []int64) ([]string, error) {
 func parseSubdim(s string, nd int) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 1 || v > nd {
-		return 0, formatError("data file dimension %q is not 1..%d", clip(s), nd)
+		return 0, formatError("data file dimension %q is not 1..%d", textutil.Clip(s), nd)
 	}
 	return v, nil
 }
@@ -356,7 +359,7 @@ func resolve(headerPath, name string) string {
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "metaimage", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("metaimage", format, args...)
 }
 
 func unsupported(feature string) error {

@@ -51,12 +51,22 @@ import (
 	"fmt"
 	"strconv"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "nd2", Match: Match, Open: Open, Exts: []string{".nd2"}})
+// format is ND2 as the registry knows it: the chunk magic 0x0ABECEDA as a
+// little-endian 32-bit number; a JPEG 2000 file counts only when named
+// .nd2 (a legacy ND2 file, which Open refuses with a clear message).
+var format = loader.Format{
+	Name: "nd2", Titles: []string{"ND2"}, Open: Open, Exts: []string{".nd2"},
+	Magic: []loader.Magic{{Bytes: "\xda\xce\xbe\x0a"}},
+	Sniff: func(path string, head []byte) bool {
+		return bytes.HasPrefix(head, jp2Signature) && loader.HasExt(path, ".nd2")
+	},
 }
+
+func init() { loader.Register(format) }
 
 // chunkMagic starts every chunk (little-endian).
 const chunkMagic = 0x0ABECEDA
@@ -78,15 +88,10 @@ var jp2Signature = []byte{0, 0, 0, 0x0C, 'j', 'P', ' ', ' '}
 // Match reports whether head starts with the ND2 chunk magic, or is a
 // JPEG 2000 file whose path ends in .nd2 (a legacy ND2 file, which Open
 // refuses with a clear message). It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	if len(head) >= 4 && binary.LittleEndian.Uint32(head) == chunkMagic {
-		return true
-	}
-	return bytes.HasPrefix(head, jp2Signature) && loader.HasExt(path, ".nd2")
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "nd2", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("nd2", format, args...)
 }
 
 func unsupported(feature string) error {
@@ -140,7 +145,7 @@ func readChunkMap(f *loader.File) (*chunkMap, error) {
 		return nil, formatError("the chunk map at byte %d: %v", at, err)
 	}
 	if !bytes.HasPrefix(name, filemapSignature) {
-		return nil, formatError("the chunk map at byte %d is not one (its chunk is named %q)", at, clip(string(cName(name))))
+		return nil, formatError("the chunk map at byte %d is not one (its chunk is named %q)", at, textutil.Clip(string(cName(name))))
 	}
 	m := &chunkMap{named: map[string]int64{}, frames: map[int]int64{}}
 	for pos := 0; ; {
@@ -154,7 +159,7 @@ func readChunkMap(f *loader.File) (*chunkMap, error) {
 		}
 		pos += i + 1
 		if len(data)-pos < 16 {
-			return nil, formatError("the chunk map ends inside the entry of %q", clip(string(key)))
+			return nil, formatError("the chunk map ends inside the entry of %q", textutil.Clip(string(key)))
 		}
 		off := int64(binary.LittleEndian.Uint64(data[pos:]))
 		pos += 16
@@ -225,15 +230,7 @@ func namedChunk(f *loader.File, m *chunkMap, key string) (data []byte, ok bool, 
 		return nil, true, formatError("chunk %s at byte %d: %v", key, off, err)
 	}
 	if !bytes.HasPrefix(name, []byte(key)) {
-		return nil, true, formatError("the chunk map puts %s at byte %d, where a chunk named %q is", key, off, clip(string(cName(name))))
+		return nil, true, formatError("the chunk map puts %s at byte %d, where a chunk named %q is", key, off, textutil.Clip(string(cName(name))))
 	}
 	return data, true, nil
-}
-
-// clip shortens what a file says for an error message.
-func clip(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:40]) + "…"
-	}
-	return s
 }

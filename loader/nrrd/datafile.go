@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader/internal/rawvol"
 )
 
@@ -66,7 +67,7 @@ func dataParts(path string, h *header, ax []fileAxis) ([]rawvol.Part, error) {
 func parseSubdim(s string, dim int) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 1 || v > dim {
-		return 0, formatError("data file dimension %q is not 1..%d", clip(s), dim)
+		return 0, formatError("data file dimension %q is not 1..%d", textutil.Clip(s), dim)
 	}
 	return v, nil
 }

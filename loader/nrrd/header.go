@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader/internal/stream"
 )
 
@@ -48,20 +48,9 @@ var syntax = stream.HeaderSyntax{
 	List:      "data file",
 }
 
-// readHeader parses the header at the start of r.
-func readHeader(r io.Reader) (*header, error) { return stream.ReadHeader(r, syntax) }
-
 // isMagic reports whether s is a NRRD magic line, "NRRD000" and a digit.
 func isMagic(s string) bool {
 	return len(s) == 8 && strings.HasPrefix(s, "NRRD000") && s[7] >= '0' && s[7] <= '9'
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }
 
 // ints parses white-space separated integers.
@@ -71,7 +60,7 @@ func ints(s string) ([]int64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseInt(w, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", clip(w))
+			return nil, fmt.Errorf("%q is not an integer", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -85,7 +74,7 @@ func floats(s string) ([]float64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseFloat(w, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", clip(w))
+			return nil, fmt.Errorf("%q is not a number", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -123,18 +112,18 @@ func vectors(s string) ([][]float64, error) {
 			continue
 		}
 		if s[0] != '(' {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		end := strings.IndexByte(s, ')')
 		if end < 0 {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		parts := strings.Split(s[1:end], ",")
 		v := make([]float64, len(parts))
 		for i, p := range parts {
 			x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%q is not a vector", clip(s[:end+1]))
+				return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s[:end+1]))
 			}
 			v[i] = x
 		}

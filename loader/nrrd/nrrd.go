@@ -23,34 +23,35 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
+	"vastview/loader/internal/stream"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "nrrd", Match: Match, Open: Open, Exts: []string{".nrrd", ".nhdr"}})
+// format is NRRD as the registry knows it: a first line that is a NRRD
+// magic ("NRRD000" and a digit).
+var format = loader.Format{
+	Name: "nrrd", Titles: []string{"NRRD"}, Open: Open, Exts: []string{".nrrd", ".nhdr"},
+	Sniff: func(_ string, head []byte) bool { return headerText(head) },
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts with a NRRD magic line ("NRRD000"
 // and a digit). It is safe for concurrent use.
-func Match(path string, head []byte) bool { return headerText(head) }
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a .nrrd or .nhdr file. The returned Source is safe for
 // concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := os.Open(path)
+	h, err := stream.ReadHeaderFile(path, syntax, wrap)
 	if err != nil {
-		return nil, loader.StripPath(err)
-	}
-	h, err := readHeader(f)
-	f.Close()
-	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	return open(ctx, path, h)
 }
@@ -134,7 +135,7 @@ func axesOf(h *header) ([]fileAxis, error) {
 	}
 	sizes, err := ints(h.Fields["sizes"])
 	if err != nil || len(sizes) != dim {
-		return nil, formatError("sizes %q do not give %d lengths", clip(h.Fields["sizes"]), dim)
+		return nil, formatError("sizes %q do not give %d lengths", textutil.Clip(h.Fields["sizes"]), dim)
 	}
 	ax := make([]fileAxis, dim)
 	for i, s := range sizes {
@@ -155,7 +156,7 @@ func perAxis(h *header, ax []fileAxis) error {
 	if s, ok := h.Fields["kinds"]; ok {
 		k := lowerKinds(strs(s))
 		if len(k) != dim {
-			return formatError("kinds %q do not give %d entries", clip(s), dim)
+			return formatError("kinds %q do not give %d entries", textutil.Clip(s), dim)
 		}
 		for i := range ax {
 			ax[i].kind = k[i]
@@ -164,7 +165,7 @@ func perAxis(h *header, ax []fileAxis) error {
 	if s, ok := h.Fields["spacings"]; ok {
 		v, err := floats(s)
 		if err != nil || len(v) != dim {
-			return formatError("spacings %q do not give %d numbers", clip(s), dim)
+			return formatError("spacings %q do not give %d numbers", textutil.Clip(s), dim)
 		}
 		for i := range ax {
 			ax[i].spacing = v[i]
@@ -199,7 +200,7 @@ func geometryOf(h *header) (geometry, error) {
 	if s, ok := h.Fields["space origin"]; ok {
 		v, err := vectors(s)
 		if err != nil || len(v) != 1 || v[0] == nil {
-			return g, formatError("space origin %q is not a vector", clip(s))
+			return g, formatError("space origin %q is not a vector", textutil.Clip(s))
 		}
 		g.origin = v[0]
 	}
@@ -214,14 +215,14 @@ func skips(h *header) (lines int, bytes int64, err error) {
 	if s, ok := h.Fields["line skip"]; ok {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 0 {
-			return 0, 0, formatError("line skip %q is not a line count", clip(s))
+			return 0, 0, formatError("line skip %q is not a line count", textutil.Clip(s))
 		}
 		lines = v
 	}
 	if s, ok := h.Fields["byte skip"]; ok {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < -1 {
-			return 0, 0, formatError("byte skip %q is not a byte count", clip(s))
+			return 0, 0, formatError("byte skip %q is not a byte count", textutil.Clip(s))
 		}
 		bytes = v
 	}
