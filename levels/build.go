@@ -69,7 +69,7 @@ func (p *Pyramid) Progress() []LevelProgress {
 // kept. It returns when every chunk is built, or ctx ends, or a chunk
 // fails, or the pyramid is closed (Close stops it and waits).
 func (p *Pyramid) Build(ctx context.Context, workers int) error {
-	ctx, done, ok := p.startFlight(ForBackground(ctx))
+	ctx, done, ok := p.startFlight(forBuild(ForBackground(ctx)))
 	if !ok {
 		return errClosed
 	}

@@ -337,6 +337,16 @@ func ForBackground(ctx context.Context) context.Context {
 
 func isBackground(ctx context.Context) bool { return ctx.Value(backgroundKey{}) != nil }
 
+// buildingKey marks a context of Build, whose computed chunks go to the
+// disk cache and are read back from there when wanted.
+type buildingKey struct{}
+
+func forBuild(ctx context.Context) context.Context {
+	return context.WithValue(ctx, buildingKey{}, true)
+}
+
+func isBuild(ctx context.Context) bool { return ctx.Value(buildingKey{}) != nil }
+
 // countRead counts one chunk of a stored level read from the source.
 func (p *Pyramid) countRead(ctx context.Context, level int) {
 	p.loads.Add(1)
@@ -413,11 +423,12 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 			if p.hasFailures() {
 				p.noteLoad(k, nil)
 			}
-			// A chunk background work computed into the disk cache is
-			// read back from there when wanted: in memory it would push
-			// out the chunks of the level below that the next ones need
-			// (a band of a strip decoded again from the strip's start).
-			if !c.onDisk || !isBackground(ctx) {
+			// A chunk Build computed into the disk cache is read back
+			// from there when wanted: in memory it would push out the
+			// chunks of the level below that the next ones need (a band
+			// of a strip decoded again from the strip's start). Other
+			// work (views, read-ahead) keeps what it computed.
+			if !c.onDisk || !isBuild(ctx) {
 				p.cache.put(k, c.data, class, c.provisional)
 			}
 			p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})

@@ -19,6 +19,7 @@ import (
 	"vastview/levels"
 	"vastview/levels/omezarr"
 	"vastview/loader"
+	"vastview/loader/zarr/store"
 	"vastview/session"
 )
 
@@ -66,6 +67,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		}
 	}
 	srcPath, out := pos[0], pos[1]
+	if store.IsObjectURL(out) || strings.Contains(out, "://") {
+		return fmt.Errorf("%s: writing to an object store or a URL is not supported: write to a folder (a shared file system for parts) and copy it", out)
+	}
 	src, err := openSource(srcPath)
 	if err != nil {
 		return err
@@ -172,6 +176,10 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", out, err)
+	}
+	if levelLine != nil && parts > 0 {
+		view, bg := pyr.BytesRead()
+		bar.note(fmt.Sprintf("vastview: part %s: read %.1f MB of the source", *partArg, float64(view+bg)/1e6))
 	}
 	return nil
 }

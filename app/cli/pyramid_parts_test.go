@@ -115,7 +115,8 @@ func TestPyramidPartKilledRerunFinish(t *testing.T) {
 	// Off a terminal, a part says when each level is done and how fast.
 	code, _, errs := vv("pyramid", src, out, "--part", "2/2")
 	if code != 0 || !strings.Contains(errs, "vastview: part 2/2: level 0 done: 8 chunks, 1.3 MB in ") ||
-		!strings.Contains(errs, "vastview: part 2/2: level 1 done: ") || strings.Count(errs, " MB/s\n") != 2 {
+		!strings.Contains(errs, "vastview: part 2/2: level 1 done: ") || strings.Count(errs, " MB/s\n") != 2 ||
+		!strings.HasSuffix(errs, "vastview: part 2/2: read 1.3 MB of the source\n") {
 		t.Errorf("part 2/2: exit %d, stderr %q", code, errs)
 	}
 	code, _, errs = vv("pyramid", src, out, "--finish")
@@ -145,7 +146,8 @@ func TestPyramidPartKilledRerunFinish(t *testing.T) {
 	}
 }
 
-// TestPyramidPartArguments checks the usage errors of --part and --finish.
+// TestPyramidPartArguments checks the usage errors of --part and --finish,
+// and that an object store as OUT is refused in one line.
 func TestPyramidPartArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"--part", "0/2"}, {"--part", "3/2"}, {"--part", "x"}, {"--part", "1/2", "--finish"},
@@ -154,5 +156,17 @@ func TestPyramidPartArguments(t *testing.T) {
 		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
+	}
+	// Object stores are refused, not taken for a folder named "s3:".
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, out := range []string{"s3://bucket/img.ome.zarr", "gs://bucket/img.ome.zarr"} {
+		code, _, errs := vv("pyramid", "a.tif", out, "--part", "1/2")
+		if code != 1 || !strings.HasPrefix(errs, "vastview: "+out+": writing to an object store") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q", out, code, errs)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d entries written into the working folder", len(ents))
 	}
 }

@@ -3,6 +3,7 @@ package omezarr
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -260,5 +261,37 @@ func TestFinishNamesWhatIsMissing(t *testing.T) {
 	sameTree(t, plain, out)
 	if err := run(Options{Part: 1, Parts: 3}); err == nil {
 		t.Error("a part was written into a finished image")
+	}
+}
+
+// TestFinishRefusesDamagedRecords checks that a part's record whose boxes
+// or bits do not fit the image is named as damaged, not trusted.
+func TestFinishRefusesDamagedRecords(t *testing.T) {
+	ctx := context.Background()
+	c := partCases(t)[len(partCases(t))-1] // stored levels: quick
+	out := filepath.Join(t.TempDir(), "img.ome.zarr")
+	if err := Write(ctx, out, c.fresh(), Options{Part: 1, Parts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(out, partsDir, recordName(0, 1))
+	good, _ := os.ReadFile(rec)
+	for _, bad := range []string{
+		`"end":[7,5,4]`, `"end":[1000000000,1000000000,1000000000]`, `"lo":[-1,0,0]`, `"stored":"AA=="`,
+		`"lo":[1,0,0],"end":[7,5,4]`, // the right number of bits, outside the grid
+	} {
+		var r map[string]any
+		json.Unmarshal(good, &r)
+		lv := r["levels"].([]any)[0].(map[string]any)
+		var fields map[string]any
+		json.Unmarshal([]byte("{"+bad+"}"), &fields)
+		for k, v := range fields {
+			lv[k] = v
+		}
+		b, _ := json.Marshal(r)
+		os.WriteFile(rec, b, 0o644)
+		err := Write(ctx, out, c.fresh(), Options{Finish: true})
+		if err == nil || !strings.Contains(err.Error(), "part 1/1 is damaged") {
+			t.Errorf("%s: finish says %v", bad, err)
+		}
 	}
 }

@@ -203,7 +203,8 @@ func finish(ctx context.Context, out string, src loader.Source, lay *layout, opt
 		return fmt.Errorf("no part has finished: run every --part I/N first")
 	}
 	n := recs[0].Parts
-	units := (&chunkWriter{lay: lay, shards: shardsOf(lay, opts)}).units()
+	uw := &chunkWriter{lay: lay, shards: shardsOf(lay, opts)}
+	units := uw.units()
 	pl := planParts(src.Meta(), src, n, units)
 	miss := &MissingError{}
 	have := map[int]partRecord{}
@@ -225,8 +226,7 @@ func finish(ctx context.Context, out string, src loader.Source, lay *layout, opt
 		}
 		for _, lr := range r.Levels {
 			s := &chunkSet{lo: lr.Lo, end: lr.End, bits: lr.Stored}
-			if lr.Level < 0 || lr.Level >= len(lay.src) || len(s.lo) != len(lay.perm) || len(s.end) != len(lay.perm) ||
-				len(s.bits) != (nd.Product(sub(s.end, s.lo))+7)/8 {
+			if !fits(uw, lr) {
 				return fmt.Errorf("the record of part %s is damaged: run it again", partName(p, n))
 			}
 			s.each(func(idx []int, in bool) bool {
@@ -458,4 +458,19 @@ func (w *chunkWriter) units() [][]int {
 		u[k] = w.unitShape(k)
 	}
 	return u
+}
+
+// fits reports whether the level record lr names a box of objects inside
+// its level's grid, with a bit for each.
+func fits(w *chunkWriter, lr levelRecord) bool {
+	if lr.Level < 0 || lr.Level >= len(w.lay.src) || len(lr.Lo) != len(w.lay.perm) || len(lr.End) != len(w.lay.perm) {
+		return false
+	}
+	grid := w.unitGrid(lr.Level)
+	for i := range grid {
+		if lr.Lo[i] < 0 || lr.Lo[i] > lr.End[i] || lr.End[i] > grid[i] {
+			return false
+		}
+	}
+	return len(lr.Stored) == (nd.Product(sub(lr.End, lr.Lo))+7)/8
 }
