@@ -85,20 +85,20 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	// item in sight.
 	chans := fyne.NewMenuItem("Channels", nil)
 	chans.ChildMenu = fyne.NewMenu("", v.channelItems()...)
-	// Turning the plane: the keys' items press them (Shift for fine steps).
+	// Turning the plane (in the Go menu: the View menu fills the window's
+	// height): the keys' items press them (Shift for fine steps).
 	turn := fyne.NewMenuItem("Turn", nil)
 	turnItem := func(name string, r rune) *fyne.MenuItem {
-		return item("View → Turn → "+name, func() { v.s.Rune(r) })
+		return item("Go → Turn → "+name, func() { v.s.Rune(r) })
 	}
 	turn.ChildMenu = fyne.NewMenu("", turnItem("Up", 'w'), turnItem("Down", 's'), turnItem("Left", 'a'),
-		turnItem("Right", 'd'), turnItem("Anticlockwise", 'q'), turnItem("Clockwise", 'e'))
+		turnItem("Right", 'd'), turnItem("Anticlockwise", 'q'), turnItem("Clockwise", 'e'),
+		v.toggleItem("Go → Turn → Trilinear Interpolation", func() bool { return v.s.View().Linear },
+			func(bool) { v.s.ToggleLinear() }))
 	view := fyne.NewMenu("View",
 		planes[0], planes[1], planes[2], four,
 		v.toggleItem("View → Link Panel Zoom", v.s.LinkedZoom, v.s.SetLinkedZoom),
 		item("View → Projection: Max, Min, Mean, None", v.s.CycleProjection),
-		turn,
-		v.toggleItem("View → Trilinear Interpolation", func() bool { return v.s.View().Linear },
-			func(bool) { v.s.ToggleLinear() }),
 		fyne.NewMenuItemSeparator(),
 		item("View → Fit", v.s.Fit),
 		item("View → Zoom In", func() { v.s.Rune('+') }),
@@ -130,6 +130,8 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		item("Go → Next Series", alt(fyne.KeyPageDown)),
 		item("Go → Previous Series", alt(fyne.KeyPageUp)),
 		v.series,
+		fyne.NewMenuItemSeparator(),
+		turn,
 		fyne.NewMenuItemSeparator(),
 		keep,
 	)

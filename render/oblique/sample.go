@@ -432,23 +432,32 @@ func rows[T, O number](s *Sampler, out []O, mask []uint8, in Interp, level int) 
 		if s.ToRow > s.FromRow {
 			from, to = max(0, s.FromRow), min(to, s.ToRow)
 		}
+		w := len(s.col[0])
 		for i := from; i < to; i++ {
 			if in == Linear {
-				linearRow[T](s, out, mask, i, -1)
+				linearRow[T](s, out, mask, i, 0, w)
 			} else {
-				nearestRow[T](s, out, mask, i, -1)
+				nearestRow[T](s, out, mask, i, 0, w)
 			}
 		}
 		return
 	}
+	// The samples listed, in runs of neighbours on a row (the list is in
+	// the order the rows were sampled).
 	w := len(s.col[0])
-	for _, at := range s.next {
-		i := int(at) / w
-		if in == Linear {
-			linearRow[T](s, out, mask, i, int(at)-i*w)
-		} else {
-			nearestRow[T](s, out, mask, i, int(at)-i*w)
+	for k := 0; k < len(s.next); {
+		at := int(s.next[k])
+		i, j0 := at/w, at%w
+		n := 1
+		for k+n < len(s.next) && int(s.next[k+n]) == at+n && j0+n < w {
+			n++
 		}
+		if in == Linear {
+			linearRow[T](s, out, mask, i, j0, j0+n)
+		} else {
+			nearestRow[T](s, out, mask, i, j0, j0+n)
+		}
+		k += n
 	}
 }
 
@@ -485,19 +494,14 @@ func (s *Sampler) locate(z, y, x, i, j int) (d unsafe.Pointer, sp span) {
 	return sp.d, sp
 }
 
-// nearestRow samples row i (only column only, if only ≥ 0) by the nearest
-// sample.
-func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
+// nearestRow samples columns j0 up to j1 of row i by the nearest sample.
+func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 	rz, ry, rx := s.row[0][i], s.row[1][i], s.row[2][i]
 	cz, cy, cx := s.col[0], s.col[1], s.col[2]
 	nz, ny, nx := float64(s.g.n[0])+snap, float64(s.g.n[1])+snap, float64(s.g.n[2])+snap
 	mz, my, mx := s.g.n[0]-1, s.g.n[1]-1, s.g.n[2]-1
 	sz, sy, sx, base := s.strides[0], s.strides[1], s.strides[2], s.base
 	w := len(cx)
-	j0, j1 := 0, w
-	if only >= 0 {
-		j0, j1 = only, only+1
-	}
 	cz, cy, cx = cz[:w], cy[:w], cx[:w]
 	row := out[i*w : i*w+w]
 	var mrow []uint8
@@ -531,7 +535,7 @@ func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
 		if mrow != nil {
 			mrow[j] = Sampled
 		}
-		if only >= 0 || j+1 >= j1 {
+		if j+1 >= j1 {
 			continue
 		}
 		// The samples that follow in the same chunk and inside the data
@@ -584,19 +588,15 @@ func pairSteps(q, d float64, lo, hi int, pair bool) int {
 	return steps(q, d, float64(lo), float64(hi-1))
 }
 
-// linearRow samples row i (only column only, if only ≥ 0) by trilinear
+// linearRow samples columns j0 up to j1 of row i by trilinear
 // interpolation.
-func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
+func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 	rz, ry, rx := s.row[0][i], s.row[1][i], s.row[2][i]
 	cz, cy, cx := s.col[0], s.col[1], s.col[2]
 	tz, ty, tx := float64(s.g.n[0]-1)+snap, float64(s.g.n[1]-1)+snap, float64(s.g.n[2]-1)+snap
 	mz, my, mx := s.g.n[0]-1, s.g.n[1]-1, s.g.n[2]-1
 	sz, sy, sx, base := s.strides[0], s.strides[1], s.strides[2], s.base
 	w := len(cx)
-	j0, j1 := 0, w
-	if only >= 0 {
-		j0, j1 = only, only+1
-	}
 	cz, cy, cx = cz[:w], cy[:w], cx[:w]
 	row := out[i*w : i*w+w]
 	var mrow []uint8
@@ -687,7 +687,7 @@ func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
 		if mrow != nil {
 			mrow[j] = Sampled
 		}
-		if only >= 0 || j+1 >= j1 || sp.d == nil {
+		if j+1 >= j1 || sp.d == nil {
 			continue
 		}
 		// The samples that follow with all 8 in the same chunk and inside
