@@ -63,10 +63,7 @@ func (v *viewer) errorWith(text string) map[string]any {
 // first file to the series, then to the last file.
 func TestWindowBrowsesAFolderAmongFiles(t *testing.T) {
 	dir, bin := windowTest(t)
-	series, _ := filepath.Abs("../shared/testdata/dicom/CT5N_series")
-	if _, err := os.Stat(series); err != nil {
-		t.Skip("no shared test data:", err)
-	}
+	series := testtool.SharedData(t, "dicom/CT5N_series")
 	a, b := filepath.Join(dir, "a.tif"), filepath.Join(dir, "b.tif")
 	writeWells(t, a, b)
 	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), a, series, b)

@@ -40,28 +40,31 @@ const (
 
 // item is a chunk in memory. A provisional item holds a placeholder for
 // data the source did not have yet (loader.ErrNotStored); it is dropped
-// once older than provisionalTTL, so that a revisit reads the chunk again.
+// once older than the placeholder lifetime (Options.PlaceholderTTL), so
+// that a revisit reads the chunk again.
 type item struct {
 	data        []byte
 	provisional bool
 	at          time.Time
 }
 
-// provisionalTTL is how long a placeholder for a chunk the source did not
-// hold is shown before the chunk is asked for again.
-var provisionalTTL = 2 * time.Second
+// DefaultPlaceholderTTL is how long a placeholder for a chunk the source
+// did not hold is shown before the chunk is asked for again, unless
+// Options.PlaceholderTTL says otherwise.
+const DefaultPlaceholderTTL = 2 * time.Second
 
 // chunks is the pyramid's chunk memory: one least-recently-used list per
 // class under one byte budget, source chunks evicted before computed ones.
 // It is not safe for concurrent use; cache wraps it with a lock.
 type chunks struct {
 	budget  int64
+	ttl     time.Duration // how long a placeholder lives
 	classes [2]*lru.Cache[Key, item]
 	prov    int // provisional entries held
 }
 
-func newChunks(budget int64) *chunks {
-	return &chunks{budget: budget, classes: [2]*lru.Cache[Key, item]{lru.New[Key, item](0), lru.New[Key, item](0)}}
+func newChunks(budget int64, ttl time.Duration) *chunks {
+	return &chunks{budget: budget, ttl: ttl, classes: [2]*lru.Cache[Key, item]{lru.New[Key, item](0), lru.New[Key, item](0)}}
 }
 
 // get returns the chunk's data and whether it is a placeholder; an
@@ -72,7 +75,7 @@ func (c *chunks) get(k Key) ([]byte, bool) {
 		if !ok {
 			continue
 		}
-		if it.provisional && time.Since(it.at) > provisionalTTL {
+		if it.provisional && time.Since(it.at) > c.ttl {
 			c.remove(class, k)
 			return nil, false
 		}

@@ -2,6 +2,7 @@ package levels
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,37 +19,37 @@ func TestLevelsWithoutAWritableDiskCache(t *testing.T) {
 	breakers := []struct {
 		name string
 		// spoil makes the cache unwritable once the pyramid is open on the
-		// entry dir (under root), or before it opens if early is set.
+		// entry e (under root), or before it opens if early is set (e nil).
 		early bool
-		spoil func(t *testing.T, root, dir string)
+		spoil func(t *testing.T, root string, e *diskEntry)
 	}{
-		{"root replaced by a file", true, func(t *testing.T, root, _ string) {
+		{"root replaced by a file", true, func(t *testing.T, root string, _ *diskEntry) {
 			replaceWithFile(t, root)
 		}},
-		{"entry replaced by a file", false, func(t *testing.T, _, dir string) {
-			replaceWithFile(t, dir)
+		{"entry replaced by a file", false, func(t *testing.T, _ string, e *diskEntry) {
+			replaceWithFile(t, e.dir)
 		}},
-		{"level folders are files", false, func(t *testing.T, _, dir string) {
+		{"level files are folders", false, func(t *testing.T, _ string, e *diskEntry) {
 			for k := 1; k < 8; k++ {
-				os.WriteFile(filepath.Join(dir, "L"+string(rune('0'+k))), nil, 0o644)
+				os.Mkdir(filepath.Join(e.dir, fmt.Sprintf("L%d.0", k)), 0o755)
 			}
 		}},
-		{"second level folder is a file", false, func(t *testing.T, _, dir string) {
-			os.WriteFile(filepath.Join(dir, "L2"), nil, 0o644)
+		{"second level's file is a folder", false, func(t *testing.T, _ string, e *diskEntry) {
+			os.Mkdir(filepath.Join(e.dir, "L2.0"), 0o755)
 			t.Cleanup(func() {
-				if countChunks(dir) == 0 {
+				if countChunks(e) == 0 {
 					t.Error("no chunk reached the disk cache before it failed")
 				}
 			})
 		}},
-		{"read-only entry", false, func(t *testing.T, _, dir string) {
+		{"read-only entry", false, func(t *testing.T, _ string, e *diskEntry) {
 			if os.Geteuid() == 0 {
 				t.Skip("permissions do not bind root")
 			}
-			if err := os.Chmod(dir, 0o555); err != nil {
+			if err := os.Chmod(e.dir, 0o555); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { os.Chmod(dir, 0o755) })
+			t.Cleanup(func() { os.Chmod(e.dir, 0o755) })
 		}},
 	}
 	layouts := []struct {
@@ -70,7 +71,7 @@ func TestLevelsWithoutAWritableDiskCache(t *testing.T) {
 				}
 				id := loader.Identity{Path: "/data/" + l.name, Size: 1, MTime: 1}
 				if b.early {
-					b.spoil(t, root, "")
+					b.spoil(t, root, nil)
 				}
 				// A small chunk cache: computed chunks are evicted and
 				// computed again while the levels are read.
@@ -84,7 +85,7 @@ func TestLevelsWithoutAWritableDiskCache(t *testing.T) {
 					if e == nil {
 						t.Fatalf("disk cache not opened: %v", p.DiskError())
 					}
-					b.spoil(t, root, e.dir)
+					b.spoil(t, root, e)
 				}
 				if l.build {
 					if err := p.Build(context.Background(), 2); err != nil {

@@ -116,7 +116,8 @@ func TestPlaceholdersExpireSoARevisitReadsAgain(t *testing.T) {
 func testPlaceholdersExpire(t *testing.T) {
 	hs := newHash("ZYX", []int{2, 256, 256}, []int{1, 256, 256})
 	src := &liveSource{hashSource: hs, absent: map[string]bool{"1,0,0": true}}
-	p, err := Open(src, Options{})
+	const ttl = 5 * time.Second
+	p, err := Open(src, Options{PlaceholderTTL: ttl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,11 +131,11 @@ func testPlaceholdersExpire(t *testing.T) {
 		t.Fatal("the placeholder is not served")
 	}
 	src.store(idx)
-	time.Sleep(provisionalTTL / 2)
+	time.Sleep(ttl * 3 / 4)
 	if b := p.Get(0, idx); b == nil || binary.LittleEndian.Uint16(b) != liveFill {
 		t.Fatal("the placeholder expired before its time")
 	}
-	time.Sleep(provisionalTTL)
+	time.Sleep(ttl / 2)
 	if p.Get(0, idx) != nil {
 		t.Fatal("an expired placeholder is still served")
 	}

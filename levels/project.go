@@ -114,11 +114,10 @@ func ProjectPlane(ctx context.Context, src loader.Source, level int, p loader.Pl
 		return nil, 0, 0, 0, fmt.Errorf("no level %d (the data has %d)", level, len(m.Levels))
 	}
 	l := &m.Levels[level]
-	rowL, colL, err := loader.PlaneAxes(p.Orientation)
-	if err != nil {
-		return nil, 0, 0, 0, err
+	if !p.Orientation.Valid() {
+		return nil, 0, 0, 0, fmt.Errorf("unknown plane %v", p.Orientation)
 	}
-	normal, _ := loader.NormalAxis(p.Orientation)
+	rowL, colL, normal := p.Orientation.Axes()
 	ra, ca, na := m.AxisIndex(rowL), m.AxisIndex(colL), m.AxisIndex(normal)
 	if ra < 0 || ca < 0 {
 		return nil, 0, 0, 0, fmt.Errorf("plane %s needs axes %c and %c; the data has %s", p.Orientation, rowL, colL, m.Axes)

@@ -36,6 +36,10 @@ type Options struct {
 	// used, the pyramid works without it (see DiskError).
 	Disk     *Disk
 	Identity loader.Identity
+	// PlaceholderTTL is how long a chunk the source did not hold yet
+	// (loader.ErrNotStored) is shown as its fill value before it is read
+	// again; 0 means DefaultPlaceholderTTL.
+	PlaceholderTTL time.Duration
 }
 
 // Pyramid is a multi-resolution view of a Source: the levels the source
@@ -92,10 +96,13 @@ func Open(src loader.Source, opt Options) (*Pyramid, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opt.PlaceholderTTL <= 0 {
+		opt.PlaceholderTTL = DefaultPlaceholderTTL
+	}
 	p := &Pyramid{
 		src: src, meta: &meta, reduce: reduce, stored: len(m.Levels),
 		mode:  opt.Mode || m.Label,
-		cache: cache{c: newChunks(opt.CacheBytes)},
+		cache: cache{c: newChunks(opt.CacheBytes, opt.PlaceholderTTL)},
 	}
 	if p.mode && m.DType.Float() {
 		return nil, fmt.Errorf("label images need integer samples, not %s", m.DType)

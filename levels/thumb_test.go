@@ -58,7 +58,7 @@ func testBuildBudget(t *testing.T, chunk []int) {
 	if len(prog) != 1 || prog[0].Level != 2 || prog[0].Done != prog[0].Total || prog[0].Total != int64(nd.Product(lv[2].Grid())) {
 		t.Errorf("progress %+v, want level 2 complete", prog)
 	}
-	if n := countChunks(p.disk.Load().dir); n != int(nd.Product(lv[2].Grid())) {
+	if n := countChunks(p.disk.Load()); n != int(nd.Product(lv[2].Grid())) {
 		t.Errorf("%d chunks on disk, want the %d of level 2 only", n, nd.Product(lv[2].Grid()))
 	}
 	if !p.disk.Load().has(2, []int{39, 0, 0}) {

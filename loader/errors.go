@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync/atomic"
 )
 
 // ErrFormat means that no registered format recognises the input.
@@ -49,6 +50,12 @@ type FormatError struct {
 
 func (e *FormatError) Error() string { return e.Format + ": " + e.Msg }
 
+// Errorf returns a *FormatError of the named format whose message is
+// fmt.Sprintf(msg, args...).
+func Errorf(format, msg string, args ...any) error {
+	return &FormatError{Format: format, Msg: fmt.Sprintf(msg, args...)}
+}
+
 // UnsupportedError reports a valid file that uses a feature not implemented.
 type UnsupportedError struct {
 	Format  string // e.g. "tiff"
@@ -64,6 +71,27 @@ func (e *UnsupportedError) Error() string {
 // still writing. dst has been filled with the array's fill value, so callers
 // may show it, but should read the chunk again later rather than keep it.
 var ErrNotStored = errors.New("chunk not stored yet")
+
+// ErrClosed is returned (possibly wrapped) by ReadChunk on a source that
+// has been closed.
+var ErrClosed = errors.New("source is closed")
+
+// Closing is what a source that holds nothing to release keeps to keep
+// the Close contract: a read after Close is an error. Keep one in a field,
+// call SetClosed from Close and check Closed in ReadChunk. The zero value
+// is open; it is safe for concurrent use.
+type Closing struct{ closed atomic.Bool }
+
+// SetClosed marks the source closed. It reports whether it already was.
+func (c *Closing) SetClosed() bool { return c.closed.Swap(true) }
+
+// Closed returns ErrClosed once SetClosed has been called, else nil.
+func (c *Closing) Closed() error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
 
 // ErrMissing is returned, wrapped together with ErrNotStored, by a
 // ReadChunk that finds a chunk absent where the source has reason to

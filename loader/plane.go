@@ -12,28 +12,63 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// Orientation is the plane a 2-D section shows: which axes are its rows
+// and columns. The zero value is XY.
+type Orientation uint8
+
+// The orientations.
+const (
+	XY Orientation = iota // rows Y, columns X
+	XZ                    // rows Z, columns X
+	YZ                    // rows Z, columns Y
+)
+
+// orientationAxes are the row, column and normal axes of each orientation.
+var orientationAxes = [...][3]byte{XY: {'Y', 'X', 'Z'}, XZ: {'Z', 'X', 'Y'}, YZ: {'Z', 'Y', 'X'}}
+
+// ParseOrientation reads "xy", "xz" or "yz" (any case; "" is xy).
+func ParseOrientation(s string) (Orientation, error) {
+	if s == "" {
+		return XY, nil
+	}
+	for o := range orientationAxes {
+		if strings.EqualFold(s, Orientation(o).String()) {
+			return Orientation(o), nil
+		}
+	}
+	return XY, fmt.Errorf("unknown plane %q (want xy, xz or yz)", s)
+}
+
+// Valid reports whether o is one of XY, XZ and YZ.
+func (o Orientation) Valid() bool { return int(o) < len(orientationAxes) }
+
+// String is the orientation's name, "xy", "xz" or "yz".
+func (o Orientation) String() string {
+	if !o.Valid() {
+		return fmt.Sprintf("Orientation(%d)", o)
+	}
+	a := orientationAxes[o]
+	return strings.ToLower(string([]byte{a[1], a[0]}))
+}
+
+// Axes returns the axis letters of the rows, the columns and the normal of
+// the plane (Z for xy, Y for xz, X for yz).
+func (o Orientation) Axes() (row, col, normal byte) {
+	if !o.Valid() {
+		o = XY
+	}
+	a := orientationAxes[o]
+	return a[0], a[1], a[2]
+}
+
 // Plane names a 2-D section through a source: which axes are shown and the
 // coordinate on every other axis.
 type Plane struct {
-	// Orientation is "xy" (rows Y, columns X), "xz" (rows Z, columns X) or
-	// "yz" (rows Z, columns Y).
-	Orientation string
+	// Orientation says which axes are the rows and the columns.
+	Orientation Orientation
 	// At holds the coordinate on each axis not shown, by axis letter; axes
 	// missing from the map are at 0.
 	At map[byte]int
-}
-
-// PlaneAxes returns the row and column axis letters of an orientation.
-func PlaneAxes(orientation string) (row, col byte, err error) {
-	switch strings.ToLower(orientation) {
-	case "", "xy":
-		return 'Y', 'X', nil
-	case "xz":
-		return 'Z', 'X', nil
-	case "yz":
-		return 'Z', 'Y', nil
-	}
-	return 0, 0, fmt.Errorf("unknown plane %q (want xy, xz or yz)", orientation)
 }
 
 // ChunkLister is a Source that can tell which chunks of a plane of chunks
@@ -72,10 +107,10 @@ func ReadPlane(ctx context.Context, src Source, level int, p Plane) (buf []byte,
 		return nil, 0, 0, fmt.Errorf("no level %d (the source stores %d)", level, len(m.Levels))
 	}
 	l := &m.Levels[level]
-	rowL, colL, err := PlaneAxes(p.Orientation)
-	if err != nil {
-		return nil, 0, 0, err
+	if !p.Orientation.Valid() {
+		return nil, 0, 0, fmt.Errorf("unknown plane %v", p.Orientation)
 	}
+	rowL, colL, _ := p.Orientation.Axes()
 	ra, ca := m.AxisIndex(rowL), m.AxisIndex(colL)
 	if ra < 0 || ca < 0 {
 		return nil, 0, 0, fmt.Errorf("plane %s needs axes %c and %c; the data has %s", p.Orientation, rowL, colL, m.Axes)

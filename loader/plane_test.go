@@ -91,9 +91,9 @@ func TestReadAllMatchesSource(t *testing.T) {
 
 func TestReadPlaneAllOrientations(t *testing.T) {
 	s := newMem("TCZYX", []int{2, 2, 6, 7, 9}, []int{1, 1, 4, 3, 4}, 3)
-	for _, o := range []string{"xy", "xz", "yz"} {
+	for _, o := range []Orientation{XY, XZ, YZ} {
 		for _, at := range []map[byte]int{{'T': 1, 'C': 0, 'Z': 5, 'Y': 6, 'X': 8}, {'T': 0, 'C': 1, 'Z': 0, 'Y': 0, 'X': 0}, {'T': 1, 'C': 1, 'Z': 3, 'Y': 2, 'X': 5}} {
-			row, col, _ := PlaneAxes(o)
+			row, col, _ := o.Axes()
 			sel := map[byte]int{}
 			for k, v := range at {
 				if k != row && k != col {
@@ -127,9 +127,9 @@ func TestReadPlaneErrors(t *testing.T) {
 		p    Plane
 		want string
 	}{
-		{Plane{"xy", map[byte]int{'Z': 3}}, "Z=3 is outside 0..2"},
-		{Plane{"xy", map[byte]int{'T': 1}}, "no T axis"},
-		{Plane{"ab", nil}, "unknown plane"},
+		{Plane{XY, map[byte]int{'Z': 3}}, "Z=3 is outside 0..2"},
+		{Plane{XY, map[byte]int{'T': 1}}, "no T axis"},
+		{Plane{Orientation(7), nil}, "unknown plane"},
 	} {
 		_, _, _, err := ReadPlane(context.Background(), s, 0, c.p)
 		if err == nil || !contains(err.Error(), c.want) {
@@ -137,7 +137,7 @@ func TestReadPlaneErrors(t *testing.T) {
 		}
 	}
 	s2 := newMem("YX", []int{3, 4}, []int{3, 4}, 1)
-	if _, _, _, err := ReadPlane(context.Background(), s2, 0, Plane{Orientation: "xz"}); err == nil {
+	if _, _, _, err := ReadPlane(context.Background(), s2, 0, Plane{Orientation: XZ}); err == nil {
 		t.Error("xz of a 2-D image: no error")
 	}
 }
@@ -200,11 +200,40 @@ func TestPlaneWorkIsBoundedByThePlaneNotTheChunks(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	base := ms.HeapAlloc
-	buf, w, h, err := ReadPlane(context.Background(), src, 0, Plane{Orientation: "xy"})
+	buf, w, h, err := ReadPlane(context.Background(), src, 0, Plane{Orientation: XY})
 	if err != nil || w != 2000 || h != 2000 || buf[2000*7+5] != 12 {
 		t.Fatalf("plane %d×%d, %v", w, h, err)
 	}
 	if grew := src.peak.Load() - min(base, src.peak.Load()); grew > 64<<20 {
 		t.Errorf("the heap grew by %d MiB while reading a 4 MB plane", grew>>20)
+	}
+}
+
+func TestOrientationNamesAndAxes(t *testing.T) {
+	for _, c := range []struct {
+		names          []string
+		o              Orientation
+		row, col, norm byte
+	}{
+		{[]string{"", "xy", "XY"}, XY, 'Y', 'X', 'Z'},
+		{[]string{"xz", "XZ", "xZ"}, XZ, 'Z', 'X', 'Y'},
+		{[]string{"yz", "YZ"}, YZ, 'Z', 'Y', 'X'},
+	} {
+		for _, s := range c.names {
+			if o, err := ParseOrientation(s); err != nil || o != c.o {
+				t.Errorf("ParseOrientation(%q) = %v, %v; want %v", s, o, err, c.o)
+			}
+		}
+		if back, err := ParseOrientation(c.o.String()); err != nil || back != c.o {
+			t.Errorf("%v does not read back from %q", c.o, c.o.String())
+		}
+		if r, col, n := c.o.Axes(); r != c.row || col != c.col || n != c.norm {
+			t.Errorf("%v.Axes() = %c %c %c, want %c %c %c", c.o, r, col, n, c.row, c.col, c.norm)
+		}
+	}
+	for _, s := range []string{"zz", "xyz", "x"} {
+		if _, err := ParseOrientation(s); err == nil {
+			t.Errorf("no error for plane %q", s)
+		}
 	}
 }

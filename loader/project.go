@@ -43,18 +43,3 @@ func ParseProjection(s string) (Projection, error) {
 	}
 	return NoProjection, fmt.Errorf("unknown projection %q (want max, min or mean)", s)
 }
-
-// NormalAxis is the axis normal to a plane orientation ("xy": Z, "xz": Y,
-// "yz": X).
-func NormalAxis(orientation string) (byte, error) {
-	row, col, err := PlaneAxes(orientation)
-	if err != nil {
-		return 0, err
-	}
-	for _, a := range []byte("ZYX") {
-		if a != row && a != col {
-			return a, nil
-		}
-	}
-	return 0, fmt.Errorf("plane %s has no normal axis", orientation)
-}

@@ -56,6 +56,12 @@ type View struct {
 	LayersSet bool `json:"layers_set,omitempty"`
 	// Layout is "four" for the four panels, "" for one plane.
 	Layout string `json:"layout,omitempty"`
+	// Turn is the rotation of a turned plane (render.Turn: the matrix
+	// minus the identity, Z, Y, X order), empty for an aligned one.
+	Turn []float64 `json:"turn,omitempty"`
+	// Linear is true when the plane was sampled by trilinear
+	// interpolation.
+	Linear bool `json:"linear,omitempty"`
 }
 
 // LayerView is how one layer was shown over the image.

@@ -197,18 +197,3 @@ func TestFitAndMapping(t *testing.T) {
 		t.Errorf("Pan: %v, want %v", got, v.ToPlane(m, 100, 100))
 	}
 }
-
-func TestParseOrientation(t *testing.T) {
-	for s, want := range map[string]Orientation{"": XY, "xy": XY, "XZ": XZ, "yz": YZ} {
-		o, err := ParseOrientation(s)
-		if err != nil || o != want {
-			t.Errorf("ParseOrientation(%q) = %v, %v", s, o, err)
-		}
-		if s != "" && o.String() != map[Orientation]string{XY: "xy", XZ: "xz", YZ: "yz"}[want] {
-			t.Errorf("String of %v", o)
-		}
-	}
-	if _, err := ParseOrientation("zz"); err == nil {
-		t.Error("no error for plane zz")
-	}
-}

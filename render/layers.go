@@ -248,33 +248,3 @@ func OverlayLabels(dst, ids *image.RGBA, st LabelStyle) {
 		}
 	}
 }
-
-// PlaneLabels is the id image (as RenderLabels draws) of a label plane of
-// pw×ph samples of type dt laid over a w×h plane of the base whose rows
-// and columns are axes row and col: each base sample gets the id of the
-// label sample nearest its centre, 0 where the labels do not reach.
-func PlaneLabels(plane []byte, dt loader.DType, pw, ph int, al Alignment, row, col byte, w, h int) *image.RGBA {
-	ids := image.NewRGBA(image.Rect(0, 0, w, h))
-	es := dt.Size()
-	cols := make([]int, w)
-	for x := range cols {
-		cols[x] = -1
-		if j, ok := al.Index(col, x); ok && j < pw {
-			cols[x] = j
-		}
-	}
-	le := binary.LittleEndian
-	for y := range h {
-		i, ok := al.Index(row, y)
-		if !ok || i >= ph {
-			continue
-		}
-		src, dst := plane[i*pw*es:], ids.Pix[y*ids.Stride:]
-		for x, j := range cols {
-			if j >= 0 {
-				le.PutUint32(dst[4*x:], LabelKey(src, dt, j))
-			}
-		}
-	}
-	return ids
-}

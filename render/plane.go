@@ -8,7 +8,6 @@
 package render
 
 import (
-	"encoding/binary"
 	"image"
 	"math"
 	"slices"
@@ -57,43 +56,6 @@ func Plane(buf []byte, dt loader.DType, w, h int, lo, hi float64, cm *Colormap) 
 // window [lo, hi] and the colormap. Types of 8 and 16 bits go through a
 // table of every possible value; wider types are mapped per sample.
 func Draw(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Colormap) {
-	n := len(buf) / dt.Size()
-	pix = pix[:4*n]
-	switch dt {
-	case loader.Uint8, loader.Int8, loader.Uint16, loader.Int16:
-		lut := valueLUT(dt, lo, hi, cm)
-		var pal [256]uint32
-		palette(&pal, cm)
-		le := binary.LittleEndian
-		if dt.Size() == 1 {
-			for i, b := range buf {
-				le.PutUint32(pix[4*i:], pal[lut[b]])
-			}
-			return
-		}
-		for i := 0; i < n; i++ {
-			le.PutUint32(pix[4*i:], pal[lut[le.Uint16(buf[2*i:])]])
-		}
-	default:
-		span := hi - lo
-		for i := 0; i < n; i++ {
-			e := 0
-			if cm.Label && dt.Is64BitInt() { // exact ids: a float64 rounds those beyond 2^53
-				e = labelIndexBits(dt.Bits(buf, i), dt.Signed())
-			} else {
-				e = cm.entry(Sample(buf, dt, i), lo, span)
-			}
-			c := cm.LUT[e]
-			p := pix[4*i : 4*i+4 : 4*i+4]
-			p[0], p[1], p[2], p[3] = c[0], c[1], c[2], 255
-		}
-	}
-}
-
-// valueLUT maps every raw bit pattern of an 8- or 16-bit type to its
-// colormap entry.
-func valueLUT(dt loader.DType, lo, hi float64, cm *Colormap) []uint8 {
-	lut := make([]uint8, 1<<(8*dt.Size()))
-	fillLUT(lut, dt, lo, hi, cm)
-	return lut
+	var p Painter
+	p.Paint(pix, buf, dt, lo, hi, cm)
 }

@@ -1,8 +1,6 @@
 package render
 
 import (
-	"image"
-
 	"vastview/loader"
 )
 
@@ -22,15 +20,4 @@ func RGBWindow(dt loader.DType) (lo, hi float64, ok bool) {
 		return 0, 0, false
 	}
 	return 0, float64(uint64(1)<<(8*dt.Size()) - 1), true
-}
-
-// PlaneRGB draws the red, green and blue samples of a colour plane (w×h
-// samples each, type dt) as the RGB colormap shows them, each through the
-// window [lo, hi].
-func PlaneRGB(samples [3][]byte, dt loader.DType, w, h int, lo, hi float64) *image.RGBA {
-	chans := make([]Channel, 3)
-	for c := range chans {
-		chans[c] = Channel{C: c, Lo: lo, Hi: hi, Colormap: rgbRamps[c]}
-	}
-	return PlaneComposite(samples[:], dt, w, h, chans)
 }

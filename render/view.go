@@ -6,54 +6,16 @@ import (
 	"vastview/loader"
 )
 
-// Orientation is the plane a view shows. Its rows and columns follow
-// loader.PlaneAxes.
-type Orientation uint8
+// Orientation is the plane a view shows: the loader's, which reads planes
+// of every orientation.
+type Orientation = loader.Orientation
 
 // The orientations.
 const (
-	XY Orientation = iota // rows Y, columns X
-	XZ                    // rows Z, columns X
-	YZ                    // rows Z, columns Y
+	XY = loader.XY // rows Y, columns X
+	XZ = loader.XZ // rows Z, columns X
+	YZ = loader.YZ // rows Z, columns Y
 )
-
-// ParseOrientation reads "xy", "xz" or "yz" (any case; "" is xy).
-func ParseOrientation(s string) (Orientation, error) {
-	row, col, err := loader.PlaneAxes(s)
-	if err != nil {
-		return XY, err
-	}
-	switch {
-	case row == 'Z' && col == 'X':
-		return XZ, nil
-	case row == 'Z':
-		return YZ, nil
-	}
-	return XY, nil
-}
-
-// String is the orientation's name, "xy", "xz" or "yz".
-func (o Orientation) String() string {
-	switch o {
-	case XZ:
-		return "xz"
-	case YZ:
-		return "yz"
-	}
-	return "xy"
-}
-
-// Axes returns the axis letters of the rows, the columns and the normal of
-// the plane (Z for xy, Y for xz, X for yz).
-func (o Orientation) Axes() (row, col, normal byte) {
-	switch o {
-	case XZ:
-		return 'Z', 'X', 'Y'
-	case YZ:
-		return 'Z', 'Y', 'X'
-	}
-	return 'Y', 'X', 'Z'
-}
 
 // Point is a position in a plane, in level-0 samples: sample i of an axis
 // covers [i, i+1), so the plane's centre is (columns/2, rows/2).
@@ -86,6 +48,14 @@ type View struct {
 	Channels []Channel
 	// Width and Height are the viewport's size in pixels (at most 16384).
 	Width, Height int
+	// Turn, when not zero, turns the plane about the view's centre (the
+	// position Center on the plane, at the index of the axis normal to
+	// it): an oblique plane, sampled through the volume with one screen
+	// pixel of the column axis's spacing / Zoom on each side.
+	Turn Turn
+	// Linear samples an oblique plane by trilinear interpolation rather
+	// than the nearest sample.
+	Linear bool
 }
 
 // At returns the view's index on axis a ('T', 'C', 'Z', 'Y' or 'X').

@@ -273,8 +273,8 @@ func (s *Session) pickInList(list []Entry, i int) {
 	}
 	s.browse.picked, s.browse.note = list[i].Path, note
 	s.startThumbsLocked()
+	s.traceNote(note) // before the list says so: a host reading it finds the trace written
 	s.mu.Unlock()
-	s.traceNote(note)
 	s.changed(ListChanged | StatusChanged)
 }
 
@@ -511,14 +511,9 @@ func (s *Session) neighboursLocked() []int {
 	return out
 }
 
-// aheadCacheBytes is the chunk cache of data opened ahead: an eighth of
-// the budget, so that two neighbours and the file shown fit in it.
-func aheadCacheBytes(budget int64) int64 {
-	if budget <= 0 {
-		budget = levels.DefaultCacheBytes()
-	}
-	return max(budget/8, 16<<20)
-}
+// aheadCacheBytes is the chunk cache of data opened ahead (see
+// levels.Part).
+func aheadCacheBytes(budget int64) int64 { return levels.Part(budget, levels.PartAhead) }
 
 // prefetchNeighbours opens the next and previous files of the list ahead
 // of need and asks for the chunks of their first view, so that moving to
@@ -594,7 +589,7 @@ func (s *Session) openAhead(path string, view render.View, cur *Data, keep bool,
 		w, h := view.Width, view.Height
 		view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
 		if p, ok := s.prefs.View(path); ok {
-			if o, err := render.ParseOrientation(p.Plane); err == nil {
+			if o, err := loader.ParseOrientation(p.Plane); err == nil {
 				view.Orientation, view.Zoom, view.Center = o, p.Zoom, render.Point{Col: p.CenterX, Row: p.CenterY}
 				view.T, view.Z, view.Y, view.X = p.T, p.Z, p.Y, p.X
 			}

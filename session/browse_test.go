@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/demo"
 	_ "vastview/loader/formats" // every format, as the viewer has them
@@ -306,13 +307,7 @@ func TestAFileThatDoesNotOpenSaysWhy(t *testing.T) {
 // files have no extension) between two files: it is the second entry of
 // the list, and Alt+→ goes from the first file to it, then to the last.
 func TestAFolderAmongFilesIsAnEntry(t *testing.T) {
-	series, err := filepath.Abs("../../shared/testdata/dicom/CT5N_series")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(series); err != nil {
-		t.Skip("no shared test data:", err)
-	}
+	series := testtool.SharedData(t, "dicom/CT5N_series")
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.tif"), filepath.Join(dir, "b.tif")
 	writeStack(t, a, 3, 10, 10, 5)

@@ -35,7 +35,7 @@ func checkComposite(t *testing.T, src loader.Source, f *Frame) {
 	var planes [][]byte
 	var w, h int
 	for _, ch := range f.View.Channels {
-		buf, pw, ph, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{'C': ch.C, 'Z': f.View.Z}})
+		buf, pw, ph, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY, At: map[byte]int{'C': ch.C, 'Z': f.View.Z}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,7 +110,7 @@ func (s *Session) Export(path string, o ExportOptions, onEnd func(*Export)) (*Ex
 	}
 	s.keepChannelLocked()
 	chans := exportChannels(d.Pyr.Meta(), s.chans)
-	e := s.startExportLocked(path, onEnd, d.Release, func(ctx context.Context, progress func(done, total int)) error {
+	e, err := s.exports.start(path, onEnd, d.Release, func(ctx context.Context, progress func(done, total int)) error {
 		m := d.Pyr.Meta()
 		var src loader.Source = d.Pyr
 		method := map[bool]string{true: "mode", false: "mean"}[m.Label]
@@ -133,7 +133,7 @@ func (s *Session) Export(path string, o ExportOptions, onEnd func(*Export)) (*Ex
 		})
 	})
 	s.mu.Unlock()
-	return e, nil
+	return e, err
 }
 
 // ExportOptions are the choices of an OME-Zarr export, as the pyramid
@@ -166,17 +166,38 @@ func (l levelZero) ReadChunk(ctx context.Context, level int, idx []int, dst []by
 
 func (l levelZero) Close() error { return nil }
 
-// startExportLocked runs work, writing path, in the background as an
-// Export that Close cancels, then calls release and onEnd (if set, from
-// another goroutine). work reports its progress through the function it
-// is handed.
-func (s *Session) startExportLocked(path string, onEnd func(*Export), release func(), work func(ctx context.Context, progress func(done, total int)) error) *Export {
+// exportSet is the part of the session that runs exports in the
+// background: those in progress, cancelled and waited for when the
+// session closes. It has its own lock and knows nothing else of the
+// session: what an export writes and holds comes with it. Safe for
+// concurrent use.
+type exportSet struct {
+	mu      sync.Mutex
+	running map[*Export]struct{}
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// start runs work, writing path, in the background as an Export, then
+// calls release and onEnd (if set, from another goroutine). work reports
+// its progress through the function it is handed. Once the set is closed
+// it calls release and returns an error instead.
+func (x *exportSet) start(path string, onEnd func(*Export), release func(), work func(ctx context.Context, progress func(done, total int)) error) (*Export, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		release()
+		return nil, errors.New("the viewer is closing")
+	}
 	ctx, cancel := context.WithCancel(levels.ForBackground(context.Background()))
 	e := &Export{Path: path, cancel: cancel, done: make(chan struct{})}
-	s.exports[e] = struct{}{}
-	s.wg.Add(1)
+	if x.running == nil {
+		x.running = map[*Export]struct{}{}
+	}
+	x.running[e] = struct{}{}
+	x.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer x.wg.Done()
 		err := work(ctx, func(done, total int) {
 			e.mu.Lock()
 			e.chunks, e.all = done, total
@@ -187,27 +208,44 @@ func (s *Session) startExportLocked(path string, onEnd func(*Export), release fu
 		e.mu.Lock()
 		e.err = err
 		e.mu.Unlock()
-		s.mu.Lock()
-		delete(s.exports, e)
-		s.mu.Unlock()
+		x.mu.Lock()
+		delete(x.running, e)
+		x.mu.Unlock()
 		close(e.done)
 		if onEnd != nil {
 			onEnd(e)
 		}
 	}()
-	return e
+	return e, nil
 }
 
-// Exports returns the exports in progress.
-func (s *Session) Exports() []*Export {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// list returns the exports in progress.
+func (x *exportSet) list() []*Export {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	var out []*Export
-	for e := range s.exports {
+	for e := range x.running {
 		out = append(out, e)
 	}
 	return out
 }
+
+// close cancels the exports in progress and refuses new ones; wait then
+// waits for them to end.
+func (x *exportSet) close() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.closed = true
+	for e := range x.running {
+		e.Cancel()
+	}
+}
+
+// wait waits for the exports started to end.
+func (x *exportSet) wait() { x.wg.Wait() }
+
+// Exports returns the exports in progress.
+func (s *Session) Exports() []*Export { return s.exports.list() }
 
 // exportChannels describes the channels as they are shown: the file's
 // names, the colours and windows chosen.

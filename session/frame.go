@@ -1,6 +1,8 @@
 package session
 
 import (
+	"time"
+
 	"vastview/loader"
 	"vastview/render"
 )
@@ -48,21 +50,34 @@ func (s *Session) TakeFrame() *Frame {
 		s.askHistogramLocked(f)
 	}
 	if f.Info.Failed > 0 && f.Info.Err != nil {
+		// Noted now, not only when the pyramid's event about it comes:
+		// the status read after this frame says why it has holes.
+		f.data.failed(f.Info.Err, s.clock.Now())
 		c |= StatusChanged
 	}
-	s.traceFrameLocked(prev, f)
+	s.traced.shown(prev, f, s.clock.Now())
 	s.playShownLocked(prev, f)
 	s.scrubNextLocked(f)
 	s.unlockNotify(c)
 	return f
 }
 
-// traceFrameLocked writes one frame_shown per view asked for (and per
-// redraw of it at another size or zoom, as after the window's layout
-// changed), and "refined" when a redraw of the same view after chunks
-// arrived makes it complete.
-func (s *Session) traceFrameLocked(prev, f *Frame) {
-	if s.trace == nil {
+// frameTracer is the part of the session that writes the frames shown
+// to the trace, and counts the bytes read for each. It is handed each
+// frame the host takes, with the one before it and the time, under the
+// session's lock (it has none of its own).
+type frameTracer struct {
+	trace *Tracer
+	data  *Data
+	read  int64 // bytes read for views of data up to the last frame traced
+}
+
+// shown writes one frame_shown per view asked for (and per redraw of it
+// at another size or zoom, as after the window's layout changed), and
+// "refined" when a redraw of the same view after chunks arrived makes it
+// complete: f, taken at now after prev.
+func (ft *frameTracer) shown(prev, f *Frame, now time.Time) {
+	if ft.trace == nil {
 		return
 	}
 	ev := "frame_shown"
@@ -73,17 +88,17 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 		ev = "refined"
 	}
 	// The bytes read for views of this data since the last frame traced.
-	if s.traced.data != f.data {
+	if ft.data != f.data {
 		// Reads of data opened ahead of being shown are not for frames
 		// shown: count from when it was.
-		s.traced.data, s.traced.read = f.data, f.data.readWhenShown
+		ft.data, ft.read = f.data, f.data.readWhenShown
 	}
-	read := max(0, f.readTotal-s.traced.read)
-	s.traced.read = max(s.traced.read, f.readTotal)
+	read := max(0, f.readTotal-ft.read)
+	ft.read = max(ft.read, f.readTotal)
 	v := f.View
 	fields := map[string]any{
 		"t": v.T, "z": v.Z, "c": v.C, "level": f.Info.Level, "complete": f.Info.Complete,
-		"latency_ms": float64(s.clock.Now().Sub(f.asked).Microseconds()) / 1000, "bytes_read": read,
+		"latency_ms": float64(now.Sub(f.asked).Microseconds()) / 1000, "bytes_read": read,
 		"plane": v.Orientation.String(), "y": v.Y, "x": v.X,
 		"lo": v.Lo, "hi": v.Hi, "zoom": v.Zoom, "cx": v.Center.Col, "cy": v.Center.Row,
 		"width": v.Width, "height": v.Height, "colormap": v.Colormap,
@@ -106,7 +121,7 @@ func (s *Session) traceFrameLocked(prev, f *Frame) {
 		fields["projection"] = f.Projection.String()
 		fields["slab"] = f.Slab[:]
 	}
-	s.trace.Event(ev, fields)
+	ft.trace.Event(ev, fields)
 }
 
 // Shown returns the frame on screen, or nil.

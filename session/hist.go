@@ -135,7 +135,7 @@ func (h *histWorker) compute(r histRequest) {
 		if _, ok := at['C']; ok {
 			at['C'] = levelIndex(m, r.key.level, 'C', c)
 		}
-		b, _, _, err := loader.ReadPlane(ctx, pyr, r.key.level, loader.Plane{Orientation: r.view.Orientation.String(), At: at})
+		b, _, _, err := loader.ReadPlane(ctx, pyr, r.key.level, loader.Plane{Orientation: r.view.Orientation, At: at})
 		if err != nil {
 			h.s.setHistogram(r.key, render.Histogram{}, 0, 0, false, err)
 			return

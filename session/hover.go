@@ -58,6 +58,9 @@ func (s *Session) hoverTextLocked() string {
 	if p := s.shown.proj; p != nil { // the projection's values, not the plane's
 		pyr, valueName, at = p, p.op.String(), onProjection(shown)
 	}
+	if Oblique(shown) && s.shown.proj == nil {
+		return obliqueHoverText(s.data.Pyr, shown, s.hover.x, s.hover.y)
+	}
 	loc := shown.Locate(m, s.hover.x, s.hover.y)
 	if !loc.Inside {
 		return ""

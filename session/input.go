@@ -67,48 +67,6 @@ const (
 	ToggleHist  Command = "histogram" // show or hide the histogram
 )
 
-// Shortcut is one line of the key list (F1, README).
-type Shortcut struct{ Keys, Does string }
-
-// Shortcuts lists the keys and what they do.
-func Shortcuts() []Shortcut {
-	return []Shortcut{
-		{", .  ← →", "previous / next plane or frame (Shift ×10, Ctrl ×100)"},
-		{"PageUp PageDown", "previous / next plane (Shift ×10, Ctrl ×100)"},
-		{"[ ]", "previous / next time point"},
-		{"Home End", "first / last plane"},
-		{"Alt+← Alt+→", "previous / next file of the list"},
-		{"Alt+Home Alt+End", "first / last file of the list"},
-		{"Alt+PageUp Alt+PageDown", "previous / next image of a file that holds several (Go → Series)"},
-		{"hold a step key", "scrub at the display rate"},
-		{"Space", "play / pause"},
-		{"wheel", "previous / next plane"},
-		{"Ctrl+wheel", "zoom about the pointer"},
-		{"+ -", "zoom in / out"},
-		{"drag", "pan (four panels: move the position; Shift+drag pans)"},
-		{"0", "fit"},
-		{"1 2 3", "XY, XZ, YZ"},
-		{"4", "four panels: XY, XZ, YZ through one position (click to move it) and the Z projection; again: one"},
-		{"↑ ↓", "previous / next channel (its window in the contrast panel)"},
-		{"Ctrl+1 … Ctrl+9", "show / hide channel 1 … 9 in the composite (else show it alone)"},
-		{"M", "channels: composite, one in colour, one in gray"},
-		{"C", "auto-contrast"},
-		{"V", "show / hide the layers over the image"},
-		{"B", "show / hide the scale bar"},
-		{"T", "show / hide the time stamp (the plane's position without time points)"},
-		{"P", "projection along the axis normal to the plane: max, min, mean, none"},
-		{"L", "show only the label under the pointer (again: every label)"},
-		{"R", "reload chunks a store did not hold yet"},
-		{"H", "show / hide the panels under and beside the picture"},
-		{"F", "show / hide the strip of files"},
-		{"G", "show / hide the histogram"},
-		{"Ctrl+O", "open"},
-		{"Ctrl+S", "save the view as PNG"},
-		{"Ctrl+Q", "quit"},
-		{"F1 ?", "this list"},
-	}
-}
-
 // KeyDown notes a key pressed: modifiers, and the start of a held-key
 // scrub for a step key.
 func (s *Session) KeyDown(name string) {
@@ -175,117 +133,113 @@ func (s *Session) Press(name string) Command {
 // PressWith is Press with the given modifiers, for the key combinations
 // a window delivers as shortcuts.
 func (s *Session) PressWith(name string, mods Mods) Command {
-	if mods.Alt {
-		switch name {
-		case KeyRight, KeyLeft, KeyHome, KeyEnd, KeyPageUp, KeyPageDown:
-			s.traceKey("Alt+" + name)
-		}
-		switch name {
-		case KeyRight:
-			s.NextFile(1)
-		case KeyLeft:
-			s.NextFile(-1)
-		case KeyPageDown:
-			s.NextSeries(1)
-		case KeyPageUp:
-			s.NextSeries(-1)
-		case KeyHome:
-			s.FirstFile()
-		case KeyEnd:
-			s.LastFile()
-		}
+	b, ok := binding(Key{Name: name, Mods: mods})
+	if !ok {
 		return None
 	}
-	if mods.Ctrl && len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
-		s.traceKey("Ctrl+" + name)
-		s.ToggleChannel(int(name[0] - '1'))
-		return None
-	}
-	switch name {
-	case KeyF1:
-		s.traceKey(name)
-		return ShowHelp
-	case KeyUp, KeyDown:
-		s.traceKey(name)
-		s.StepChannel(map[string]int{KeyUp: -1, KeyDown: 1}[name])
-		return None
-	case KeyO:
-		if mods.Ctrl {
-			return OpenFile
+	if isStep(b.Action) {
+		s.mu.Lock()
+		if s.data == nil || s.repeatedLocked(name) {
+			s.mu.Unlock()
+			return None
 		}
-	case KeyS:
-		if mods.Ctrl {
-			return SaveView
-		}
-	case KeySpace:
-		s.traceKey(name)
-		s.TogglePlay()
-		return None
-	}
-	s.mu.Lock()
-	if s.data == nil || s.repeatedLocked(name) {
+		s.stepLocked(name, mods, s.clock.Now())
 		s.mu.Unlock()
+		s.flush()
 		return None
 	}
-	s.stepLocked(name, mods, s.clock.Now())
-	s.mu.Unlock()
-	s.flush()
-	return None
+	switch {
+	case b.Action == ActOpen || b.Action == ActSave || b.Action == ActQuit:
+	case b.Key.Mods != (Mods{}):
+		s.traceKey(b.Key.Mods.prefix() + name)
+	default:
+		s.traceKey(name)
+	}
+	return s.do(b.Action, name)
 }
 
 // Rune handles the keys named by their character.
 func (s *Session) Rune(r rune) Command {
-	switch r {
-	case '?':
-		s.traceKey(string(r))
-		return ShowHelp
-	case 'h', 'H':
-		s.traceKey(string(r))
-		return TogglePane
-	case 'f', 'F':
-		s.traceKey(string(r))
-		return ToggleStrip
-	case 'g', 'G':
-		s.traceKey(string(r))
-		return ToggleHist
-	case '0':
-		s.Fit()
-	case '1', '2', '3':
-		if s.Modifiers().Ctrl {
-			return None // Ctrl+digit toggles a channel (see PressWith)
-		}
-		s.SetLayout(SingleView)
-		s.SetOrientation(render.Orientation(r - '1'))
-	case '4':
-		if s.Modifiers().Ctrl {
-			return None
-		}
-		s.ToggleLayout()
-	case 'm', 'M':
-		s.CycleChannelMode()
-	case 'c', 'C':
-		s.AutoContrast()
-	case 'r', 'R':
-		s.Reload()
-	case 'l', 'L':
-		s.pickLabelAtPointer()
-	case 'v', 'V':
-		s.ToggleLayers()
-	case 'b', 'B':
-		s.SetScaleBar(!s.ScaleBar())
-	case 't', 'T':
-		s.SetTimeStamp(!s.TimeStamp())
-	case 'p', 'P':
-		s.CycleProjection()
-	case '+', '=':
-		s.Zoom(zoomStep)
-	case '-':
-		s.Zoom(1 / zoomStep)
-	default:
+	b, ok := binding(runeKey(r))
+	if !ok || s.Modifiers().Ctrl && shadowedByCtrl(r) {
 		return None
 	}
+	c := s.do(b.Action, string(r))
 	s.traceKey(string(r))
+	return c
+}
+
+// do does what action asks; key is the key that asked it.
+func (s *Session) do(a Action, key string) Command {
+	switch a {
+	case ActPrevFile, ActNextFile:
+		s.NextFile(map[Action]int{ActPrevFile: -1, ActNextFile: 1}[a])
+	case ActFirstFile:
+		s.FirstFile()
+	case ActLastFile:
+		s.LastFile()
+	case ActPrevSeries, ActNextSeries:
+		s.NextSeries(map[Action]int{ActPrevSeries: -1, ActNextSeries: 1}[a])
+	case ActChannel:
+		s.ToggleChannel(int(key[0] - '1'))
+	case ActPrevChannel, ActNextChannel:
+		s.StepChannel(map[Action]int{ActPrevChannel: -1, ActNextChannel: 1}[a])
+	case ActPlay:
+		s.TogglePlay()
+	case ActFit:
+		s.Fit()
+	case ActXY, ActXZ, ActYZ:
+		s.SetLayout(SingleView)
+		s.SetOrientation(map[Action]render.Orientation{ActXY: render.XY, ActXZ: render.XZ, ActYZ: render.YZ}[a])
+	case ActFourPanels:
+		s.ToggleLayout()
+	case ActChannelMode:
+		s.CycleChannelMode()
+	case ActContrast:
+		s.AutoContrast()
+	case ActReload:
+		s.Reload()
+	case ActPickLabel:
+		s.pickLabelAtPointer()
+	case ActLayers:
+		s.ToggleLayers()
+	case ActScaleBar:
+		s.SetScaleBar(!s.ScaleBar())
+	case ActTimeStamp:
+		s.SetTimeStamp(!s.TimeStamp())
+	case ActProjection:
+		s.CycleProjection()
+	case ActZoomIn:
+		s.Zoom(zoomStep)
+	case ActZoomOut:
+		s.Zoom(1 / zoomStep)
+	case ActTurnUp, ActTurnDown, ActTurnLeft, ActTurnRight, ActRollLeft, ActRollRight:
+		s.turnKey(a)
+	case ActInterp:
+		s.ToggleLinear()
+	case ActHelp:
+		return ShowHelp
+	case ActPanels:
+		return TogglePane
+	case ActStrip:
+		return ToggleStrip
+	case ActHistogram:
+		return ToggleHist
+	case ActOpen:
+		return OpenFile
+	case ActSave:
+		return SaveView
+	}
 	return None
+}
+
+// isStep reports whether a moves through the planes or frames.
+func isStep(a Action) bool {
+	switch a {
+	case ActPrevStep, ActNextStep, ActFirst, ActLast, ActPrevTime, ActNextTime:
+		return true
+	}
+	return false
 }
 
 // zoomStep is the magnification of one zoom key press.
@@ -349,31 +303,30 @@ func stepAxis(meta *loader.Meta, o render.Orientation) byte {
 // key. Positions are clamped to the data and the layers over it.
 func (s *Session) navigateLocked(key string, mods Mods) (render.View, int, bool) {
 	v := s.view
-	if mods.Alt {
-		return v, 0, false // Alt+arrows belong to the browsing list
-	}
 	a := stepAxis(s.data.Pyr.Meta(), v.Orientation)
 	first, last := s.spanLocked(a)
 	step := mods.stepSize()
 	pos, dir := v.At(a), 0
-	switch key {
-	case KeyLeft, KeyComma, KeyPageUp:
+	b, ok := binding(Key{Name: key, Mods: mods})
+	if !ok || !isStep(b.Action) {
+		return v, 0, false
+	}
+	switch b.Action {
+	case ActPrevStep:
 		pos, dir = pos-step, -1
-	case KeyRight, KeyPeriod, KeyPageDown:
+	case ActNextStep:
 		pos, dir = pos+step, 1
-	case KeyHome:
+	case ActFirst:
 		pos, dir = first, 1
-	case KeyEnd:
+	case ActLast:
 		pos, dir = last, -1
-	case KeyLeftBracket, KeyRightBracket:
+	case ActPrevTime, ActNextTime:
 		a = 'T'
 		first, last = s.spanLocked(a)
 		pos, dir = v.T-step, -1
-		if key == KeyRightBracket {
+		if b.Action == ActNextTime {
 			pos, dir = v.T+step, 1
 		}
-	default:
-		return v, 0, false
 	}
 	v.SetAt(a, clampInt(pos, first, last))
 	return v, dir, true

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 
+	"vastview/levels"
 	"vastview/loader"
 	"vastview/prefs"
 	"vastview/render"
@@ -165,7 +166,7 @@ func (s *Session) openLayer(ctx context.Context, d *Data, sp prefs.LayerView, au
 	if labels && m.DType.Float() {
 		labels = false // labels are integers: drawn as an image
 	}
-	opt := DataOptions{CacheBytes: s.prefs.CacheBytes() / 2, DiskBytes: s.prefs.DiskCacheBytes(), DiskRoot: s.opts.DiskRoot, Labels: labels}
+	opt := DataOptions{CacheBytes: levels.Part(s.prefs.CacheBytes(), levels.PartLayer), DiskBytes: s.prefs.DiskCacheBytes(), DiskRoot: s.opts.DiskRoot, Labels: labels}
 	ld, err := OpenData(Canonical(sp.Path), src, opt)
 	if err != nil {
 		return nil, err

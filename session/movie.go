@@ -65,12 +65,10 @@ func MovieFPS(m *loader.Meta, axis byte) float64 {
 }
 
 // Movie is a view to render at every position along an axis: the data,
-// the view, and what is drawn over it.
+// the view, and what is drawn over it (a Picture drawn once a position).
 type Movie struct {
-	req    request
-	stamp  bool
-	projs  []*projection // its own, closed by Close
-	layers []*Data       // held for the movie, released by Close
+	*Picture
+	stamp bool
 }
 
 // NewMovie is a movie of view v of d, v.Width × v.Height pixels (a Zoom
@@ -78,59 +76,11 @@ type Movie struct {
 // the time stamp (the position, for a movie along the planes) if stamp is.
 // It holds d until Close.
 func NewMovie(d *Data, v render.View, scaleBar, stamp bool) (*Movie, error) {
-	if !d.acquire() {
-		return nil, errors.New("the data is closed")
-	}
-	if !(v.Zoom > 0) {
-		v.Zoom, v.Center = render.Fit(d.Pyr.Meta(), v.Orientation, v.Width, v.Height)
-	}
-	r := request{d: d, view: v, scaleBar: scaleBar}
-	return &Movie{req: r, stamp: stamp}, nil
-}
-
-// AddLabels lays the labels of ld over the movie, aligned by physical
-// coordinates (see render.Align), at opacity 0..1, in the file's colours.
-// The movie holds ld until Close.
-func (mv *Movie) AddLabels(ld *Data, opacity float64) error {
-	al, err := render.Align(mv.req.d.Pyr.Meta(), ld.Pyr.Meta())
+	p, err := NewPicture(d, v, scaleBar)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !ld.acquire() {
-		return errors.New("the labels are closed")
-	}
-	mv.layers = append(mv.layers, ld)
-	mv.req.layers = append(mv.req.layers, layerDraw{d: ld, al: al, labels: true,
-		style: render.LabelStyle{Opacity: opacity, Palette: ld.Pyr.Meta().Palette}})
-	return nil
-}
-
-// Project has the movie show the projection by op along the axis normal
-// to its plane over level-0 planes a..b (inclusive) instead of the plane;
-// a movie along that axis would show it unchanged, and is refused.
-func (mv *Movie) Project(op loader.Projection, a, b int) error {
-	m := mv.req.d.Pyr.Meta()
-	_, _, normal := mv.req.view.Orientation.Axes()
-	if m.AxisIndex(normal) < 0 {
-		return fmt.Errorf("no %c axis to project along", normal)
-	}
-	if n := m.Size(normal); a < 0 || b < a || b >= n {
-		return fmt.Errorf("slab %d:%d is outside %c 0..%d", a, b, normal+'a'-'A', n-1)
-	}
-	mv.req.proj = newProjection(mv.req.d.Pyr, op, normal, a, b)
-	mv.projs = append(mv.projs, mv.req.proj)
-	return nil
-}
-
-// Close releases the data the movie holds.
-func (mv *Movie) Close() {
-	for _, p := range mv.projs {
-		p.close()
-	}
-	mv.req.d.Release()
-	for _, l := range mv.layers {
-		l.Release()
-	}
+	return &Movie{Picture: p, stamp: stamp}, nil
 }
 
 // MovieAxis is the axis o.Axis names for view v of m, and the first and
@@ -179,17 +129,17 @@ func axisName(axis byte, o render.Orientation) string {
 // chosen on the first frame and kept. Nothing is left at path when it
 // fails or ctx ends.
 func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
-	m := mv.req.d.Pyr.Meta()
-	axis, from, to, err := MovieAxis(m, mv.req.view, o)
+	m := mv.sc.d.Pyr.Meta()
+	axis, from, to, err := MovieAxis(m, mv.sc.view, o)
 	if err != nil {
 		return err
 	}
-	if p := mv.req.proj; p != nil && p.axis == axis && from < to {
+	if p := mv.sc.proj; p != nil && p.axis == axis && from < to {
 		return fmt.Errorf("a projection along %c is the same at every plane: make the movie along t", axis+'a'-'A')
 	}
-	v := mv.req.view
+	v := mv.sc.view
 	w, h := v.Width, v.Height
-	if o := mv.req.ortho; o != nil { // the four panels
+	if o := mv.sc.ortho; o != nil { // the four panels
 		w, h = o.w, o.h
 	}
 	if w < 2 || h < 2 {
@@ -212,50 +162,30 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 
 // render draws every frame from..to along axis and hands each to sink.
 func (mv *Movie) render(ctx context.Context, axis byte, from, to int, sink frameSink, progress func(done, total int)) error {
-	wake := make(chan struct{}, 1)
-	for _, d := range append([]*Data{mv.req.d}, mv.layers...) {
-		events, unsub := d.Pyr.Subscribe()
-		defer unsub()
-		go func() {
-			for range events {
-				select {
-				case wake <- struct{}{}:
-				default:
-				}
-			}
-		}()
-	}
-	dr := newDrawer(nil)
-	req := mv.req
-	req.movie, req.dir, req.ahead = true, 1, movieAhead
+	wake, stop := mv.arrivals()
+	defer stop()
+	p := newPlanePainter()
+	sc := mv.sc
+	sc.movie, sc.dir, sc.ahead = true, 1, movieAhead
 	if mv.stamp {
-		req.stampAxis = axis
+		sc.stampAxis = axis
 	}
 	for i := from; i <= to; i++ {
-		req.view.SetAt(axis, i)
-		if req.ortho != nil {
-			req.ortho.moveTo(axis, i)
+		sc.view.SetAt(axis, i)
+		if sc.ortho != nil {
+			sc.ortho.moveTo(axis, i)
 		}
-		var f *Frame
-		for {
-			f = dr.draw(req)
-			if f.Info.Complete {
-				break
+		f, err := drawComplete(ctx, p, &sc, wake)
+		if err != nil {
+			if ctx.Err() == nil {
+				err = fmt.Errorf("%s %d: %w", axisName(axis, sc.view.Orientation), i, err)
 			}
-			if f.Info.Settled() && f.Info.Failed > 0 {
-				return fmt.Errorf("%s %d: %w", axisName(axis, req.view.Orientation), i, f.Info.Err)
-			}
-			select {
-			case <-wake:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			req.dir = 0 // read ahead once a frame
+			return err
 		}
 		if i == from {
-			req.view = f.View // the windows chosen, kept for every frame
+			sc.view = f.View // the windows chosen, kept for every frame
 		}
-		req.dir = 1
+		sc.dir = 1
 		if err := sink.write(i, f.Img); err != nil {
 			return err
 		}
@@ -600,25 +530,25 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 	if s.closed || s.data == nil || s.view.Width < 2 || s.view.Height < 2 {
 		return nil, errors.New("nothing to make a movie of")
 	}
-	req := s.requestLocked(s.clock.Now(), 0)
+	req := s.requestLocked(s.clock.Now(), 0).Scene
 	if _, _, _, err := MovieAxis(req.d.Pyr.Meta(), req.view, o); err != nil {
 		return nil, err
 	}
-	mv := &Movie{req: req, stamp: s.stamp}
+	mv := &Movie{Picture: &Picture{sc: req}, stamp: s.stamp}
 	// Projections of its own: the window's may change meanwhile.
 	if p := req.proj; p != nil {
-		mv.req.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)
-		mv.projs = append(mv.projs, mv.req.proj)
+		mv.sc.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)
+		mv.projs = append(mv.projs, mv.sc.proj)
 	}
 	if o := req.ortho; o != nil {
 		oc := *o
 		if p := o.proj; p == req.proj && p != nil {
-			oc.proj = mv.req.proj
+			oc.proj = mv.sc.proj
 		} else if p != nil {
 			oc.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)
 			mv.projs = append(mv.projs, oc.proj)
 		}
-		mv.req.ortho = &oc
+		mv.sc.ortho = &oc
 	}
 	held := []*Data{req.d}
 	for _, l := range req.layers {
@@ -638,8 +568,8 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 	for _, l := range req.layers {
 		mv.layers = append(mv.layers, l.d)
 	}
-	return s.startExportLocked(path, onEnd, mv.Close, func(ctx context.Context, progress func(done, total int)) error {
+	return s.exports.start(path, onEnd, mv.Close, func(ctx context.Context, progress func(done, total int)) error {
 		o.Progress = progress
 		return mv.Write(ctx, path, o)
-	}), nil
+	})
 }

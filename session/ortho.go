@@ -41,10 +41,12 @@ var panelNames = [numPanels]string{"xy", "xz", "yz", "max"}
 // panelGap is the width of the gutter between panels, in pixels.
 const panelGap = 2
 
-// orthoState is the four-panel layout. The panel the pointer is over is
-// the active one: the session's view is its view (its plane, zoom, centre
-// and size), so that keys, the wheel and drags act on it; the others keep
-// their zoom and centre here.
+// orthoState is the four-panel layout, a part of the session. The panel
+// the pointer is over is the active one: the session's view is its view
+// (its plane, zoom, centre and size), so that keys, the wheel and drags
+// act on it; the others keep their zoom and centre here. Its geometry
+// (panelAt, zoomOthers, layout) is handed the views and fit boxes it
+// needs, under the session's lock (it has none of its own).
 type orthoState struct {
 	on     bool
 	active int
@@ -189,17 +191,26 @@ func (s *Session) toPanelLocked(x, y float64) (px, py float64) {
 	if !s.ortho.on {
 		return x, y
 	}
-	for i, r := range panelRects(s.ortho.w, s.ortho.h) {
+	i, px, py := s.ortho.panelAt(x, y)
+	if s.activateLocked(i) {
+		s.askLocked(s.clock.Now(), 0)
+		s.noteLocked(ViewChanged)
+	}
+	return px, py
+}
+
+// panelAt is the panel under viewport position (x, y) (the active one
+// when none is: the gutter), and the position in it.
+func (o *orthoState) panelAt(x, y float64) (i int, px, py float64) {
+	rects := panelRects(o.w, o.h)
+	i = o.active
+	for k, r := range rects {
 		if image.Pt(int(x), int(y)).In(r) {
-			if s.activateLocked(i) {
-				s.askLocked(s.clock.Now(), 0)
-				s.noteLocked(ViewChanged)
-			}
-			return x - float64(r.Min.X), y - float64(r.Min.Y)
+			i = k
+			break
 		}
 	}
-	r := panelRects(s.ortho.w, s.ortho.h)[s.ortho.active]
-	return x - float64(r.Min.X), y - float64(r.Min.Y)
+	return i, x - float64(rects[i].Min.X), y - float64(rects[i].Min.Y)
 }
 
 // toPanel is toPanelLocked, taking the lock.
@@ -216,7 +227,12 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
 	move := s.ortho.on && !s.mods.Shift
+	turn, fine := !s.ortho.on && s.mods.Ctrl, s.mods.Shift
 	s.mu.Unlock()
+	if turn {
+		s.dragTurn(dx, dy, fine)
+		return
+	}
 	if move {
 		s.Click(x, y)
 		return
@@ -254,19 +270,25 @@ func (s *Session) Click(x, y float64) {
 // zoomOthersLocked zooms the panels other than the active one by factor
 // about their centres, when zooms are linked.
 func (s *Session) zoomOthersLocked(m *loader.Meta, factor float64) {
-	if !s.ortho.on || !s.ortho.linked {
-		return
+	if s.ortho.on && s.ortho.linked {
+		s.ortho.zoomOthers(m, factor, s.fitBoxLocked)
 	}
-	rects := panelRects(s.ortho.w, s.ortho.h)
-	for i := range s.ortho.zoom {
-		if i == s.ortho.active {
+}
+
+// zoomOthers zooms the panels other than the active one by factor about
+// their centres, a fitted one from its fit (the part fitBox bounds of its
+// plane of data m).
+func (o *orthoState) zoomOthers(m *loader.Meta, factor float64, fitBox func(render.Orientation) (lo, hi render.Point)) {
+	rects := panelRects(o.w, o.h)
+	for i := range o.zoom {
+		if i == o.active {
 			continue
 		}
-		z := &s.ortho.zoom[i]
-		o := panelOrient[i]
+		z := &o.zoom[i]
+		or := panelOrient[i]
 		if !(z.zoom > 0) {
-			lo, hi := s.fitBoxLocked(o)
-			z.zoom, z.center = render.FitBox(m, o, rects[i].Dx(), rects[i].Dy(), lo, hi)
+			lo, hi := fitBox(or)
+			z.zoom, z.center = render.FitBox(m, or, rects[i].Dx(), rects[i].Dy(), lo, hi)
 		}
 		z.zoom *= factor
 	}
@@ -286,29 +308,37 @@ func (s *Session) SetLinkedZoom(on bool) {
 	s.unlockNotify(ViewChanged)
 }
 
-// orthoDrawLocked is the four-panel layout for request r (whose view is
+// orthoDrawLocked is the four-panel layout for scene r (whose view is
 // the active panel's), or nil for one plane.
-func (s *Session) orthoDrawLocked(r request) *orthoDraw {
+func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	o := &orthoDraw{w: s.ortho.w, h: s.ortho.h, active: s.ortho.active}
-	rects := panelRects(s.ortho.w, s.ortho.h)
-	at := [3]float64{float64(s.view.Z) + 0.5, float64(s.view.Y) + 0.5, float64(s.view.X) + 0.5}
-	for i := range o.panels {
-		p := &o.panels[i]
+	return s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+}
+
+// layout is the four panels as the painter draws them: each panel gets
+// view v (the active panel's) on its own plane and at its own size, the
+// others with the zoom and centre kept for them, the part fitBox bounds
+// of its plane to fit, and the crosshair at pos's position; proj is the
+// fourth panel's projection.
+func (o *orthoState) layout(v, pos render.View, fitBox func(render.Orientation) (lo, hi render.Point), proj *projection) *orthoDraw {
+	od := &orthoDraw{w: o.w, h: o.h, active: o.active, proj: proj}
+	rects := panelRects(o.w, o.h)
+	at := [3]float64{float64(pos.Z) + 0.5, float64(pos.Y) + 0.5, float64(pos.X) + 0.5}
+	for i := range od.panels {
+		p := &od.panels[i]
 		p.rect, p.at = rects[i], at
-		v := r.view
-		v.Orientation = panelOrient[i]
-		v.Width, v.Height = rects[i].Dx(), rects[i].Dy()
-		if i != s.ortho.active {
-			v.Zoom, v.Center = s.ortho.zoom[i].zoom, s.ortho.zoom[i].center
+		pv := v
+		pv.Orientation = panelOrient[i]
+		pv.Width, pv.Height = rects[i].Dx(), rects[i].Dy()
+		if i != o.active {
+			pv.Zoom, pv.Center = o.zoom[i].zoom, o.zoom[i].center
 		}
-		p.view = v
-		p.fitLo, p.fitHi = s.fitBoxLocked(v.Orientation)
+		p.view = pv
+		p.fitLo, p.fitHi = fitBox(pv.Orientation)
 	}
-	o.proj = s.orthoProjLocked()
-	return o
+	return od
 }
 
 // orthoProjLocked is the fourth panel's projection: the maximum over
@@ -342,10 +372,10 @@ var gutterColour = color.RGBA{80, 80, 80, 255}
 // through the windows f chose, their chunks asked for after the active
 // panel's, and lays the four out in one picture, a crosshair in each at
 // the position; f then shows it all, and is complete when every panel is.
-func (d *drawer) compose(r request, f *Frame) {
+func (p *planePainter) compose(r *Scene, f *Frame) {
 	o := r.ortho
 	m := r.d.Pyr.Meta()
-	out := d.orthoTarget(o.w, o.h)
+	out := p.orthoTarget(o.w, o.h)
 	row := make([]byte, 4*o.w)
 	for i := 0; i < len(row); i += 4 {
 		row[i], row[i+1], row[i+2], row[i+3] = gutterColour.R, gutterColour.G, gutterColour.B, 255
@@ -353,9 +383,9 @@ func (d *drawer) compose(r request, f *Frame) {
 	for y := 0; y < o.h; y++ {
 		copy(out.Pix[y*out.Stride:], row)
 	}
-	for i, p := range o.panels {
+	for i, pn := range o.panels {
 		var img *image.RGBA
-		v := p.view
+		v := pn.view
 		if i == o.active {
 			img, v = f.Img, f.View
 		} else {
@@ -364,16 +394,16 @@ func (d *drawer) compose(r request, f *Frame) {
 				v.Lo, v.Hi = 0, 1
 			}
 			if !(v.Zoom > 0) {
-				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, p.fitLo, p.fitHi)
+				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, pn.fitLo, pn.fitHi)
 			}
-			img = d.panel(r, i, v, m, f)
+			img = p.panel(r, i, v, m, f)
 		}
-		for y := 0; y < img.Rect.Dy() && y < p.rect.Dy(); y++ {
-			copy(out.Pix[(p.rect.Min.Y+y)*out.Stride+4*p.rect.Min.X:][:4*min(img.Rect.Dx(), p.rect.Dx())], img.Pix[y*img.Stride:])
+		for y := 0; y < img.Rect.Dy() && y < pn.rect.Dy(); y++ {
+			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
 		}
-		pane := out.SubImage(p.rect).(*image.RGBA)
+		pane := out.SubImage(pn.rect).(*image.RGBA)
 		render.DrawTag(pane, panelNames[i])
-		drawCrosshair(pane, m, v, p.at)
+		drawCrosshair(pane, m, v, pn.at)
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
@@ -403,14 +433,14 @@ func drawCrosshair(pane *image.RGBA, m *loader.Meta, v render.View, at [3]float6
 // windows) and counts what it misses in f's Info. A panel whose view did
 // not change since it was drawn complete (a step through the active
 // panel's planes moves only its crosshair) is not drawn again.
-func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame) *image.RGBA {
+func (p *planePainter) panel(r *Scene, i int, v render.View, m *loader.Meta, f *Frame) *image.RGBA {
 	key := v
 	row, col, _ := v.Orientation.Axes()
 	key.SetAt(row, 0) // positions on the axes shown do not change the picture
 	key.SetAt(col, 0)
 	key.Channels = nil
-	last := &d.panels[i]
-	if last.img != nil && last.complete && last.data == r.d && last.refreshes == d.refreshes &&
+	last := &p.panels[i]
+	if last.img != nil && last.complete && last.data == r.d && last.refreshes == p.refreshes &&
 		sameView(last.view, key) && slices.Equal(last.chans, v.Channels) && last.bar == r.scaleBar {
 		return last.img
 	}
@@ -424,7 +454,7 @@ func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame
 	} else {
 		src = laterSource{src}
 	}
-	img, in := d.pr[i].Render(rv, src, r.gen)
+	img, in := p.pr[i].Render(rv, src, r.gen)
 	f.Info.Missing += in.Missing
 	f.Info.Failed += in.Failed
 	f.Info.Complete = f.Info.Complete && in.Complete
@@ -432,7 +462,7 @@ func (d *drawer) panel(r request, i int, v render.View, m *loader.Meta, f *Frame
 		render.DrawScaleBar(img, m, v)
 	}
 	*last = panelCache{img: img, view: key, chans: slices.Clone(v.Channels), complete: in.Complete, data: r.d,
-		refreshes: d.refreshes, bar: r.scaleBar}
+		refreshes: p.refreshes, bar: r.scaleBar}
 	return img
 }
 
@@ -455,13 +485,13 @@ func sameView(a, b render.View) bool {
 		a.Width == b.Width && a.Height == b.Height
 }
 
-// orthoTarget returns the next of the drawer's four-panel pictures, w × h.
-func (d *drawer) orthoTarget(w, h int) *image.RGBA {
-	d.onext = (d.onext + 1) % len(d.obufs)
-	b := d.obufs[d.onext]
+// orthoTarget returns the next of the painter's four-panel pictures, w × h.
+func (p *planePainter) orthoTarget(w, h int) *image.RGBA {
+	p.onext = (p.onext + 1) % len(p.obufs)
+	b := p.obufs[p.onext]
 	if b == nil || b.Rect.Dx() != w || b.Rect.Dy() != h {
 		b = image.NewRGBA(image.Rect(0, 0, w, h))
-		d.obufs[d.onext] = b
+		p.obufs[p.onext] = b
 	}
 	return b
 }

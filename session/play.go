@@ -19,10 +19,13 @@ const defaultPlayRate = 30
 // playAhead is how far ahead of the playhead playback reads, in seconds.
 const playAhead = 0.5
 
-// playState is playback: the playhead moves with the clock at the rate,
-// from where it started; a frame whose data is not in memory in time is
-// dropped (the next tick moves on), never shown with holes.
-type playState struct {
+// player is the playback part of the session: the playhead moves with
+// the clock at the rate, from where it started; a frame whose data is not
+// in memory in time is dropped (the next tick moves on), never shown with
+// holes. It reads neither the view nor the data: the session hands it the
+// clock's time and the positions along the step axis, under the
+// session's lock (it has none of its own).
+type player struct {
 	on     bool
 	rate   float64
 	start  time.Time
@@ -35,6 +38,71 @@ type playState struct {
 	// chosen is set when the rate was chosen for the data shown; until
 	// then playback runs at the default rate (see defaultRateLocked).
 	chosen bool
+}
+
+// begin starts playback at now from position from of n along the step
+// axis (from the first when from is the last), at rate.
+func (p *player) begin(now time.Time, from, n int, rate float64) {
+	p.on, p.rate = true, rate
+	p.serial++
+	p.start, p.from, p.drawn = now, from, 0
+	if p.from >= n-1 {
+		p.from = 0 // at the end: start again
+	}
+}
+
+// end stops playback and its timer.
+func (p *player) end() {
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.on, p.timer = false, nil
+	p.serial++
+}
+
+// frames is how many frames' time has passed at now since playback
+// started (a frame's time counts as passed at its instant).
+func (p *player) frames(now time.Time) int64 {
+	elapsed := now.Sub(p.start).Seconds()
+	return int64(math.Floor(elapsed*p.rate + 1e-6))
+}
+
+// frameTime is when playback frame n (counted from the start) is due.
+func (p *player) frameTime(n int64) time.Time {
+	return p.start.Add(time.Duration(math.Ceil(float64(n) / p.rate * float64(time.Second))))
+}
+
+// position is where the playhead is at now along a step axis of n
+// positions (wrapping at the end), and the frames' time passed.
+func (p *player) position(now time.Time, n int) (pos int, frames int64) {
+	frames = p.frames(now)
+	return (p.from + int(frames%int64(n))) % n, frames
+}
+
+// ahead is how many chunk layers playback reads ahead, in the background.
+func (p *player) ahead() int { return max(3, int(math.Ceil(p.rate*playAhead))) }
+
+// shown counts a frame shown while playing that moved along the step
+// axis.
+func (p *player) shown(moved bool) {
+	if p.on && moved {
+		p.drawn++
+	}
+}
+
+// status is the status of playback at now: the rate, and the frames
+// drawn of those due since it started ("" when it is not playing), and
+// whether it keeps up (draws at least nine in ten).
+func (p *player) status(now time.Time) (text string, due, drawn int64) {
+	if !p.on {
+		return "", 0, 0
+	}
+	due, drawn = p.frames(now), p.drawn
+	text = fmt.Sprintf("playing %s: %d of %d frames drawn", RateName(p.rate), drawn, due)
+	if due >= 10 && drawn*10 < due*9 {
+		text += " (cannot keep up)"
+	}
+	return text, due, drawn
 }
 
 // TogglePlay starts or stops playback along the axis the step keys move.
@@ -119,27 +187,17 @@ func (s *Session) startPlayLocked() {
 	if m.Size(a) <= 1 {
 		return
 	}
+	rate := s.play.rate
 	if !s.play.chosen {
-		s.play.rate = s.defaultRateLocked()
+		rate = s.defaultRateLocked()
 	}
-	s.play.on = true
-	s.play.serial++
-	s.play.start = s.clock.Now()
-	s.play.from = s.view.At(a)
-	s.play.drawn = 0
-	if s.play.from >= m.Size(a)-1 {
-		s.play.from = 0 // at the end: start again
-	}
+	s.play.begin(s.clock.Now(), s.view.At(a), m.Size(a), rate)
 	s.trace.Event("play", map[string]any{"rate": s.play.rate, "from": s.play.from})
 	s.scheduleFrameLocked(s.play.serial, 1)
 }
 
 func (s *Session) stopPlayLocked() {
-	if s.play.timer != nil {
-		s.play.timer.Stop()
-	}
-	s.play.on, s.play.timer = false, nil
-	s.play.serial++
+	s.play.end()
 	s.signalIdleLocked()
 }
 
@@ -161,44 +219,20 @@ func (s *Session) playShownLocked(prev, f *Frame) {
 		return
 	}
 	a := stepAxis(f.data.Pyr.Meta(), f.View.Orientation)
-	if f.View.At(a) != prev.View.At(a) {
-		s.play.drawn++
-	}
+	s.play.shown(f.View.At(a) != prev.View.At(a))
 }
 
-// playStatusLocked is the status of playback: the rate, and the frames
-// drawn of those due since it started ("" when it is not playing), and
-// whether it keeps up (draws at least nine in ten).
+// playStatusLocked is playback's status (see player.status).
 func (s *Session) playStatusLocked() (text string, due, drawn int64) {
-	if !s.play.on {
-		return "", 0, 0
-	}
-	due, drawn = s.playFramesLocked(), s.play.drawn
-	text = fmt.Sprintf("playing %s: %d of %d frames drawn", RateName(s.play.rate), drawn, due)
-	if due >= 10 && drawn*10 < due*9 {
-		text += " (cannot keep up)"
-	}
-	return text, due, drawn
-}
-
-// playFramesLocked is how many frames' time has passed since playback
-// started (a frame's time counts as passed at its instant).
-func (s *Session) playFramesLocked() int64 {
-	elapsed := s.clock.Now().Sub(s.play.start).Seconds()
-	return int64(math.Floor(elapsed*s.play.rate + 1e-6))
-}
-
-// frameTime is when playback frame n (counted from the start) is due.
-func (s *Session) frameTime(n int64) time.Time {
-	return s.play.start.Add(time.Duration(math.Ceil(float64(n) / s.play.rate * float64(time.Second))))
+	return s.play.status(s.clock.Now())
 }
 
 // scheduleFrameLocked arms the timer for playback frame n, or the first
 // one after it that is still to come.
 func (s *Session) scheduleFrameLocked(serial uint64, n int64) {
 	now := s.clock.Now()
-	n = max(n, s.playFramesLocked()+1)
-	s.play.timer = s.clock.AfterFunc(max(s.frameTime(n).Sub(now), time.Nanosecond), func() { s.playTick(serial) })
+	n = max(n, s.play.frames(now)+1)
+	s.play.timer = s.clock.AfterFunc(max(s.play.frameTime(n).Sub(now), time.Nanosecond), func() { s.playTick(serial) })
 }
 
 // playTick moves the playhead to where the clock says it is (skipping the
@@ -212,16 +246,13 @@ func (s *Session) playTick(serial uint64) {
 	}
 	m := s.data.Pyr.Meta()
 	a := stepAxis(m, s.view.Orientation)
-	n := m.Size(a)
-	frames := s.playFramesLocked()
-	pos := (s.play.from + int(frames%int64(n))) % n
+	pos, frames := s.play.position(s.clock.Now(), m.Size(a))
 	if pos != s.view.At(a) {
 		dir := 1
 		s.view.SetAt(a, pos)
 		s.gen++
-		ahead := max(3, int(math.Ceil(s.play.rate*playAhead)))
 		r := s.requestLocked(s.clock.Now(), dir)
-		r.play, r.ahead = true, ahead
+		r.play, r.ahead = true, s.play.ahead()
 		s.draw.ask(r)
 		s.noteLocked(ViewChanged | HoverChanged)
 	}

@@ -50,7 +50,7 @@ func TestTheViewShowsProjections(t *testing.T) {
 		if got := h.s.SlabLabel(); c.thick > 0 && got == "" {
 			t.Errorf("no slab label")
 		}
-		buf, dt, w, hh, err := levels.ProjectPlane(context.Background(), h.s.Data().Pyr, 0, loader.Plane{Orientation: c.o.String(), At: map[byte]int{}}, c.op, c.a, c.b)
+		buf, dt, w, hh, err := levels.ProjectPlane(context.Background(), h.s.Data().Pyr, 0, loader.Plane{Orientation: c.o, At: map[byte]int{}}, c.op, c.a, c.b)
 		if err != nil {
 			t.Fatal(err)
 		}

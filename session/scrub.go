@@ -13,8 +13,12 @@ const (
 	scrubStall = 250 * time.Millisecond
 )
 
-// scrubState is the state of a held navigation key.
-type scrubState struct {
+// scrubber is the held-key part of the session: which key is held,
+// whether the session repeats it, when it last stepped and the timer of
+// the next step. It reads neither the view nor the data: the session
+// hands it the clock's time and steps the view itself, under the
+// session's lock (it has none of its own).
+type scrubber struct {
 	key    string
 	active bool      // repeating
 	last   time.Time // the last step
@@ -23,10 +27,32 @@ type scrubState struct {
 	serial uint64    // tells this scrub's timers from an earlier one's
 }
 
+// begin ends the scrub before and holds key; it returns the new scrub's
+// serial, which its timers check.
+func (sc *scrubber) begin(key string) uint64 {
+	sc.end()
+	*sc = scrubber{key: key, serial: sc.serial}
+	return sc.serial
+}
+
+// end stops the scrub and its timer.
+func (sc *scrubber) end() {
+	if sc.timer != nil {
+		sc.timer.Stop()
+	}
+	*sc = scrubber{serial: sc.serial + 1}
+}
+
+// repeated reports whether key typed at now is the keyboard repeating the
+// key the session repeats itself, to be ignored (unless no step came for
+// scrubStall).
+func (sc *scrubber) repeated(key string, now time.Time) bool {
+	return sc.active && sc.key == key && now.Sub(sc.last) < scrubStall
+}
+
 func (s *Session) startScrubLocked(key string) {
-	s.endScrubLocked()
-	serial := s.scrub.serial + 1
-	s.scrub = scrubState{key: key, serial: serial}
+	serial := s.scrub.begin(key)
+	s.signalIdleLocked()
 	s.scrub.timer = s.clock.AfterFunc(scrubDelay, func() {
 		s.mu.Lock()
 		if s.scrub.serial == serial && s.scrub.key == key && !s.scrub.active && s.data != nil {
@@ -39,10 +65,7 @@ func (s *Session) startScrubLocked(key string) {
 }
 
 func (s *Session) endScrubLocked() {
-	if s.scrub.timer != nil {
-		s.scrub.timer.Stop()
-	}
-	s.scrub = scrubState{serial: s.scrub.serial + 1}
+	s.scrub.end()
 	s.signalIdleLocked()
 }
 
@@ -56,7 +79,7 @@ func (s *Session) Scrubbing() bool {
 // repeatedLocked reports whether a typed key is the keyboard repeating the
 // key being scrubbed, to be ignored.
 func (s *Session) repeatedLocked(key string) bool {
-	return s.scrub.active && s.scrub.key == key && s.clock.Now().Sub(s.scrub.last) < scrubStall
+	return s.scrub.repeated(key, s.clock.Now())
 }
 
 // scrubStepLocked steps once for the held key, unless that goes nowhere

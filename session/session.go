@@ -11,6 +11,27 @@
 // through two callbacks, OnFrame and OnUpdate, each at most once until the
 // host takes what is waiting (TakeFrame, TakeUpdate), so that nothing
 // queues up on the host's goroutine however fast frames come.
+//
+// A Session is composed of parts, each with its own state, that do not
+// reach into each other: the session hands each what it needs.
+//   - drawer (draw.go): the drawing loop, on its own goroutine, with the
+//     latest-frame slot; it draws each Scene through a painter
+//     (painter.go), the seam where other renderers join. The same painter
+//     draws a Picture (picture.go: `vastview plane --out .png`) and each
+//     frame of a Movie, so the command line draws what the window shows.
+//   - notifier (notify.go): the changes and problems waiting for the host;
+//     its own lock.
+//   - opener (opener.go): the open in progress; its own lock.
+//   - exportSet (export.go): the exports in progress; its own lock.
+//   - player (play.go): playback's playhead and count of frames drawn,
+//     handed the time and positions under the session's lock.
+//   - scrubber (scrub.go): the held key the session repeats, likewise.
+//   - frameTracer (frame.go): the frames shown, written to the trace.
+//   - orthoState (ortho.go): the four panels' layout and zooms.
+//   - histWorker (hist.go): histograms, on their own goroutine.
+//
+// Locks are taken in one order: the session's (mu) first, then a part's;
+// no part calls back into the session while holding its own.
 package session
 
 import (
@@ -107,13 +128,13 @@ type Session struct {
 	gen     uint64
 	shown   *Frame // taken by the host: on screen
 	mods    Mods
-	scrub   scrubState
-	play    playState
+	scrub   scrubber
+	play    player
 	hover   hoverState
 	hist    histState
 	status  string
-	opening *openJob
-	exports map[*Export]struct{}
+	opens   opener    // the open in progress: its own lock
+	exports exportSet // its own lock
 	browse  browseState
 	thumbs  thumbState
 	layers  layerState
@@ -121,26 +142,23 @@ type Session struct {
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
 	proj    projState
 	ortho   orthoState
-	traced  struct {
-		data *Data
-		read int64 // bytes read for views of it up to the last frame traced
-	}
+	traced  frameTracer
 
-	pending  Change
-	problems []Problem
-	notified bool // OnUpdate called, TakeUpdate not yet
+	notes notifier // what waits for the host: its own lock
 
 	closed bool
 	done   chan struct{} // closed by Close
 	draw   *drawer
 	hw     *histWorker
 	tick   Timer
-	wg     sync.WaitGroup // exports and opens in flight
+	wg     sync.WaitGroup // background work in flight (but exports and opens)
 }
 
 // New starts a session with no data.
 func New(opts Options) *Session {
-	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, exports: map[*Export]struct{}{}, done: make(chan struct{})}
+	s := &Session{opts: opts, clock: opts.Clock, prefs: opts.Prefs, trace: opts.Trace, done: make(chan struct{})}
+	s.notes.onUpdate = opts.OnUpdate
+	s.traced.trace = opts.Trace
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
 	}
@@ -178,12 +196,8 @@ func (s *Session) Close() {
 	if s.tick != nil {
 		s.tick.Stop()
 	}
-	if s.opening != nil {
-		s.opening.cancel()
-	}
-	for e := range s.exports {
-		e.Cancel()
-	}
+	s.opens.close()
+	s.exports.close()
 	d := s.data
 	s.data = nil
 	proj, oproj := s.proj.src, s.ortho.proj
@@ -192,7 +206,9 @@ func (s *Session) Close() {
 	ahead := s.browse.ahead
 	s.browse.ahead = nil
 	s.mu.Unlock()
+	s.opens.wait() // before wg: an open may start work wg counts
 	s.wg.Wait()
+	s.exports.wait()
 	for _, p := range []*projection{proj, oproj} {
 		if p != nil {
 			p.close()
@@ -225,67 +241,17 @@ func Canonical(path string) string {
 	return filepath.Clean(path)
 }
 
-// openJob is an open in progress.
-type openJob struct {
-	path   string
-	cancel context.CancelFunc
-}
-
 // startOpen runs open off the calling goroutine as the open in progress
-// (cancelling the one before), shown in Opening as path; open reports
-// whether it is still the current one with current().
+// (see opener.start).
 func (s *Session) startOpen(path string, open func(ctx context.Context, current func() bool)) {
-	ctx, cancel := context.WithCancel(context.Background())
-	job := &openJob{path: path, cancel: cancel}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		cancel()
-		return
-	}
-	if s.opening != nil {
-		s.opening.cancel()
-	}
-	s.opening = job
-	s.wg.Add(1)
-	s.mu.Unlock()
-	s.changed(OpeningChanged)
-	go func() {
-		defer s.wg.Done()
-		defer cancel()
-		current := func() bool {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.opening == job && ctx.Err() == nil
-		}
-		open(ctx, current)
-		s.mu.Lock()
-		if s.opening == job {
-			s.opening = nil
-		}
-		s.mu.Unlock()
-		s.changed(OpeningChanged)
-	}()
+	s.opens.start(path, open, func() { s.changed(OpeningChanged) })
 }
 
 // Opening returns the path being opened, if any.
-func (s *Session) Opening() (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.opening == nil {
-		return "", false
-	}
-	return s.opening.path, true
-}
+func (s *Session) Opening() (string, bool) { return s.opens.path() }
 
 // CancelOpen stops the open in progress (a slow server, say).
-func (s *Session) CancelOpen() {
-	s.mu.Lock()
-	if s.opening != nil {
-		s.opening.cancel()
-	}
-	s.mu.Unlock()
-}
+func (s *Session) CancelOpen() { s.opens.cancel() }
 
 // OpenSource shows src, already opened, named name (a path or URL, "" for
 // the built-in demo); it owns src. The data shown before is released in
@@ -468,52 +434,35 @@ func (s *Session) Prefs() *prefs.Prefs { return s.prefs }
 
 // TakeUpdate returns what changed since it was last called, and lets
 // OnUpdate be called again.
-func (s *Session) TakeUpdate() Update {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := Update{Changes: s.pending, Problems: s.problems}
-	s.pending, s.problems, s.notified = 0, nil, false
-	return u
-}
+func (s *Session) TakeUpdate() Update { return s.notes.take() }
 
 // changed notes c and calls OnUpdate unless a call is waiting already. It
 // must not be called with s.mu held.
 func (s *Session) changed(c Change) {
-	s.mu.Lock()
-	s.unlockNotify(c)
+	s.notes.note(c)
+	s.notes.flush()
 }
 
 // noteLocked notes c for the next TakeUpdate; flush then tells the host.
-func (s *Session) noteLocked(c Change) { s.pending |= c }
+// (It may be called with s.mu held or not.)
+func (s *Session) noteLocked(c Change) { s.notes.note(c) }
 
 // flush calls OnUpdate if something waits to be taken and no call is
 // waiting already. It must not be called with s.mu held.
-func (s *Session) flush() {
-	s.mu.Lock()
-	call := !s.notified && s.opts.OnUpdate != nil && (s.pending != 0 || len(s.problems) > 0)
-	if call {
-		s.notified = true
-	}
-	s.mu.Unlock()
-	if call {
-		s.opts.OnUpdate()
-	}
-}
+func (s *Session) flush() { s.notes.flush() }
 
 // problem reports err about subject to the user and in the trace.
 func (s *Session) problem(subject string, err error) {
 	s.trace.Event("error", map[string]any{"message": fmt.Sprintf("%s: %v", subject, err)})
-	s.mu.Lock()
-	s.problems = append(s.problems, Problem{Subject: subject, Err: err})
-	s.mu.Unlock()
-	s.flush()
+	s.notes.problem(Problem{Subject: subject, Err: err})
+	s.notes.flush()
 }
 
 // unlockNotify notes c, unlocks s.mu and tells the host.
 func (s *Session) unlockNotify(c Change) {
-	s.noteLocked(c)
+	s.notes.note(c)
 	s.mu.Unlock()
-	s.flush()
+	s.notes.flush()
 }
 
 // Now is the session clock's time.

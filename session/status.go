@@ -63,10 +63,7 @@ func (s *Session) Status() Status {
 func (s *Session) status0() (st Status) {
 	s.mu.Lock()
 	d, shown := s.data, s.shown
-	opening := ""
-	if s.opening != nil {
-		opening = s.opening.path
-	}
+	opening, _ := s.opens.path()
 	note := s.browse.note
 	play, _, _ := s.playStatusLocked()
 	s.mu.Unlock()
@@ -98,6 +95,9 @@ func (s *Session) status0() (st Status) {
 			zoom += " (" + ps + ")"
 		}
 		st.Text = zoom + "   " + st.Text
+	}
+	if shown != nil && Oblique(shown.View) {
+		st.Text = obliqueStatus(shown.View) + "   " + st.Text
 	}
 	if play != "" {
 		st.Text = play + "   " + st.Text

@@ -221,7 +221,7 @@ func makeThumb(ctx context.Context, src loader.Source) *image.RGBA {
 		if m.AxisIndex('C') >= 0 {
 			at['C'] = ly.c
 		}
-		buf, pw, ph, err := loader.ReadPlane(ctx, src, k, loader.Plane{Orientation: "xy", At: at})
+		buf, pw, ph, err := loader.ReadPlane(ctx, src, k, loader.Plane{Orientation: loader.XY, At: at})
 		if err != nil {
 			return nil
 		}

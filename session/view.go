@@ -23,10 +23,11 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // requestLocked is the request to draw the view as it is now, for the
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
-	r := request{d: s.data, view: s.drawnViewLocked(), gen: s.gen, asked: at, dir: dir, play: s.play.on,
-		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.projectionLocked()}
+	r := request{Scene: Scene{d: s.data, view: s.drawnViewLocked(), gen: s.gen, dir: dir,
+		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.projectionLocked()},
+		asked: at, play: s.play.on}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
-	if r.ortho = s.orthoDrawLocked(r); r.ortho != nil && s.ortho.active == panelProj {
+	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj {
 		r.proj, r.layers = r.ortho.proj, nil
 	}
 	return r
@@ -104,10 +105,14 @@ func (s *Session) setOrientationLocked(m *loader.Meta, o render.Orientation) boo
 		return s.activateLocked(int(o))
 	}
 	row, col, _ := o.Axes()
+	if o == s.view.Orientation && s.view.Turn != (render.Turn{}) {
+		s.view.Turn = render.Turn{} // aligned again
+		return true
+	}
 	if m.Size(row) == 1 || m.Size(col) == 1 || o == s.view.Orientation {
 		return false
 	}
-	s.view.Orientation = o
+	s.view.Orientation, s.view.Turn = o, render.Turn{}
 	s.view.Zoom, s.fitted = 0, true
 	if s.view.Y == 0 && s.view.X == 0 {
 		s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
@@ -252,7 +257,10 @@ func (s *Session) saveViewLocked() {
 	v := prefs.View{
 		Plane: w.Orientation.String(), T: w.T, C: w.C, Z: w.Z, Y: w.Y, X: w.X,
 		Zoom: w.Zoom, CenterX: w.Center.Col, CenterY: w.Center.Row, Lo: w.Lo, Hi: w.Hi, Colormap: w.Colormap,
-		Fitted: s.fitted,
+		Fitted: s.fitted, Linear: w.Linear,
+	}
+	if w.Turn != (render.Turn{}) {
+		v.Turn = w.Turn[:]
 	}
 	if s.ortho.on {
 		v.Layout = "four"
@@ -277,13 +285,14 @@ func (s *Session) SaveView() {
 
 // restoreViewLocked applies a remembered view, within the data's extent.
 func (s *Session) restoreViewLocked(p prefs.View) {
-	o, err := render.ParseOrientation(p.Plane)
+	o, err := loader.ParseOrientation(p.Plane)
 	if err != nil {
 		return
 	}
 	m := s.data.Pyr.Meta()
 	w := &s.view
 	w.Orientation, w.Zoom, w.Center = o, p.Zoom, render.Point{Col: p.CenterX, Row: p.CenterY}
+	w.Turn, w.Linear = rememberedTurn(p.Turn), p.Linear
 	s.fitted = p.Fitted || !(p.Zoom > 0)
 	w.T, w.C = clampInt(p.T, 0, m.Size('T')-1), clampInt(p.C, 0, m.Size('C')-1)
 	w.Z, w.Y, w.X = clampInt(p.Z, 0, m.Size('Z')-1), clampInt(p.Y, 0, m.Size('Y')-1), clampInt(p.X, 0, m.Size('X')-1)

@@ -207,13 +207,13 @@ func (r *channelRow) CreateRenderer() fyne.WidgetRenderer {
 // viewCheck is a check box whose keys go to the view; a tap hands the
 // keyboard back to the view.
 type viewCheck struct {
-	widget.Check
-	k     keyForwarder
+	checkWidget
+	keyForwarder
 	quiet bool // set while the view checks or clears it
 }
 
 func newViewCheck(v *Viewer, changed func(bool)) *viewCheck {
-	c := &viewCheck{k: keyForwarder{v}}
+	c := &viewCheck{keyForwarder: keyForwarder{v}}
 	c.OnChanged = func(on bool) {
 		if c.quiet {
 			return
@@ -233,17 +233,5 @@ func (c *viewCheck) show(on bool) {
 		c.quiet = false
 	}
 }
-
-// TypedKey implements fyne.Focusable.
-func (c *viewCheck) TypedKey(e *fyne.KeyEvent) { c.k.key(e) }
-
-// TypedRune implements fyne.Focusable.
-func (c *viewCheck) TypedRune(r rune) { c.k.rune(r) }
-
-// KeyDown implements desktop.Keyable.
-func (c *viewCheck) KeyDown(e *fyne.KeyEvent) { c.k.v.focusView(); c.k.v.pv.KeyDown(e) }
-
-// KeyUp implements desktop.Keyable.
-func (c *viewCheck) KeyUp(e *fyne.KeyEvent) { c.k.v.pv.KeyUp(e) }
 
 var _ desktop.Keyable = (*viewCheck)(nil)

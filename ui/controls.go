@@ -19,27 +19,49 @@ import (
 // keyForwarder hands the keys a focused toolbar widget gets to the view,
 // so that after choosing from a menu or moving a slider the keyboard still
 // steps planes; Escape and Tab keep their usual meaning.
+//
+// A widget embeds it beside a struct that embeds the Fyne widget (as
+// viewSelect embeds selectWidget): its key methods, one level less deep
+// than the Fyne widget's, are the ones the widget has.
 type keyForwarder struct{ v *Viewer }
 
-func (k keyForwarder) key(e *fyne.KeyEvent) {
+// TypedKey implements fyne.Focusable: the view takes the key.
+func (k keyForwarder) TypedKey(e *fyne.KeyEvent) {
 	k.v.focusView()
 	k.v.pv.TypedKey(e)
 }
 
-func (k keyForwarder) rune(r rune) {
+// TypedRune implements fyne.Focusable: the view takes the character.
+func (k keyForwarder) TypedRune(r rune) {
 	k.v.focusView()
 	k.v.pv.TypedRune(r)
 }
 
+// KeyDown implements desktop.Keyable: the view takes the keyboard.
+func (k keyForwarder) KeyDown(e *fyne.KeyEvent) {
+	k.v.focusView()
+	k.v.pv.KeyDown(e)
+}
+
+// KeyUp implements desktop.Keyable.
+func (k keyForwarder) KeyUp(e *fyne.KeyEvent) { k.v.pv.KeyUp(e) }
+
+// The Fyne widgets the toolbar's widgets extend, one level down.
+type (
+	selectWidget struct{ widget.Select }
+	sliderWidget struct{ widget.Slider }
+	checkWidget  struct{ widget.Check }
+)
+
 // viewSelect is a drop-down whose keys go to the view.
 type viewSelect struct {
-	widget.Select
-	k     keyForwarder
+	selectWidget
+	keyForwarder
 	quiet bool // set while the view selects an option
 }
 
 func newViewSelect(v *Viewer, changed func(string)) *viewSelect {
-	s := &viewSelect{k: keyForwarder{v}}
+	s := &viewSelect{keyForwarder: keyForwarder{v}}
 	s.OnChanged = func(o string) {
 		if s.quiet {
 			return
@@ -60,43 +82,19 @@ func (s *viewSelect) show(o string) {
 	}
 }
 
-// TypedKey implements fyne.Focusable.
-func (s *viewSelect) TypedKey(e *fyne.KeyEvent) { s.k.key(e) }
-
-// TypedRune implements fyne.Focusable.
-func (s *viewSelect) TypedRune(r rune) { s.k.rune(r) }
-
-// KeyDown implements desktop.Keyable.
-func (s *viewSelect) KeyDown(e *fyne.KeyEvent) { s.k.v.focusView(); s.k.v.pv.KeyDown(e) }
-
-// KeyUp implements desktop.Keyable.
-func (s *viewSelect) KeyUp(e *fyne.KeyEvent) { s.k.v.pv.KeyUp(e) }
-
 // viewSlider is a slider whose keys go to the view.
 type viewSlider struct {
-	widget.Slider
-	k keyForwarder
+	sliderWidget
+	keyForwarder
 }
 
 func newViewSlider(v *Viewer, lo, hi float64) *viewSlider {
-	s := &viewSlider{k: keyForwarder{v}}
+	s := &viewSlider{keyForwarder: keyForwarder{v}}
 	s.Min, s.Max, s.Step = lo, hi, 1
 	s.OnChangeEnded = func(float64) { v.focusView() }
 	s.ExtendBaseWidget(s)
 	return s
 }
-
-// TypedKey implements fyne.Focusable.
-func (s *viewSlider) TypedKey(e *fyne.KeyEvent) { s.k.key(e) }
-
-// TypedRune implements fyne.Focusable.
-func (s *viewSlider) TypedRune(r rune) { s.k.rune(r) }
-
-// KeyDown implements desktop.Keyable.
-func (s *viewSlider) KeyDown(e *fyne.KeyEvent) { s.k.v.focusView(); s.k.v.pv.KeyDown(e) }
-
-// KeyUp implements desktop.Keyable.
-func (s *viewSlider) KeyUp(e *fyne.KeyEvent) { s.k.v.pv.KeyUp(e) }
 
 var (
 	_ desktop.Keyable = (*viewSelect)(nil)

@@ -13,7 +13,9 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
 
+	"vastview/levels"
 	"vastview/loader"
+	"vastview/prefs"
 	"vastview/session"
 )
 
@@ -325,30 +327,52 @@ func (v *Viewer) startIn(d *dialog.FileDialog, dir string) {
 }
 
 // prefsDialog edits the memory and disk budgets, used for the next file.
+// Its Save button is enabled while both are sizes (levels.ParseBudget).
 func (v *Viewer) prefsDialog() {
 	p := v.s.Prefs()
-	cache := newEscEntry(v)
-	cache.SetText(fmt.Sprint(p.CacheBytes() >> 20))
-	disk := newEscEntry(v)
-	disk.SetText(fmt.Sprint(p.DiskCacheBytes() >> 20))
+	cache, disk := budgetEntry(v, p.CacheBytes(), true), budgetEntry(v, p.DiskCacheBytes(), false)
 	items := []*widget.FormItem{
-		widget.NewFormItem("Chunk cache (MiB, 0: automatic)", cache),
-		widget.NewFormItem("Disk cache of levels (MiB)", disk),
+		widget.NewFormItem("Chunk cache (e.g. 2GiB, 0: automatic)", cache),
+		widget.NewFormItem("Disk cache of levels (e.g. 20GiB)", disk),
 	}
 	d := dialog.NewForm("Preferences", "Save", "Cancel", items, func(ok bool) {
 		if !ok {
 			return
 		}
-		var c, dk int64
-		if _, err := fmt.Sscan(strings.TrimSpace(cache.Text), &c); err == nil && c >= 0 {
-			p.SetCacheBytes(c << 20)
-		}
-		if _, err := fmt.Sscan(strings.TrimSpace(disk.Text), &dk); err == nil && dk > 0 {
-			p.SetDiskCacheBytes(dk << 20)
+		if err := setBudgets(p, cache.Text, disk.Text); err != nil {
+			v.showDialog(dialog.NewError(err, v.win))
 		}
 	}, v.win)
 	d.Resize(fyne.NewSize(520, d.MinSize().Height))
 	v.showDialog(d)
+}
+
+// budgetEntry is a field holding a budget of n bytes, valid while its
+// text is a size (0 too when zero is set).
+func budgetEntry(v *Viewer, n int64, zero bool) *escEntry {
+	e := newEscEntry(v)
+	e.SetText(levels.FormatBudget(n))
+	e.Validator = func(s string) error {
+		_, err := levels.ParseBudget(s, zero)
+		return err
+	}
+	return e
+}
+
+// setBudgets stores the budgets the Preferences dialog's fields give;
+// a field that is not a size changes nothing, and its error is returned.
+func setBudgets(p *prefs.Prefs, cache, disk string) error {
+	c, err := levels.ParseBudget(cache, true)
+	if err != nil {
+		return err
+	}
+	dk, err := levels.ParseBudget(disk, false)
+	if err != nil {
+		return err
+	}
+	p.SetCacheBytes(c)
+	p.SetDiskCacheBytes(dk)
+	return nil
 }
 
 // shortcutText is the list of keys, one per line, in two aligned columns.

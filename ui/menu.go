@@ -15,15 +15,31 @@ import (
 	"vastview/session"
 )
 
-// key is a menu item's shortcut as shown beside it.
-func key(k fyne.KeyName, mod fyne.KeyModifier) fyne.Shortcut {
-	return &desktop.CustomShortcut{KeyName: k, Modifier: mod}
+// menuKey is the shortcut the key map gives the menu item at path
+// ("View → Fit"), nil for none.
+func menuKey(path string) fyne.Shortcut {
+	k, ok := session.MenuKey(path)
+	if !ok {
+		return nil
+	}
+	var mod fyne.KeyModifier
+	if k.Mods.Ctrl {
+		mod |= fyne.KeyModifierShortcutDefault
+	}
+	if k.Mods.Alt {
+		mod |= fyne.KeyModifierAlt
+	}
+	if k.Mods.Shift {
+		mod |= fyne.KeyModifierShift
+	}
+	return &desktop.CustomShortcut{KeyName: fyne.KeyName(k.Name), Modifier: mod}
 }
 
-// item is a menu item with the key that does the same.
-func item(label string, sc fyne.Shortcut, f func()) *fyne.MenuItem {
-	it := fyne.NewMenuItem(label, f)
-	it.Shortcut = sc
+// item is the menu item at path ("View → Fit": the item's label last),
+// with the key that does the same as the key map gives it.
+func item(path string, f func()) *fyne.MenuItem {
+	it := fyne.NewMenuItem(path[strings.LastIndex(path, " → ")+len(" → "):], f)
+	it.Shortcut = menuKey(path)
 	return it
 }
 
@@ -37,9 +53,8 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	if recent.ChildMenu == nil {
 		recent.Disabled = true
 	}
-	ctrl := fyne.KeyModifierShortcutDefault
 	file := fyne.NewMenu("File",
-		item("Open…", key(fyne.KeyO, ctrl), v.openDialog),
+		item("File → Open…", v.openDialog),
 		fyne.NewMenuItem("Open Folder as Stack…", func() { v.openFolderDialog(true) }),
 		fyne.NewMenuItem("Open Folder as List of Files…", func() { v.openFolderDialog(false) }),
 		fyne.NewMenuItem("Open URL…", v.openURLDialog),
@@ -49,20 +64,20 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		fyne.NewMenuItem("Add Label Layer…", v.addLayerDialog(session.LayerLabels)),
 		fyne.NewMenuItem("Add Layer from Folder…", v.addLayerFolderDialog),
 		fyne.NewMenuItemSeparator(),
-		item("Save View as PNG…", key(fyne.KeyS, ctrl), v.saveDialog),
+		item("File → Save View as PNG…", v.saveDialog),
 		fyne.NewMenuItem("Export Pyramid…", v.exportDialog),
 		fyne.NewMenuItem("Export Movie…", v.movieDialog),
 		fyne.NewMenuItemSeparator(),
 		fyne.NewMenuItem("Preferences…", v.prefsDialog),
 		fyne.NewMenuItemSeparator(),
-		item("Quit", key(fyne.KeyQ, ctrl), func() { v.quit("Ctrl+Q") }),
+		item("File → Quit", func() { v.quit("Ctrl+Q") }),
 	)
 	planes := make([]*fyne.MenuItem, 3)
 	for i, name := range []string{"XY", "XZ", "YZ"} {
 		o := render.Orientation(i)
-		planes[i] = item(name, key(fyne.KeyName(rune('1'+i)), 0), func() { v.s.SetOrientation(o) })
+		planes[i] = item("View → "+name, func() { v.s.SetOrientation(o) })
 	}
-	four := v.toggleItem("Four Panels", key(fyne.Key4, 0), func() bool { return v.s.Layout() == session.FourPanels }, func(on bool) {
+	four := v.toggleItem("View → Four Panels", func() bool { return v.s.Layout() == session.FourPanels }, func(on bool) {
 		v.s.SetLayout(map[bool]session.Layout{true: session.FourPanels, false: session.SingleView}[on])
 	})
 	// The channels' items in a submenu, high in the menu: the View menu
@@ -70,46 +85,56 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	// item in sight.
 	chans := fyne.NewMenuItem("Channels", nil)
 	chans.ChildMenu = fyne.NewMenu("", v.channelItems()...)
+	// Turning the plane: the keys' items press them (Shift for fine steps).
+	turn := fyne.NewMenuItem("Turn", nil)
+	turnItem := func(name string, r rune) *fyne.MenuItem {
+		return item("View → Turn → "+name, func() { v.s.Rune(r) })
+	}
+	turn.ChildMenu = fyne.NewMenu("", turnItem("Up", 'w'), turnItem("Down", 's'), turnItem("Left", 'a'),
+		turnItem("Right", 'd'), turnItem("Anticlockwise", 'q'), turnItem("Clockwise", 'e'))
 	view := fyne.NewMenu("View",
 		planes[0], planes[1], planes[2], four,
-		v.toggleItem("Link Panel Zoom", nil, v.s.LinkedZoom, v.s.SetLinkedZoom),
-		item("Projection: Max, Min, Mean, None", key(fyne.KeyP, 0), v.s.CycleProjection),
+		v.toggleItem("View → Link Panel Zoom", v.s.LinkedZoom, v.s.SetLinkedZoom),
+		item("View → Projection: Max, Min, Mean, None", v.s.CycleProjection),
+		turn,
+		v.toggleItem("View → Trilinear Interpolation", func() bool { return v.s.View().Linear },
+			func(bool) { v.s.ToggleLinear() }),
 		fyne.NewMenuItemSeparator(),
-		item("Fit", key(fyne.Key0, 0), v.s.Fit),
-		item("Zoom In", key(fyne.KeyPlus, 0), func() { v.s.Rune('+') }),
-		item("Zoom Out", key(fyne.KeyMinus, 0), func() { v.s.Rune('-') }),
-		item("Auto-contrast", key(fyne.KeyC, 0), v.s.AutoContrast),
+		item("View → Fit", v.s.Fit),
+		item("View → Zoom In", func() { v.s.Rune('+') }),
+		item("View → Zoom Out", func() { v.s.Rune('-') }),
+		item("View → Auto-contrast", v.s.AutoContrast),
 		chans,
 		fyne.NewMenuItemSeparator(),
-		item("Play / Pause", key(fyne.KeySpace, 0), v.s.TogglePlay),
-		item("Show / Hide Panels", key(fyne.KeyH, 0), v.togglePanels),
-		item("Show / Hide File Strip", key(fyne.KeyF, 0), func() { v.strip.toggle() }),
-		item("Show / Hide Histogram", key(fyne.KeyG, 0), v.toggleHistogram),
+		item("View → Play / Pause", v.s.TogglePlay),
+		item("View → Show / Hide Panels", v.togglePanels),
+		item("View → Show / Hide File Strip", func() { v.strip.toggle() }),
+		item("View → Show / Hide Histogram", v.toggleHistogram),
 		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
 		fyne.NewMenuItemSeparator(),
 	)
-	view.Items = append(view.Items, v.toggleItem("Scale Bar", key(fyne.KeyB, 0), v.s.ScaleBar, v.s.SetScaleBar),
-		v.toggleItem("Time Stamp", key(fyne.KeyT, 0), v.s.TimeStamp, v.s.SetTimeStamp),
-		item("Show / Hide Layers", key(fyne.KeyV, 0), v.s.ToggleLayers))
-	keep := v.toggleItem("Keep View Across Files", nil, v.s.KeepView, v.s.SetKeepView)
+	view.Items = append(view.Items, v.toggleItem("View → Scale Bar", v.s.ScaleBar, v.s.SetScaleBar),
+		v.toggleItem("View → Time Stamp", v.s.TimeStamp, v.s.SetTimeStamp),
+		item("View → Show / Hide Layers", v.s.ToggleLayers))
+	keep := v.toggleItem("Go → Keep View Across Files", v.s.KeepView, v.s.SetKeepView)
 	// The keys reach the menu first: its items press them for the view.
 	alt := func(k fyne.KeyName) func() {
 		return func() { v.command(v.s.PressWith(string(k), session.Mods{Alt: true})) }
 	}
 	files := fyne.NewMenu("Go",
-		item("Next File", key(fyne.KeyRight, fyne.KeyModifierAlt), alt(fyne.KeyRight)),
-		item("Previous File", key(fyne.KeyLeft, fyne.KeyModifierAlt), alt(fyne.KeyLeft)),
-		item("First File", key(fyne.KeyHome, fyne.KeyModifierAlt), alt(fyne.KeyHome)),
-		item("Last File", key(fyne.KeyEnd, fyne.KeyModifierAlt), alt(fyne.KeyEnd)),
+		item("Go → Next File", alt(fyne.KeyRight)),
+		item("Go → Previous File", alt(fyne.KeyLeft)),
+		item("Go → First File", alt(fyne.KeyHome)),
+		item("Go → Last File", alt(fyne.KeyEnd)),
 		fyne.NewMenuItemSeparator(),
-		item("Next Series", key(fyne.KeyPageDown, fyne.KeyModifierAlt), alt(fyne.KeyPageDown)),
-		item("Previous Series", key(fyne.KeyPageUp, fyne.KeyModifierAlt), alt(fyne.KeyPageUp)),
+		item("Go → Next Series", alt(fyne.KeyPageDown)),
+		item("Go → Previous Series", alt(fyne.KeyPageUp)),
 		v.series,
 		fyne.NewMenuItemSeparator(),
 		keep,
 	)
 	help := fyne.NewMenu("Help",
-		item("Keyboard Shortcuts", key(fyne.KeyF1, 0), v.showShortcuts),
+		item("Help → Keyboard Shortcuts", v.showShortcuts),
 		fyne.NewMenuItem("About", func() {
 			v.showDialog(dialog.NewInformation("About vastview", "vastview views image volumes and movies too big to load.", v.win))
 		}),
@@ -146,11 +171,11 @@ func joinShape(shape []int) string {
 	return strings.Join(s, "×")
 }
 
-// toggleItem is a menu item checked while get reports true, with the key
-// that does the same (sc, nil for none); choosing it sets the opposite.
-// Its check follows get (see syncToggles).
-func (v *Viewer) toggleItem(label string, sc fyne.Shortcut, get func() bool, set func(bool)) *fyne.MenuItem {
-	it := item(label, sc, nil)
+// toggleItem is the menu item at path (as item has it) checked while get
+// reports true; choosing it sets the opposite. Its check follows get (see
+// syncToggles).
+func (v *Viewer) toggleItem(path string, get func() bool, set func(bool)) *fyne.MenuItem {
+	it := item(path, nil)
 	it.Checked = get()
 	v.toggles = append(v.toggles, toggle{it, get})
 	it.Action = func() {
@@ -205,9 +230,9 @@ func (v *Viewer) channelItems() []*fyne.MenuItem {
 	for _, cm := range channelModes {
 		m.modes = append(m.modes, fyne.NewMenuItem("Channels: "+cm.name, func() { v.s.SetChannelMode(cm.mode) }))
 	}
-	m.cycle = item("Cycle Channel Mode", key(fyne.KeyM, 0), v.s.CycleChannelMode)
-	m.next = item("Next Channel", key(fyne.KeyDown, 0), func() { v.s.StepChannel(1) })
-	m.prev = item("Previous Channel", key(fyne.KeyUp, 0), func() { v.s.StepChannel(-1) })
+	m.cycle = item("View → Channels → Cycle Channel Mode", v.s.CycleChannelMode)
+	m.next = item("View → Channels → Next Channel", func() { v.s.StepChannel(1) })
+	m.prev = item("View → Channels → Previous Channel", func() { v.s.StepChannel(-1) })
 	mode, infos := v.s.Channels()
 	v.setChannelItems(mode, len(infos) > 0)
 	return append(slices.Clone(m.modes), m.cycle, m.next, m.prev)

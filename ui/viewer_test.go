@@ -22,6 +22,7 @@ import (
 	"vastview/loader"
 	"vastview/loader/demo"
 	_ "vastview/loader/tiff" // the open dialog lists .tif files
+	"vastview/prefs"
 	"vastview/render"
 	"vastview/session"
 )
@@ -270,25 +271,40 @@ func TestTheKeyListIsAlignedAndComplete(t *testing.T) {
 	}
 }
 
-func TestMenusShowTheirKeys(t *testing.T) {
+func TestMenusShowTheKeysOfTheKeyMap(t *testing.T) {
 	v := newTestViewer(t, nil)
-	onUI(func() {
-		want := map[string]string{"Open…": "O", "Save View as PNG…": "S", "XZ": "2", "Keyboard Shortcuts": "F1"}
-		for _, m := range v.win.MainMenu().Items {
-			for _, it := range m.Items {
-				if k, ok := want[it.Label]; ok {
-					sc, _ := it.Shortcut.(fyne.KeyboardShortcut)
-					if sc == nil || string(sc.Key()) != k {
-						t.Errorf("menu item %q has shortcut %v", it.Label, it.Shortcut)
-					}
-					delete(want, it.Label)
-				}
-			}
+	want := map[string]string{}
+	for _, b := range session.KeyMap() {
+		if b.Menu != "" {
+			want[b.Menu] = string(menuKey(b.Menu).(fyne.KeyboardShortcut).Key())
 		}
-		if len(want) > 0 {
-			t.Errorf("no menu items %v", want)
+	}
+	var walk func(path string, items []*fyne.MenuItem)
+	walk = func(path string, items []*fyne.MenuItem) {
+		for _, it := range items {
+			p := path + " → " + it.Label
+			if it.ChildMenu != nil {
+				walk(p, it.ChildMenu.Items)
+			}
+			sc, _ := it.Shortcut.(fyne.KeyboardShortcut)
+			k, ok := want[p]
+			switch {
+			case ok && (sc == nil || string(sc.Key()) != k):
+				t.Errorf("menu item %q shows %v, the key map has %q", p, it.Shortcut, k)
+			case !ok && sc != nil:
+				t.Errorf("menu item %q shows %v, a key the key map does not give it", p, sc.ShortcutName())
+			}
+			delete(want, p)
+		}
+	}
+	onUI(func() {
+		for _, m := range v.win.MainMenu().Items {
+			walk(m.Label, m.Items)
 		}
 	})
+	if len(want) > 0 {
+		t.Errorf("the key map names menu items the menus lack: %v", want)
+	}
 }
 
 func TestPlaneButtonsShowTheActivePlane(t *testing.T) {
@@ -822,5 +838,55 @@ func TestHoverAbbreviations(t *testing.T) {
 	}
 	if got := dropPhysical("X 1  Y 2  C 0 (DAPI)  value 3"); got != "X 1  Y 2  C 0 (DAPI)  value 3" {
 		t.Errorf("a channel's name taken for the position: %q", got)
+	}
+}
+
+func TestPreferencesTakeSizesAndRefuseOthers(t *testing.T) {
+	test.NewTempApp(t)
+	p := prefs.New(&prefs.MapStore{})
+	p.SetCacheBytes(1 << 30)
+	p.SetDiskCacheBytes(8 << 30)
+	var e *escEntry
+	uiDoAndWait(func() { e = budgetEntry(nil, p.CacheBytes(), true) })
+	if e.Text != "1GiB" || e.Validate() != nil {
+		t.Errorf("the chunk cache field shows %q (valid: %v)", e.Text, e.Validate())
+	}
+	uiDoAndWait(func() { e.SetText("lots") })
+	if e.Validate() == nil {
+		t.Error("the chunk cache field takes \"lots\"")
+	}
+	for _, c := range [][2]string{{"lots", "2GiB"}, {"1GiB", "0"}, {"-5", "2GiB"}} {
+		if err := setBudgets(p, c[0], c[1]); err == nil {
+			t.Errorf("setBudgets(%q, %q): no error", c[0], c[1])
+		}
+	}
+	if p.CacheBytes() != 1<<30 || p.DiskCacheBytes() != 8<<30 {
+		t.Errorf("refused sizes changed the budgets to %d, %d", p.CacheBytes(), p.DiskCacheBytes())
+	}
+	if err := setBudgets(p, "0", "512 MiB"); err != nil || p.CacheBytes() != 0 || p.DiskCacheBytes() != 512<<20 {
+		t.Errorf("setBudgets(0, 512 MiB): %v; budgets %d, %d", err, p.CacheBytes(), p.DiskCacheBytes())
+	}
+}
+
+func TestToolbarWidgetsHandTheirKeysToTheView(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var widgets []fyne.Focusable
+	uiDoAndWait(func() {
+		widgets = []fyne.Focusable{newViewSlider(v, 0, 10), newViewSelect(v, func(string) {}), newViewCheck(v, func(bool) {})}
+	})
+	for i, w := range widgets {
+		z := v.s.View().Z
+		uiDoAndWait(func() {
+			w.(desktop.Keyable).KeyDown(&fyne.KeyEvent{Name: fyne.KeyRight})
+			w.TypedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
+			w.(desktop.Keyable).KeyUp(&fyne.KeyEvent{Name: fyne.KeyRight})
+		})
+		waitShown(t, v, func(f *session.Frame) bool { return f.View.Z == z+1 })
+		uiDoAndWait(func() {
+			if f := v.win.Canvas().Focused(); f != v.pv {
+				t.Errorf("widget %d: the keyboard is with %T, not the view", i, f)
+			}
+			v.win.Canvas().Unfocus()
+		})
 	}
 }

@@ -38,6 +38,7 @@ var benchmarks = []benchmark{
 	{"open", benchOpen},
 	{"camera", benchCamera},
 	{"pyramid", benchPyramid},
+	{"levels", benchLevels},
 	{"downsample", func(_ context.Context, env *benchEnv) error { return benchDownsample(env.report) }},
 	{"codec", func(_ context.Context, env *benchEnv) error { return benchCodec(env.report) }},
 	{"zarr", benchZarr},

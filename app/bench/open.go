@@ -128,7 +128,7 @@ func openAndRead(ctx context.Context, path string, axis byte, i int) error {
 	if axis == 0 {
 		axis = 'Z'
 	}
-	_, _, _, err = loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{axis: i}})
+	_, _, _, err = loader.ReadPlane(ctx, src, 0, loader.Plane{Orientation: loader.XY, At: map[byte]int{axis: i}})
 	return err
 }
 

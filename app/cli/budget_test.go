@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,13 +15,12 @@ import (
 // stream on from where the band before stopped, so the levels stream
 // through bands, not pages: the peak memory stays within the budget and
 // 300 MB (it was 1.5 GiB, then 585 MiB reading whole pages), and the
-// program has nothing to say about it. The program is built without the
-// race detector, whose shadow memory would be measured too.
+// program has nothing to say about it. The command line runs in a child
+// process built without the race detector (testtool.CLICommand).
 func TestPyramidKeepsToItsBudget(t *testing.T) {
+	testtool.Long(t, "pyramids of 8192² planes in a child process")
 	testtool.RequirePython(t, "tifffile", "numpy")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "vastview")
-	testtool.Run(t, "go", "build", "-o", bin, "vastview")
 	src := filepath.Join(dir, "pages.tif")
 	testtool.RunPython(t, `
 import sys, numpy as np, tifffile
@@ -31,8 +29,8 @@ a[:, ::64, ::64] = 1000
 tifffile.imwrite(sys.argv[1], a, compression='zlib', rowsperstrip=8192)
 `, src)
 	const budget = 256 << 20
-	cmd := exec.Command(bin, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "256MiB")
-	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	cmd := testtool.CLICommand(t, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "256MiB")
+	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("pyramid: %v\n%s", err, out)
@@ -53,8 +51,8 @@ import sys, numpy as np, tifffile
 a = np.zeros((2, 8192, 8192), np.uint16)
 tifffile.imwrite(sys.argv[1], a, compression='zlib', tile=(8192, 8192))
 `, tiled)
-	cmd = exec.Command(bin, "pyramid", tiled, filepath.Join(dir, "small.ome.zarr"), "--budget", "64MiB")
-	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	cmd = testtool.CLICommand(t, "pyramid", tiled, filepath.Join(dir, "small.ome.zarr"), "--budget", "64MiB")
+	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
 	out, err = cmd.CombinedOutput()
 	msg := strings.TrimSpace(string(out))
 	if err == nil || strings.Count(msg, "\n") > 0 || !strings.Contains(msg, "larger than the memory budget of 64 MiB") {

@@ -1,5 +1,5 @@
-// Package cli runs vastview's command lines: the viewer, info, plane,
-// pyramid, serve and bench. Its contract (flags, JSON, exit status, one line of
+// Package cli runs vastview's command lines: the viewer (in the window the
+// program's main hands it), info, plane, pyramid, serve and bench. Its contract (flags, JSON, exit status, one line of
 // error) is the one ../shared/DESIGN.md gives; scripts depend on it.
 package cli
 
@@ -23,11 +23,19 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// Run executes one command line (without the program's name) and returns
-// the exit status: 0 on success, 1 with one line on stderr naming the file
-// and the problem. Credentials and signatures in addresses never reach
-// stdout or stderr (loader.Redact).
+// Run executes one command line (without the program's name) as
+// RunWithWindow does, in a program without a window: the viewer's command
+// line is checked and its files opened, then refused in one line.
 func Run(args []string, stdout, stderr io.Writer) int {
+	return RunWithWindow(nil, args, stdout, stderr)
+}
+
+// RunWithWindow executes one command line (without the program's name)
+// and returns the exit status: 0 on success, 1 with one line on stderr
+// naming the file and the problem. A command line naming no other command
+// runs the viewer in win. Credentials and signatures in addresses never
+// reach stdout or stderr (loader.Redact).
+func RunWithWindow(win Window, args []string, stdout, stderr io.Writer) int {
 	stdout, stderr = loader.RedactingWriter(stdout), loader.RedactingWriter(stderr)
 	var err error
 	cmd := ""
@@ -51,7 +59,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = cmdView(args, stderr)
+		err = cmdView(win, args, stderr)
 	}
 	if err == nil {
 		return 0
@@ -81,6 +89,10 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
                  [--project max|min|mean [--slab A:B]] [--scalebar]
+                 [--rotate AXIS:DEG[,AXIS:DEG...]] [--center Z,Y,X] [--size H,W]
+                 [--pixel S] [--interp nearest|linear]
+                                   (an oblique plane, sampled in physical
+                                   space; linear .raw is float32)
                                    one plane: F.raw holds the samples
                                    (native type, little-endian, row-major),
                                    F.png the plane as the viewer shows it

@@ -185,10 +185,7 @@ func TestInfoQuotesControlCharacters(t *testing.T) {
 // images as series, and SRC#NAME describes (and plane reads) another; a
 // selector that names none is one line listing them.
 func TestInfoListsSeries(t *testing.T) {
-	lif := "../../../shared/testdata/lif/testdata_2channel_xz.lif"
-	if _, err := os.Stat(lif); err != nil {
-		t.Skip("no shared test data")
-	}
+	lif := testtool.SharedData(t, "lif/testdata_2channel_xz.lif")
 	type series struct {
 		Selector, Name, Axes, DType string
 		Shape                       []int
@@ -272,16 +269,13 @@ print('Z %s millimeter, Y %s millimeter, X %s millimeter' % (z[2], z[1], z[0]), 
 	if j := infoOf(t, ij); j.Spacing[len(j.Spacing)-1] != 0.3 || j.Spacing[len(j.Spacing)-2] != 0.3 {
 		t.Errorf("ImageJ TIFF: --json spacing %v", j.Spacing)
 	}
-	czi := "../../../shared/testdata/czi/CD_s_1_t_3_c_2_z_5.czi"
-	if _, err := os.Stat(czi); err == nil {
-		if text := mustRun(t, "info", czi); !strings.Contains(text, "  spacing  T 59.99543155 second,") {
-			t.Errorf("CZI: want T 59.99543155 second in\n%s", text)
-		}
+	// Real files: ZEN's time stamps, Imaris's unnamed channel.
+	czi := testtool.SharedData(t, "czi/CD_s_1_t_3_c_2_z_5.czi")
+	if text := mustRun(t, "info", czi); !strings.Contains(text, "  spacing  T 59.99543155 second,") {
+		t.Errorf("CZI: want T 59.99543155 second in\n%s", text)
 	}
-	ims := "../../../shared/testdata/ims/Minimal_IMS_File.ims"
-	if _, err := os.Stat(ims); err == nil {
-		if text := mustRun(t, "info", ims); !strings.Contains(text, "\n  channel 0\n") {
-			t.Errorf("unnamed channel: want a bare %q in\n%s", "  channel 0", text)
-		}
+	ims := testtool.SharedData(t, "ims/Minimal_IMS_File.ims")
+	if text := mustRun(t, "info", ims); !strings.Contains(text, "\n  channel 0\n") {
+		t.Errorf("unnamed channel: want a bare %q in\n%s", "  channel 0", text)
 	}
 }

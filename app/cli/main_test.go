@@ -10,8 +10,20 @@ import (
 	"strings"
 	"testing"
 
+	"vastview/base/subproc"
 	"vastview/base/testtool"
 )
+
+// TestMain runs as vastview's main does (serving as a decoder's child
+// process when started as one) the command line testtool.CLIEnv holds, in
+// a child process of a test, or else the tests.
+func TestMain(m *testing.M) {
+	subproc.Main()
+	if v := os.Getenv(testtool.CLIEnv); v != "" {
+		os.Exit(Run(strings.Split(v, "\n"), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 // vv runs one vastview command line in-process.
 func vv(args ...string) (code int, stdout, stderr string) {

@@ -64,7 +64,7 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	if err != nil {
 		return usageError{"movie: " + err.Error()}
 	}
-	orient, _ := render.ParseOrientation(sel.Orientation)
+	orient := sel.Orientation
 	name, out := pos[0], pos[1]
 	src, err := openSource(name)
 	if err != nil {
@@ -81,7 +81,7 @@ func cmdMovie(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer d.Release()
-	v, err := o.movieView(d.Pyr.Meta(), orient, sel, chans)
+	v, err := o.pictureView("movie", d.Pyr.Meta(), orient, sel, chans)
 	if err != nil {
 		return err
 	}
@@ -125,19 +125,26 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	return nil
 }
 
-// movieView is the view a movie of data m shows: plane sel at its
+// pictureView is the view the picture of command cmd (a plane's PNG, a
+// movie's frames) shows of data m: plane sel (level-0 positions) at its
 // --level's size (one screen pixel a sample along the columns, rows
-// stretched by the physical aspect as the viewer does), the composite
-// chans or one channel as plane's PNG draws it; windows not given are
-// chosen by auto-contrast on the first frame.
-func (o *planeOpts) movieView(m *loader.Meta, orient render.Orientation, sel loader.Plane, chans []render.Channel) (render.View, error) {
+// stretched by the physical aspect as the viewer does); the composite
+// chans, or one channel as the viewer first shows it (data of one
+// channel, or of several that the file shows one at a time in colour, in
+// the file's colours and window; colour pixels in rgb) unless an option
+// picks the channel or how to draw it. Windows not given are chosen by
+// auto-contrast, as the window chooses them.
+func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orientation, sel loader.Plane, chans []render.Channel) (render.View, error) {
 	if o.level < 0 || o.level >= len(m.Levels) {
-		return render.View{}, usageError{fmt.Sprintf("movie: no level %d (%d with the computed ones)", o.level, len(m.Levels))}
+		return render.View{}, usageError{fmt.Sprintf("%s: no level %d (%d with the computed ones)", cmd, o.level, len(m.Levels))}
+	}
+	if o.colormap == render.RGB && (m.Size('C') != 3 || m.AxisIndex('C') < 0) {
+		return render.View{}, usageError{cmd + ": --colormap rgb needs three samples on the C axis"}
 	}
 	row, col, _ := orient.Axes()
 	ri, ci := m.AxisIndex(row), m.AxisIndex(col)
 	if ri < 0 || ci < 0 {
-		return render.View{}, usageError{fmt.Sprintf("movie: plane %s needs axes %c and %c; the data has %s", sel.Orientation, row, col, m.Axes)}
+		return render.View{}, usageError{fmt.Sprintf("%s: plane %s needs axes %c and %c; the data has %s", cmd, sel.Orientation, row, col, m.Axes)}
 	}
 	l := m.Levels[o.level].Shape
 	v := render.View{Orientation: orient, Width: l[ci], Height: int(math.Round(float64(l[ri]) * render.Aspect(m, orient)))}
@@ -162,9 +169,9 @@ func (o *planeOpts) movieView(m *loader.Meta, orient render.Orientation, sel loa
 		ch.Colormap = o.colormap
 	}
 	if o.given["window"] || o.given["level-range"] {
-		lo, hi, err := o.displayRange(nil, m.DType)
+		lo, hi, err := o.displayRange()
 		if err != nil {
-			return render.View{}, usageError{"movie: " + err.Error()}
+			return render.View{}, usageError{cmd + ": " + err.Error()}
 		}
 		ch.Lo, ch.Hi = lo, hi
 	}

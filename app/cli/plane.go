@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,6 +38,8 @@ func cmdPlane(args []string, stderr io.Writer) (err error) {
 	o := planeOpts{stderr: stderr}
 	fs.StringVar(&o.out, "out", "", "output file (.raw or .png)")
 	o.flags(fs)
+	var ob obliqueOpts
+	ob.flags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
@@ -64,52 +67,127 @@ func cmdPlane(args []string, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	owned := true // until the picture's data owns it
+	defer func() {
+		if owned {
+			src.Close()
+		}
+	}()
 	defer func() {
 		if err == nil {
 			noteMissing(stderr, pos[0], src)
 		}
 	}()
+	if ob.asked(o.given) {
+		return o.writeOblique(pos[0], src, &ob, ext)
+	}
 	chans, err := o.composite(src.Meta(), ext)
 	if err != nil {
 		return usageError{"plane: " + err.Error()}
 	}
+	if ext == ".png" {
+		owned = false
+		return o.writeDrawn(pos[0], src, sel, chans)
+	}
 	if o.project != "" {
-		return o.writeProjection(pos[0], src, sel, chans, ext)
+		return o.writeProjection(pos[0], src, sel, chans)
 	}
 	if len(chans) > 0 {
-		return o.writeComposite(pos[0], src, sel, chans, ext)
+		return o.writeComposite(pos[0], src, sel, chans)
 	}
-	if ext == ".png" && (o.colormap == render.RGB || src.Meta().RGB && !o.given["colormap"] && !o.given["c"]) {
-		return o.writeRGB(pos[0], src, sel)
-	}
-	buf, w, h, err := loader.ReadPlane(context.Background(), src, o.level, sel)
+	buf, _, _, err := loader.ReadPlane(context.Background(), src, o.level, sel)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if ext == ".raw" {
-		return writeOut(o.out, buf)
+	return writeOut(o.out, buf)
+}
+
+// writeDrawn writes the PNG of plane sel of src (named name, which it
+// owns) as the window draws it (session.Picture): the view pictureView
+// makes, with the --overlay labels, the --project projection and the
+// scale bar, drawn complete.
+func (o *planeOpts) writeDrawn(name string, src loader.Source, sel loader.Plane, chans []render.Channel) error {
+	d, err := session.OpenData(session.Canonical(name), src, session.DataOptions{Hold: true, DiskRoot: "-"})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	// One channel: as the viewer first shows it (data of one channel, or
-	// of several that the file shows one at a time in colour, in the
-	// file's colours and window) unless an option picks the channel or
-	// how to draw it; else in --colormap, with auto-contrast.
-	m := src.Meta()
-	def, _, mode := session.DefaultChannels(m)
-	ch := render.Channel{Colormap: o.colormap}
-	picked := o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]
-	if !m.RGB && (len(def) == 1 || mode == session.OneColor && !picked) {
-		ch = def[min(max(o.c, 0), len(def)-1)]
+	defer d.Release()
+	m := d.Pyr.Meta()
+	if err := checkLevelPlane(m, o.level, sel); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if o.given["colormap"] {
-		ch.Colormap = o.colormap
+	v, err := o.pictureView("plane", m, sel.Orientation, levelZero(m, o.level, sel), chans)
+	if err != nil {
+		return err
 	}
-	if o.given["window"] || o.given["level-range"] || ch.Lo >= ch.Hi {
-		if ch.Lo, ch.Hi, err = o.displayRange(buf, m.DType); err != nil {
-			return usageError{"plane: " + err.Error()}
+	pc, err := session.NewPicture(d, v, o.scalebar)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer pc.Close()
+	if o.overlay != "" {
+		if err := o.addLabels(pc, name, m, sel); err != nil {
+			return err
 		}
 	}
-	return o.writePicture(pos[0], render.Plane(buf, m.DType, w, h, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap)), m, sel)
+	if o.project != "" {
+		op, _ := loader.ParseProjection(o.project)
+		_, _, normal := sel.Orientation.Axes()
+		a, b, err := o.slabRange("plane", 0, m.Size(normal)-1)
+		if err != nil {
+			return err
+		}
+		if err := pc.Project(op, a, b); err != nil {
+			return usageError{"plane: --project: " + err.Error()}
+		}
+	}
+	img, err := pc.Draw(context.Background())
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return writePNG(o.out, img)
+}
+
+// checkLevelPlane refuses a plane sel that level k of m does not hold, as
+// loader.ReadPlane does.
+func checkLevelPlane(m *loader.Meta, k int, sel loader.Plane) error {
+	if k < 0 || k >= len(m.Levels) {
+		return fmt.Errorf("no level %d (%d with the computed ones)", k, len(m.Levels))
+	}
+	row, col, _ := sel.Orientation.Axes()
+	if m.AxisIndex(row) < 0 || m.AxisIndex(col) < 0 {
+		return fmt.Errorf("plane %s needs axes %c and %c; the data has %s", sel.Orientation, row, col, m.Axes)
+	}
+	shape := m.Levels[k].Shape
+	for a, i := range sel.At {
+		ai := m.AxisIndex(a)
+		switch {
+		case a == row || a == col:
+		case ai < 0 && i != 0:
+			return fmt.Errorf("the data has no %c axis (axes %s)", a, m.Axes)
+		case ai >= 0 && (i < 0 || i >= shape[ai]):
+			return fmt.Errorf("%c=%d is outside 0..%d", a, i, shape[ai]-1)
+		}
+	}
+	return nil
+}
+
+// levelZero is plane sel, whose positions are level k's samples, with
+// the level-0 positions of those samples (what a view holds).
+func levelZero(m *loader.Meta, k int, sel loader.Plane) loader.Plane {
+	out := loader.Plane{Orientation: sel.Orientation, At: map[byte]int{}}
+	for a, i := range sel.At {
+		ai := m.AxisIndex(a)
+		if k > 0 && ai >= 0 && m.Levels[k].Shape[ai] < m.Levels[0].Shape[ai] {
+			f := m.Levels[0].Shape[ai] / m.Levels[k].Shape[ai]
+			if s0, sk := m.Levels[0].Scale[ai], m.Levels[k].Scale[ai]; s0 > 0 && sk > 0 {
+				f = int(math.Round(sk / s0))
+			}
+			i *= max(f, 1)
+		}
+		out.At[a] = i
+	}
+	return out
 }
 
 // check refuses the view options that do not go together, for command
@@ -174,13 +252,11 @@ func (o *planeOpts) flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.opacity, "opacity", 0.5, "opacity of the --overlay labels, 0 to 1")
 }
 
-// writeProjection writes the projection --project asks for along the
-// axis normal to the plane, over --slab or every plane: the samples
-// (.raw; of every channel --channels picks, one after another), or the
-// picture (.png; a composite of chans when there are some), each channel
-// with auto-contrast over its projection unless its window is given. A
-// --level beyond the levels the file stores is computed.
-func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.Plane, chans []render.Channel, ext string) error {
+// writeProjection writes the samples of the projection --project asks
+// for along the axis normal to the plane, over --slab or every plane (of
+// every channel --channels picks, one after another). A --level beyond
+// the levels the file stores is computed.
+func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.Plane, chans []render.Channel) error {
 	op, _ := loader.ParseProjection(o.project)
 	m := src.Meta()
 	var from loader.Source = src
@@ -193,10 +269,7 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 		from = pyr
 	}
 	fm := from.Meta()
-	normal, err := loader.NormalAxis(sel.Orientation)
-	if err != nil {
-		return usageError{"plane: " + err.Error()}
-	}
+	_, _, normal := sel.Orientation.Axes()
 	if o.level < 0 || o.level >= len(fm.Levels) {
 		return usageError{fmt.Sprintf("plane: no level %d (%d with the computed ones)", o.level, len(fm.Levels))}
 	}
@@ -204,126 +277,61 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 	if err != nil {
 		return err
 	}
-	project := func(c int) ([]byte, loader.DType, int, int, error) {
-		sel.At['C'] = c
-		buf, dt, w, h, err := levels.ProjectPlane(context.Background(), from, o.level, sel, op, a, b)
-		if err != nil {
-			err = fmt.Errorf("%s: %w", name, err)
-		}
-		return buf, dt, w, h, err
-	}
 	if len(chans) == 0 {
-		chans = []render.Channel{{C: o.c, Colormap: o.colormap}}
-		if !o.given["colormap"] {
-			if def, _, _ := session.DefaultChannels(m); len(def) > 0 && !m.RGB {
-				chans[0].Colormap = def[min(max(o.c, 0), len(def)-1)].Colormap
-			}
-		}
-		if o.given["window"] || o.given["level-range"] {
-			lo, hi, err := o.displayRange(nil, loader.Uint8)
-			if err != nil {
-				return usageError{"plane: " + err.Error()}
-			}
-			chans[0].Lo, chans[0].Hi = lo, hi
-		}
+		chans = []render.Channel{{C: o.c}}
 	}
 	planes := make([][]byte, len(chans))
-	var dt loader.DType
-	var w, h int
 	for i, ch := range chans {
-		if planes[i], dt, w, h, err = project(ch.C); err != nil {
-			return err
+		sel.At['C'] = ch.C
+		buf, _, _, _, err := levels.ProjectPlane(context.Background(), from, o.level, sel, op, a, b)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
+		planes[i] = buf
 	}
-	if ext == ".raw" {
-		return writeOut(o.out, bytes.Join(planes, nil))
-	}
-	for i := range chans {
-		if chans[i].Lo >= chans[i].Hi {
-			chans[i].Lo, chans[i].Hi = render.AutoRange(planes[i], dt)
-		}
-	}
-	img := render.PlaneComposite(planes, dt, w, h, chans)
-	o.drawScaleBar(img, fm, sel)
-	return writePNG(o.out, img)
+	return writeOut(o.out, bytes.Join(planes, nil))
 }
 
-// writePicture writes the PNG of img, plane sel of the source name (whose
-// metadata is m), with the labels of --overlay laid over it.
-func (o *planeOpts) writePicture(name string, img *image.RGBA, m *loader.Meta, sel loader.Plane) error {
-	if o.overlay != "" {
-		if err := o.layLabels(name, img, m, sel); err != nil {
-			return err
-		}
-	}
-	o.drawScaleBar(img, m, sel)
-	return writePNG(o.out, img)
-}
-
-// levelMeta is m with level k as its only level (the level a plane was
-// read from, whose samples are the PNG's pixels).
-func levelMeta(m *loader.Meta, k int) *loader.Meta {
-	base := *m
-	base.Levels = []loader.Level{m.Levels[k]}
-	base.Shape = base.Levels[0].Shape
-	return &base
-}
-
-// drawScaleBar draws the scale bar of --scalebar on img, plane sel of a
-// level of data m, one pixel a sample.
-func (o *planeOpts) drawScaleBar(img *image.RGBA, m *loader.Meta, sel loader.Plane) {
-	if !o.scalebar || o.level >= len(m.Levels) {
-		return
-	}
-	base := levelMeta(m, o.level)
-	o2, err := render.ParseOrientation(sel.Orientation)
-	if err != nil {
-		return
-	}
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	render.DrawScaleBar(img, base, render.View{Orientation: o2, Zoom: 1, Center: render.Point{Col: float64(w) / 2, Row: float64(h) / 2}, Width: w, Height: h})
-}
-
-// layLabels lays the labels of --overlay over img, plane sel of the
-// source name, aligned by their physical coordinates: each pixel gets the
-// label nearest its centre. A label image that does not reach the plane
-// leaves it as it is, and says so on stderr.
-func (o *planeOpts) layLabels(name string, img *image.RGBA, m *loader.Meta, sel loader.Plane) error {
+// addLabels lays the labels of --overlay over pc, plane sel of the
+// source name (whose metadata is m), aligned by their physical
+// coordinates. A label image that does not reach the plane leaves it as
+// it is, and says so on stderr.
+func (o *planeOpts) addLabels(pc *session.Picture, name string, m *loader.Meta, sel loader.Plane) error {
 	lab, err := openSource(o.overlay)
 	if err != nil {
 		return err
 	}
-	defer lab.Close()
 	lm := lab.Meta()
-	al, err := render.Align(levelMeta(m, o.level), lm)
+	al, err := render.Align(m, lm)
 	if err != nil {
+		lab.Close()
 		return fmt.Errorf("%s: cannot be laid over %s: %v", o.overlay, name, err)
 	}
-	row, col, _ := loader.PlaneAxes(sel.Orientation)
-	lsel := loader.Plane{Orientation: sel.Orientation, At: map[byte]int{}}
+	row, col, _ := sel.Orientation.Axes()
+	if lm.AxisIndex(row) < 0 || lm.AxisIndex(col) < 0 {
+		lab.Close()
+		fmt.Fprintf(o.stderr, "vastview: %s has no %s plane: drawn without it\n", o.overlay, sel.Orientation)
+		return nil
+	}
 	for i := 0; i < len(lm.Axes); i++ {
 		a := lm.Axes[i]
 		if a == row || a == col || a == 'C' {
 			continue
 		}
-		j, ok := al.Index(a, sel.At[a])
-		if !ok {
+		if _, ok := al.Index(a, sel.At[a]); !ok {
+			lab.Close()
 			fmt.Fprintf(o.stderr, "vastview: %s does not reach %c %d of %s: drawn without it\n", o.overlay, a, sel.At[a], name)
 			return nil
 		}
-		lsel.At[a] = j
 	}
-	if lm.AxisIndex(row) < 0 || lm.AxisIndex(col) < 0 {
-		fmt.Fprintf(o.stderr, "vastview: %s has no %s plane: drawn without it\n", o.overlay, sel.Orientation)
-		return nil
-	}
-	buf, pw, ph, err := loader.ReadPlane(context.Background(), lab, 0, lsel)
+	ld, err := session.OpenData(session.Canonical(o.overlay), lab, session.DataOptions{Hold: true, Labels: true, DiskRoot: "-"})
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.overlay, err)
 	}
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	ids := render.PlaneLabels(buf, lm.DType, pw, ph, al, row, col, w, h)
-	render.OverlayLabels(img, ids, render.LabelStyle{Opacity: o.opacity, Palette: lm.Palette})
+	defer ld.Release()
+	if err := pc.AddLabels(ld, o.opacity); err != nil {
+		return fmt.Errorf("%s: cannot be laid over %s: %v", o.overlay, name, err)
+	}
 	return nil
 }
 
@@ -428,30 +436,19 @@ func perChannel(list, flag, what string, n int, set func(i int, v string) error)
 	return nil
 }
 
-// writeComposite reads the plane of each of chans and writes them: drawn
-// as a composite (a channel without a window gets auto-contrast over its
-// plane) for a PNG, one after another for .raw.
-func (o *planeOpts) writeComposite(name string, src loader.Source, sel loader.Plane, chans []render.Channel, ext string) error {
+// writeComposite reads the plane of each of chans and writes them one
+// after another.
+func (o *planeOpts) writeComposite(name string, src loader.Source, sel loader.Plane, chans []render.Channel) error {
 	planes := make([][]byte, len(chans))
-	var w, h int
 	for i, ch := range chans {
 		sel.At['C'] = ch.C
-		buf, pw, ph, err := loader.ReadPlane(context.Background(), src, o.level, sel)
+		buf, _, _, err := loader.ReadPlane(context.Background(), src, o.level, sel)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		planes[i], w, h = buf, pw, ph
+		planes[i] = buf
 	}
-	if ext == ".raw" {
-		return writeOut(o.out, bytes.Join(planes, nil))
-	}
-	dt := src.Meta().DType
-	for i := range chans {
-		if chans[i].Lo >= chans[i].Hi {
-			chans[i].Lo, chans[i].Hi = render.AutoRange(planes[i], dt)
-		}
-	}
-	return o.writePicture(name, render.PlaneComposite(planes, dt, w, h, chans), src.Meta(), sel)
+	return writeOut(o.out, bytes.Join(planes, nil))
 }
 
 // writePNG encodes img and writes it to path.
@@ -463,43 +460,15 @@ func writePNG(path string, img image.Image) error {
 	return writeOut(path, b.Bytes())
 }
 
-// writeRGB draws a plane of colour pixels as the viewer does with the rgb
-// colormap: the window applies to each sample, and is 0 to the type's
-// maximum for unsigned integers unless given.
-func (o *planeOpts) writeRGB(name string, src loader.Source, sel loader.Plane) error {
-	m := src.Meta()
-	if m.Size('C') != 3 || m.AxisIndex('C') < 0 {
-		return usageError{"plane: --colormap rgb needs three samples on the C axis"}
-	}
-	var samples [3][]byte
-	var w, h int
-	for c := range samples {
-		sel.At['C'] = c
-		buf, pw, ph, err := loader.ReadPlane(context.Background(), src, o.level, sel)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		samples[c], w, h = buf, pw, ph
-	}
-	dt := m.DType
-	lo, hi, err := o.displayRange(samples[1], dt)
-	if err != nil {
-		return usageError{"plane: " + err.Error()}
-	}
-	if wlo, whi, ok := render.RGBWindow(dt); ok && o.window == "" && o.levelRange == "" {
-		lo, hi = wlo, whi
-	}
-	return o.writePicture(name, render.PlaneRGB(samples, dt, w, h, lo, hi), m, sel)
-}
-
 // selection turns the options into a plane: --index is the position along
 // the axis normal to the plane (Z for xy, Y for xz, X for yz); for xy planes
 // --z says the same.
 func (o *planeOpts) selection() (loader.Plane, error) {
-	normal := map[string]byte{"xy": 'Z', "xz": 'Y', "yz": 'X'}[strings.ToLower(o.orient)]
-	if normal == 0 {
+	orient, err := loader.ParseOrientation(o.orient)
+	if err != nil || o.orient == "" {
 		return loader.Plane{}, fmt.Errorf("--plane must be xy, xz or yz, not %q", o.orient)
 	}
+	_, _, normal := orient.Axes()
 	at := map[byte]int{'T': o.t, 'C': o.c}
 	if o.z >= 0 {
 		at['Z'] = o.z
@@ -513,12 +482,12 @@ func (o *planeOpts) selection() (loader.Plane, error) {
 	if normal != 'Z' {
 		delete(at, 'Z')
 	}
-	return loader.Plane{Orientation: o.orient, At: at}, nil
+	return loader.Plane{Orientation: orient, At: at}, nil
 }
 
-// displayRange is the window the PNG is drawn with: --window, --level-range,
-// or auto-contrast over the plane.
-func (o *planeOpts) displayRange(buf []byte, dt loader.DType) (lo, hi float64, err error) {
+// displayRange is the window --window or --level-range gives; 0, 0 (for
+// auto-contrast to choose) when neither is given.
+func (o *planeOpts) displayRange() (lo, hi float64, err error) {
 	switch {
 	case o.window != "" && o.levelRange != "":
 		return 0, 0, fmt.Errorf("give --window or --level-range, not both")
@@ -535,8 +504,7 @@ func (o *planeOpts) displayRange(buf []byte, dt loader.DType) (lo, hi float64, e
 		}
 		return lo, hi, nil
 	}
-	lo, hi = render.AutoRange(buf, dt)
-	return lo, hi, nil
+	return 0, 0, nil
 }
 
 func floatPair(s string) (a, b float64, err error) {

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,7 +44,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	}
 	var cacheBytes int64
 	if *budget != "" {
-		if cacheBytes, err = parseSize(*budget); err != nil {
+		if cacheBytes, err = levels.ParseBudget(*budget, false); err != nil {
 			return usageError{"pyramid: --budget: " + err.Error()}
 		}
 	}
@@ -65,7 +64,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%s: its chunks of %s are larger than the memory budget of %s (--budget)", srcPath,
 			session.HumanBytes(c), session.HumanBytes(cacheBytes))
 	}
-	opt := levels.Options{CacheBytes: cacheBytes / 2, Mode: mode}
+	opt := levels.Options{CacheBytes: levels.Part(cacheBytes, levels.PartExport), Mode: mode}
 	// Where the levels stream from whole planes, the export computes them
 	// as it writes, reading level 0 once, and needs no disk cache: writing
 	// the computed chunks there too would write them twice. Otherwise it
@@ -114,7 +113,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		limit = need
 	}
 	debug.SetMemoryLimit(limit + limit/8 + 64<<20)
-	workers := inFlight(pyr.Meta(), cacheBytes/2)
+	workers := inFlight(pyr.Meta(), cacheBytes-opt.CacheBytes)
 	if !streams {
 		if err := buildLevels(ctx, pyr, workers, bar); err != nil {
 			warnDisk()
@@ -222,28 +221,6 @@ func useDiskCache(path string, src loader.Source, opt *levels.Options) error {
 
 // defaultDiskLimit bounds the disk cache of computed levels.
 const defaultDiskLimit = 20 << 30
-
-// parseSize reads a byte count such as 1073741824, 1GiB, 512MiB, 2G or 1.5GB.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := float64(1)
-	for _, u := range []struct {
-		suffix string
-		m      float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
-		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
-			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.m
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 || v*mult > 1<<62 {
-		return 0, fmt.Errorf("%q is not a size such as 1GiB", s)
-	}
-	return int64(v * mult), nil
-}
 
 // progressBar draws chunk progress on a terminal, at most ten times a
 // second; elsewhere it stays silent. Safe for concurrent use.

@@ -13,19 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"vastview/base/testtool"
 )
-
-// secretEnv makes the test binary run the vastview command line it holds
-// (arguments one per line) and exit with its status.
-const secretEnv = "VASTVIEW_CLI_ARGS"
-
-// runArgsChild is the child process of a test that sets secretEnv, if
-// this is one.
-func runArgsChild() {
-	if v := os.Getenv(secretEnv); v != "" {
-		os.Exit(Run(strings.Split(v, "\n"), os.Stdout, os.Stderr))
-	}
-}
 
 // The secret put in every address; the access key ID too is left out.
 const (
@@ -53,7 +43,6 @@ func plainZarr(t *testing.T, dir string) {
 // listening, one refusing, one serving), and looks for the secret in all
 // it prints: stdout, stderr, and what `serve` prints while it serves.
 func TestAddressSecretsNeverShown(t *testing.T) {
-	runArgsChild()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -116,7 +105,7 @@ func TestAddressSecretsNeverShown(t *testing.T) {
 	// serve, serving: what it prints on stdout and stderr.
 	src := "http://" + creds + host(served.URL) + "/img.zarr?token=" + addrSecret
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAddressSecretsNeverShown$")
-	cmd.Env = childEnviron(secretEnv+"=serve\n--addr\n127.0.0.1:0\n"+src, "XDG_CACHE_HOME="+t.TempDir())
+	cmd.Env = childEnviron(testtool.CLIEnv+"=serve\n--addr\n127.0.0.1:0\n"+src, "XDG_CACHE_HOME="+t.TempDir())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()

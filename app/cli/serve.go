@@ -64,7 +64,7 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	cacheBytes := levels.DefaultCacheBytes()
 	if *budget != "" {
-		if cacheBytes, err = parseSize(*budget); err != nil {
+		if cacheBytes, err = levels.ParseBudget(*budget, false); err != nil {
 			return usageError{"serve: --budget: " + err.Error()}
 		}
 	}
@@ -76,7 +76,7 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}()
 	// The sources share the budget.
-	each := max(cacheBytes/int64(len(pos)), 1<<20)
+	each := levels.Part(cacheBytes, len(pos))
 	for i, p := range pos {
 		// Nothing outside what was named: no companion file outside a
 		// dataset's folder, no link out of a Zarr or N5 folder.

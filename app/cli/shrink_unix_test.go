@@ -5,7 +5,6 @@ package cli
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,10 +20,9 @@ import (
 // it: the child ends with one line naming the file, not with a crash
 // (a fault on the mapping used to be a fatal SIGBUS).
 func TestPyramidOfAFileCutWhileRead(t *testing.T) {
+	testtool.Long(t, "pyramids of 256 MiB files in a child process")
 	testtool.RequirePython(t, "tifffile", "numpy", "nibabel")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "vastview")
-	testtool.Run(t, "go", "build", "-o", bin, "vastview")
 	for _, c := range []struct{ name, script string }{
 		{"stack.tif", `
 import sys, numpy as np, tifffile
@@ -45,8 +43,8 @@ nibabel.save(nibabel.Nifti1Image(a, np.eye(4)), sys.argv[1])
 				t.Fatal(err)
 			}
 			var stderr bytes.Buffer
-			cmd := exec.Command(bin, "pyramid", src, filepath.Join(dir, c.name+".ome.zarr"))
-			cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache-"+c.name), "LANG=en_US.UTF-8")
+			cmd := testtool.CLICommand(t, "pyramid", src, filepath.Join(dir, c.name+".ome.zarr"))
+			cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache-"+c.name), "LANG=en_US.UTF-8")
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

@@ -15,22 +15,56 @@ import (
 	"vastview/loader"
 	"vastview/loader/demo"
 	"vastview/session"
-	"vastview/ui"
 )
 
 var processStart = time.Now()
 
-// cmdView runs the viewer on SRC, or on the built-in demo without one.
-func cmdView(args []string, stderr io.Writer) error {
+// Window shows the viewer's window on what a command line naming no other
+// command asks for, and returns when the window is closed or ctx ends (a
+// signal: the view is kept as closing the window keeps it). The program's
+// main hands package ui's to RunWithWindow, so that this package, and all
+// it imports, build and test without the GUI.
+type Window func(ctx context.Context, v View)
+
+// View is what the viewer's command line asks the window to show.
+type View struct {
+	// Src is the first SRC that opened (the built-in demo without SRC);
+	// nil when none did.
+	Src loader.Source
+	// Name is Src's path or URL, "" for the demo.
+	Name string
+	// List is every SRC given; more than one make the browsing list.
+	List []string
+	// Layers are laid over the first image shown (--overlay, --layer).
+	Layers []Layer
+	// OpenErr, when Src is nil, is why List's first path did not open:
+	// the window opens saying so.
+	OpenErr error
+	// Trace, when not nil, receives the interaction events (--trace).
+	Trace *session.Tracer
+}
+
+// Layer is a file to lay over the image, and how.
+type Layer struct {
+	Path string
+	Kind session.LayerKind
+}
+
+// errNoWindow is the viewer asked of a program without one.
+var errNoWindow = errors.New("this program has no window: the viewer needs vastview itself")
+
+// cmdView runs the viewer on SRC, or on the built-in demo without one, in
+// win (nil: this program has none).
+func cmdView(win Window, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("vastview", flag.ContinueOnError)
 	tracePath := fs.String("trace", os.Getenv("VASTVIEW_TRACE"), "write interaction events to FILE")
-	var layers []ui.Layer
+	var layers []Layer
 	fs.Func("overlay", "lay the label image `LABELS` over the image (repeatable)", func(p string) error {
-		layers = append(layers, ui.Layer{Path: p, Kind: session.LayerLabels})
+		layers = append(layers, Layer{Path: p, Kind: session.LayerLabels})
 		return nil
 	})
 	fs.Func("layer", "lay the image `IMAGE` over the image (repeatable)", func(p string) error {
-		layers = append(layers, ui.Layer{Path: p, Kind: session.LayerImage})
+		layers = append(layers, Layer{Path: p, Kind: session.LayerImage})
 		return nil
 	})
 	pos, err := parseArgs(fs, args)
@@ -51,31 +85,35 @@ func cmdView(args []string, stderr io.Writer) error {
 	// The first SRC that opens is shown; the others wait in the
 	// browsing list (marked when they fail to open). When none opens,
 	// the window (if one can open) says why, with File → Open ready.
-	var src loader.Source
-	var openErr error
-	name := ""
+	v := View{List: pos, Layers: layers, Trace: tr}
 	for i, p := range pos {
 		s, err := openSource(p)
 		if err == nil {
-			src, name = s, p
+			v.Src, v.Name = s, p
 			break
 		}
-		if i == len(pos)-1 && !hasDisplay() {
+		if i == len(pos)-1 && (win == nil || !hasDisplay()) {
 			return err
 		}
 		fmt.Fprintln(stderr, "vastview: "+err.Error())
 		if i == 0 {
-			openErr = errors.Unwrap(err)
+			v.OpenErr = errors.Unwrap(err)
 		}
 	}
 	if len(pos) == 0 {
-		src = demo.New()
+		v.Src = demo.New()
+	}
+	if win == nil {
+		if v.Src != nil {
+			v.Src.Close()
+		}
+		return errNoWindow
 	}
 	// A signal quits as closing the window does: the view is kept.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	ui.Run(ctx, src, name, pos, ui.Options{Session: session.Options{Trace: tr}, Layers: layers, OpenErr: openErr})
-	if src == nil && len(pos) > 0 {
+	win(ctx, v)
+	if v.Src == nil && len(pos) > 0 {
 		return errReported // the files asked for did not open
 	}
 	return nil

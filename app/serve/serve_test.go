@@ -217,9 +217,7 @@ print(a.shape)
 // read of every hundredth frame asks the server for about a hundred
 // chunks, not ten thousand, and gets tifffile's frames 0, 100, ...
 func TestStridedRead(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10,000 pages")
-	}
+	testtool.Long(t, "10,000 pages")
 	dir := t.TempDir()
 	python(t, dir, "", `
 rng = np.random.default_rng(11)

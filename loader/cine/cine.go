@@ -285,7 +285,7 @@ func (su setup) notes(bits, packed int, raw bool) []string {
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "cine", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("cine", format, args...)
 }
 
 func unsupported(feature string) error {

@@ -18,8 +18,6 @@ import (
 	"vastview/loader/internal/loadertest"
 )
 
-const shared = "../../../shared/testdata/cine"
-
 // TestPhantomLegacyCine opens the 2008 Phantom cine PIMS tests with: 97
 // frames of 128×128 16-bit samples at 35087 frames/s, rows top-down;
 // frames 0, 1 and 96 equal ffmpeg's decode of them (its cine demuxer, a
@@ -27,19 +25,8 @@ const shared = "../../../shared/testdata/cine"
 // 16 bits by repeating their top bits: v<<2 | v>>12 of ours.
 func TestPhantomLegacyCine(t *testing.T) {
 	ffmpeg := testtool.Require(t, "ffmpeg")
-	path := filepath.Join(shared, "cine_legacy.cine")
-	head, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Match(path, head[:4096]) {
-		t.Fatal("not matched")
-	}
-	src, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	path := testtool.SharedData(t, "cine/cine_legacy.cine")
+	src := loadertest.OpenMatched(t, path, Match, Open)
 	m := src.Meta()
 	if m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[97 128 128]" || m.DType != loader.Uint16 ||
 		m.Units[0] != "second" || math.Round(1/m.Spacing[0]) != 35087 {
@@ -82,7 +69,7 @@ func TestPhantomLegacyCine(t *testing.T) {
 // TestBadCineGivesOneClearError: a cine cut short, compressed frames and
 // a colour one are refused in one line saying why.
 func TestBadCineGivesOneClearError(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(shared, "cine_legacy.cine"))
+	b, err := os.ReadFile(testtool.SharedData(t, "cine/cine_legacy.cine"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +107,7 @@ func TestBadCineGivesOneClearError(t *testing.T) {
 // 2) are read as stored, as gray, and the setup's colour filter array is
 // named in the notes.
 func TestRawMosaicCine(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(shared, "cine_legacy.cine"))
+	b, err := os.ReadFile(testtool.SharedData(t, "cine/cine_legacy.cine"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +125,7 @@ func TestRawMosaicCine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	gray, err := Open(context.Background(), filepath.Join(shared, "cine_legacy.cine"))
+	gray, err := Open(context.Background(), testtool.SharedData(t, "cine/cine_legacy.cine"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +143,11 @@ func TestRawMosaicCine(t *testing.T) {
 // are the legacy cine's frames, shifted to the packed width and packed by
 // numpy's bit routines, a packer we did not write.
 func TestPackedCine(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(shared, "cine_legacy.cine"))
+	b, err := os.ReadFile(testtool.SharedData(t, "cine/cine_legacy.cine"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Open(context.Background(), filepath.Join(shared, "cine_legacy.cine"))
+	src, err := Open(context.Background(), testtool.SharedData(t, "cine/cine_legacy.cine"))
 	if err != nil {
 		t.Fatal(err)
 	}

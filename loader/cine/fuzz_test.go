@@ -3,8 +3,8 @@ package cine
 import (
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -12,7 +12,7 @@ import (
 // panic, no hang, and a Source that opens describes a valid array. Seed:
 // the Phantom cine cut to its first two frames.
 func FuzzOpen(f *testing.F) {
-	b, err := os.ReadFile(filepath.Join(shared, "cine_legacy.cine"))
+	b, err := os.ReadFile(testtool.SharedData(f, "cine/cine_legacy.cine"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -46,10 +46,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"vastview/base/lru"
+	"vastview/base/textutil"
 	"vastview/loader"
+	"vastview/loader/internal/mapped"
 )
 
 // format is CZI as the registry knows it: the ZISRAW file header
@@ -103,21 +104,13 @@ func allZero(b []byte) bool {
 // Open opens a CZI file at its first series. The returned Source is safe
 // for concurrent use and is a loader.SeriesOpener over the file's series.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := loader.OpenFile(path)
-	if err != nil {
-		return nil, err
-	}
-	c, err := parse(f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	c.path = path
-	if err := ctx.Err(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return c.open(f, 0)
+	return mapped.Open(ctx, path, func(f *loader.File) (*mapped.Catalogue[*scene], error) {
+		c, err := parse(f)
+		if err != nil {
+			return nil, err
+		}
+		return &c.Catalogue, nil
+	})
 }
 
 // pixel describes a CZI pixel type.
@@ -189,11 +182,8 @@ func (t *tile) mIndex() int {
 // catalogue is what a file's headers say, immutable once parsed and
 // shared by the sources of its series.
 type catalogue struct {
-	path   string
-	size   int64
-	series []*scene
-	metas  []*loader.Meta
-	cache  *tileCache
+	mapped.Catalogue[*scene]
+	cache *tileCache
 }
 
 // scene is one series: its planes' tiles per level.
@@ -256,7 +246,8 @@ func parse(f *loader.File) (c *catalogue, err error) {
 		notes = append(notes, fmt.Sprintf("metadata XML not read: %v", err))
 	}
 	stamps := timeStamps(f, attPos)
-	c = &catalogue{size: size, cache: newTileCache(64 << 20)}
+	c = &catalogue{Catalogue: mapped.Catalogue[*scene]{Format: "czi", Size: size}, cache: newTileCache(64 << 20)}
+	c.New = func(s *mapped.Series[*scene]) loader.Source { return &source{Series: s, cache: c.cache} }
 	if err := c.build(tiles, &doc, stamps, notes); err != nil {
 		return nil, err
 	}
@@ -272,7 +263,7 @@ func segment(f *loader.File, pos int64, name string, n int64) (int64, int64, err
 	}
 	h, _ := f.Bytes(pos, segHeader)
 	if got := string(bytes.TrimRight(h[:16], "\x00")); got != name {
-		return 0, 0, formatError("no %s segment at %d (found %q)", name, pos, clip(got))
+		return 0, 0, formatError("no %s segment at %d (found %q)", name, pos, textutil.Clip(got))
 	}
 	used := int64(binary.LittleEndian.Uint64(h[24:]))
 	if alloc := int64(binary.LittleEndian.Uint64(h[16:])); used <= 0 || used > alloc {
@@ -312,7 +303,7 @@ func directory(f *loader.File, pos int64) ([]*tile, error) {
 		}
 		e := b[o:]
 		if string(e[:2]) != "DV" {
-			return nil, unsupported(fmt.Sprintf("subblock directory entries of schema %q", clip(string(e[:2]))))
+			return nil, unsupported(fmt.Sprintf("subblock directory entries of schema %q", textutil.Clip(string(e[:2]))))
 		}
 		nd := int64(int32(binary.LittleEndian.Uint32(e[28:])))
 		if nd < 2 || nd > maxDims || o+entryFixed+nd*dimEntry > used {
@@ -482,19 +473,15 @@ func (c *catalogue) build(tiles []*tile, doc *xDoc, stamps []float64, notes []st
 		}
 		img.name = name
 		meta.Notes = append(meta.Notes, notes...)
-		c.series = append(c.series, img)
-		c.metas = append(c.metas, meta)
+		c.Series = append(c.Series, img)
+		c.Metas = append(c.Metas, meta)
 		names = append(names, name)
 	}
-	if len(c.series) == 0 {
+	if len(c.Series) == 0 {
 		return firstErr
 	}
-	series := loader.SeriesList(names, c.metas)
-	if len(series) == 1 {
-		series = nil
-	}
-	for i, m := range c.metas {
-		m.Series, m.SeriesIndex = series, i
+	c.List(names)
+	for _, m := range c.Metas {
 		if len(bad) > 0 {
 			m.Notes = append(m.Notes, fmt.Sprintf("not listed, unreadable: %s (%v)", strings.Join(bad, ", "), firstErr))
 		}
@@ -707,7 +694,7 @@ func describe(g []*tile, doc *xDoc, stamps []float64) (*scene, *loader.Meta, err
 		notes = append(notes, fmt.Sprintf("%d-bit samples (ComponentBitCount) in %s", doc.bits, pix.dtype))
 	}
 	if a := strings.TrimSpace(doc.Acquired); a != "" {
-		notes = append(notes, "acquired "+clip(a))
+		notes = append(notes, "acquired "+textutil.Clip(a))
 	}
 	if len(full) > img.nt*img.nc*img.nz {
 		notes = append(notes, fmt.Sprintf("a mosaic of %d tiles, later tiles on top where they overlap", len(full)/(img.nt*img.nc*img.nz)))
@@ -721,48 +708,10 @@ func describe(g []*tile, doc *xDoc, stamps []float64) (*scene, *loader.Meta, err
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// open returns a source over series i, reading the mapped file f (which
-// it then owns).
-func (c *catalogue) open(f *loader.File, i int) (loader.Source, error) {
-	if f.Size() != c.size {
-		f.Close()
-		return nil, formatError("%v", loader.ErrChanged)
-	}
-	return &source{cat: c, img: c.series[i], meta: c.metas[i], f: f}, nil
-}
-
 // source is one series of an opened file.
 type source struct {
-	cat       *catalogue
-	img       *scene
-	meta      *loader.Meta
-	f         *loader.File
-	closeOnce sync.Once
-	closeErr  error
-}
-
-// Meta describes the series.
-func (s *source) Meta() *loader.Meta { return s.meta }
-
-// OpenSeries opens series i of the file, mapping it anew.
-func (s *source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
-	if i < 0 || i >= len(s.cat.series) {
-		return nil, fmt.Errorf("no series %d (the file holds %d)", i, len(s.cat.series))
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	f, err := loader.OpenFile(s.cat.path)
-	if err != nil {
-		return nil, err
-	}
-	return s.cat.open(f, i)
-}
-
-// Close unmaps the file. It is safe to call more than once.
-func (s *source) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.f.Close() })
-	return s.closeErr
+	*mapped.Series[*scene]
+	cache *tileCache // the file's, shared by its series
 }
 
 // tileCache keeps decoded compressed subblocks, shared by a file's series.
@@ -787,20 +736,8 @@ func (c *tileCache) put(pos int64, b []byte) {
 	c.c.Put(pos, b, int64(len(b)))
 }
 
-// clip shortens what a file says for a message.
-func clip(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	n := 40
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "czi", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("czi", format, args...)
 }
 
 func unsupported(feature string) error {

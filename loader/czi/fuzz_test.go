@@ -2,9 +2,9 @@ package czi
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -16,7 +16,11 @@ import (
 // subblock where JxrEncApp can make it.
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"tiles.czi"} {
-		if b, err := os.ReadFile(filepath.Join(shared, name)); err == nil {
+		if p, ok := testtool.LookSharedData("czi/" + name); ok {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
 			f.Add(b)
 		}
 	}

@@ -1,10 +1,10 @@
-//go:build !nojxr
+//go:build !nojxr && cgo
 
 package czi
 
 // JPEG XR subblocks, decoded by Debian's libjxr (jxrlib 1.2, libjxr-dev),
-// in a child process (jxr_child.go); a build with the tag nojxr refuses
-// them by name instead (jxr_off.go).
+// in a child process (jxr_child.go); a build with the tag nojxr, or
+// without cgo, refuses them by name instead (jxr_off.go).
 //
 // A CZI subblock of compression 4 holds a whole JPEG XR file: the
 // TIFF-like container ("II", 0xBC, an IFD giving the pixel format GUID and

@@ -1,4 +1,4 @@
-//go:build !nojxr
+//go:build !nojxr && cgo
 
 package czi
 

@@ -21,10 +21,10 @@ const maxTileBytes = 1 << 30
 // ReadChunk fills dst with the chunk at idx of the given level; see
 // loader.Source.
 func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
+	if err := loader.CheckChunk(ctx, s.Meta(), level, idx, dst); err != nil {
 		return err
 	}
-	m := s.meta
+	m := s.Meta()
 	lv := &m.Levels[level]
 	n := len(m.Axes)
 	var t, c, z int
@@ -44,8 +44,8 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	}
 	r.y1, r.x1 = min(r.y0+r.h, lv.Shape[n-2]), min(r.x0+r.w, lv.Shape[n-1])
 	clear(dst)
-	l := &s.img.levels[level]
-	for _, tl := range l.planes[s.img.plane(t, c, z)] {
+	l := &s.Image.levels[level]
+	for _, tl := range l.planes[s.Image.plane(t, c, z)] {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -67,21 +67,21 @@ type region struct{ y0, x0, y1, x1, h, w int }
 
 // draw copies the part of tile t that falls in r into dst.
 func (s *source) draw(t *tile, factor int, r region, dst []byte) (err error) {
-	tx, ty := floorDiv(t.x-s.img.x0, factor), floorDiv(t.y-s.img.y0, factor)
+	tx, ty := floorDiv(t.x-s.Image.x0, factor), floorDiv(t.y-s.Image.y0, factor)
 	if factor == 1 {
-		tx, ty = t.x-s.img.x0, t.y-s.img.y0
+		tx, ty = t.x-s.Image.x0, t.y-s.Image.y0
 	}
 	x0, x1 := max(tx, r.x0), min(tx+t.sw, r.x1)
 	y0, y1 := max(ty, r.y0), min(ty+t.sh, r.y1)
 	if x0 >= x1 || y0 >= y1 {
 		return nil
 	}
-	defer s.f.Guard().Recover(&err)
+	defer s.File.Guard().Recover(&err)
 	pix, err := s.pixels(t)
 	if err != nil {
 		return err
 	}
-	px := s.img.pix
+	px := s.Image.pix
 	es := px.dtype.Size()
 	pb := px.bytes()
 	stride := t.sw * pb
@@ -117,22 +117,22 @@ func floorDiv(a, b int) int {
 // little-endian, rows packed: a view of the mapped file for uncompressed
 // subblocks (valid under the caller's guard), else decoded (and cached).
 func (s *source) pixels(t *tile) ([]byte, error) {
-	if b, ok := s.cat.cache.get(t.pos); ok {
+	if b, ok := s.cache.get(t.pos); ok {
 		return b, nil
 	}
 	data, err := s.subblockData(t)
 	if err != nil {
 		return nil, err
 	}
-	want := int64(t.sw) * int64(t.sh) * int64(s.img.pix.bytes())
+	want := int64(t.sw) * int64(t.sh) * int64(s.Image.pix.bytes())
 	if t.comp == cNone {
 		if int64(len(data)) < want {
-			return nil, fmt.Errorf("%d bytes of data for %d x %d %s pixels: %w", len(data), t.sw, t.sh, s.img.pix.name, loader.ErrTruncated)
+			return nil, fmt.Errorf("%d bytes of data for %d x %d %s pixels: %w", len(data), t.sw, t.sh, s.Image.pix.name, loader.ErrTruncated)
 		}
 		return data[:want], nil
 	}
 	if want > maxTileBytes {
-		return nil, fmt.Errorf("a compressed subblock of %d x %d %s pixels", t.sw, t.sh, s.img.pix.name)
+		return nil, fmt.Errorf("a compressed subblock of %d x %d %s pixels", t.sw, t.sh, s.Image.pix.name)
 	}
 	var out []byte
 	switch t.comp {
@@ -153,17 +153,17 @@ func (s *source) pixels(t *tile) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.cat.cache.put(t.pos, out)
+	s.cache.put(t.pos, out)
 	return out, nil
 }
 
 // subblockData reads the subblock segment of t and returns its data.
 func (s *source) subblockData(t *tile) ([]byte, error) {
-	at, used, err := segment(s.f, t.pos, "ZISRAWSUBBLOCK", subblockMin)
+	at, used, err := segment(s.File, t.pos, "ZISRAWSUBBLOCK", subblockMin)
 	if err != nil {
 		return nil, err
 	}
-	h, _ := s.f.Bytes(at, subblockMin)
+	h, _ := s.File.Bytes(at, subblockMin)
 	metaSize := int64(int32(binary.LittleEndian.Uint32(h)))
 	dataSize := int64(binary.LittleEndian.Uint64(h[8:]))
 	hdr := int64(subblockMin)
@@ -177,7 +177,7 @@ func (s *source) subblockData(t *tile) ([]byte, error) {
 	if metaSize < 0 || dataSize < 0 || hdr+metaSize > used || dataSize > used-hdr-metaSize {
 		return nil, fmt.Errorf("%d bytes of data and %d of metadata in a segment of %d: %w", dataSize, metaSize, used, loader.ErrTruncated)
 	}
-	return s.f.Bytes(at+hdr+metaSize, dataSize)
+	return s.File.Bytes(at+hdr+metaSize, dataSize)
 }
 
 // unZstd decodes a zstd frame of exactly n bytes; with hilo, the frame
@@ -220,8 +220,8 @@ func (s *source) unZstd1(data []byte, n int) ([]byte, error) {
 		return unZstd(data[1:], n, false)
 	case data[0] == 3 && len(data) >= 3 && data[1] == 1:
 		hilo := data[2]&1 == 1
-		if hilo && s.img.pix.dtype.Size() != 2 {
-			return nil, fmt.Errorf("low/high-byte packing of %s pixels", s.img.pix.name)
+		if hilo && s.Image.pix.dtype.Size() != 2 {
+			return nil, fmt.Errorf("low/high-byte packing of %s pixels", s.Image.pix.name)
 		}
 		return unZstd(data[3:], n, hilo)
 	}
@@ -230,7 +230,7 @@ func (s *source) unZstd1(data []byte, n int) ([]byte, error) {
 
 // unJPEG decodes a JPEG subblock of 8-bit gray or Bgr24 pixels.
 func (s *source) unJPEG(t *tile, data []byte) ([]byte, error) {
-	px := s.img.pix
+	px := s.Image.pix
 	if px.dtype != loader.Uint8 || px.comps == 4 {
 		return nil, unsupported("JPEG compression of " + px.name + " pixels")
 	}

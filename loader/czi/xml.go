@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 )
 
@@ -73,7 +74,7 @@ func (d *xDoc) sceneName(s int) string {
 			idx = i
 		}
 		if idx == s {
-			return clip(strings.TrimSpace(sc.Name))
+			return textutil.Clip(strings.TrimSpace(sc.Name))
 		}
 	}
 	return ""
@@ -102,7 +103,7 @@ func (d *xDoc) channels(c0, n int) []loader.Channel {
 		}
 		ch := &out[i]
 		for _, name := range []string{info.Name, disp.Name, info.DyeName, disp.DyeName} {
-			if ch.Label = clip(strings.TrimSpace(name)); ch.Label != "" {
+			if ch.Label = textutil.Clip(strings.TrimSpace(name)); ch.Label != "" {
 				break
 			}
 		}

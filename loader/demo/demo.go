@@ -17,8 +17,9 @@ const chunkXY = 256
 
 // Source is the demo data. It is safe for concurrent use.
 type Source struct {
-	meta  *loader.Meta
-	scene *scene
+	meta   *loader.Meta
+	scene  *scene
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // New returns the demo: axes "TZYX", shape [4, 1024, 2048, 2048] uint16
@@ -43,13 +44,20 @@ func NewSized(t, z, y, x int) *Source {
 // Meta describes the demo array. It is safe for concurrent use.
 func (s *Source) Meta() *loader.Meta { return s.meta }
 
-// Close does nothing: the demo holds no resources.
-func (s *Source) Close() error { return nil }
+// Close ends reading: the demo holds no resources, but a read after Close
+// is an error, as from every source.
+func (s *Source) Close() error {
+	s.closed.SetClosed()
+	return nil
+}
 
 // ReadChunk computes chunk idx = [t, z, row, column] of level 0 into dst.
 // It is safe for concurrent use.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
+		return err
+	}
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	l := &s.meta.Levels[0]

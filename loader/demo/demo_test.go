@@ -79,8 +79,8 @@ func TestTimeDiffers(t *testing.T) {
 // saturating.
 func TestValueRange(t *testing.T) {
 	for _, p := range []loader.Plane{
-		{Orientation: "xy", At: map[byte]int{'Z': 512}},
-		{Orientation: "xy", At: map[byte]int{'Z': 300, 'T': 3}},
+		{Orientation: loader.XY, At: map[byte]int{'Z': 512}},
+		{Orientation: loader.XY, At: map[byte]int{'Z': 300, 'T': 3}},
 	} {
 		valueRange(t, p)
 	}

@@ -74,7 +74,7 @@ var errTruncated = loader.ErrTruncated
 
 // formatError is a loader.FormatError of this format.
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "dicom", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("dicom", format, args...)
 }
 
 // unsupported is a loader.UnsupportedError of this format.
@@ -953,10 +953,16 @@ type source struct {
 
 	mu     sync.Mutex
 	frames map[*slice]*frameIndex // fragment indexes of encapsulated files, built when first read
+	closed loader.Closing         // a read after Close is ErrClosed
 }
 
 func (s *source) Meta() *loader.Meta { return s.meta }
-func (s *source) Close() error       { return nil }
+
+// Close ends reading; the files are opened per read, so nothing is held.
+func (s *source) Close() error {
+	s.closed.SetClosed()
+	return nil
+}
 
 // OpenSeries opens series i of the folder.
 func (s *source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
@@ -972,6 +978,9 @@ func (s *source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
 // ReadChunk reads plane idx[0] (for a volume) into dst.
 func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
+		return err
+	}
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	z := 0

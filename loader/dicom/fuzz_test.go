@@ -2,9 +2,9 @@ package dicom
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -15,7 +15,11 @@ import (
 // endian, deflated, RLE, JPEG baseline and lossless, multi-frame with
 // per-frame positions, colour), made by TestWriteSeeds.
 func FuzzOpen(f *testing.F) {
-	for _, p := range []string{filepath.Join(shared, "CT_small.dcm"), filepath.Join(shared, "CT5N_series", "2062")} {
+	for _, name := range []string{"dicom/CT_small.dcm", "dicom/CT5N_series/2062"} {
+		p, ok := testtool.LookSharedData(name)
+		if !ok {
+			continue
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -102,7 +102,7 @@ func (s *bdvSetup) attrsBut(name string) string {
 }
 
 func bdvError(path, format string, a ...any) error {
-	return &loader.FormatError{Format: bdvFormat, Msg: fmt.Sprintf(format, a...)}
+	return loader.Errorf(bdvFormat, format, a...)
 }
 
 // maxXML bounds the SpimData file read.

@@ -56,7 +56,7 @@ func openBDVN5(ctx context.Context, path, base string, sd *spimData, series int)
 	if err != nil {
 		return nil, err
 	}
-	src, err := openSetup(ctx, n5, su.ID)
+	src, held, err := openSetup(ctx, n5, su.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,11 @@ func openBDVN5(ctx context.Context, path, base string, sd *spimData, series int)
 			if m.Axes[0] == 'T' {
 				shape = append([]int{m.Shape[0]}, shape...)
 			}
-			metas[i] = &loader.Meta{Axes: m.Axes, Shape: shape, DType: m.DType}
+			dt := m.DType
+			if k := setupSeries(held, s.ID); k >= 0 {
+				dt = held[k].DType // setups may differ in sample type
+			}
+			metas[i] = &loader.Meta{Axes: m.Axes, Shape: shape, DType: dt}
 		}
 	}
 	m.Series, m.SeriesIndex = nil, 0
@@ -119,21 +123,32 @@ func openBDVN5(ctx context.Context, path, base string, sd *spimData, series int)
 
 // openSetup opens view setup id of the N5 container: the N5 reader's
 // series "setupID" (its time points joined), or "setupID/timepointT" when
-// the setup has one time point.
-func openSetup(ctx context.Context, n5 string, id int) (loader.Source, error) {
+// the setup has one time point. It returns the container's series too.
+func openSetup(ctx context.Context, n5 string, id int) (loader.Source, []loader.Series, error) {
 	c, err := loader.Open(ctx, n5)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	name := "setup" + strconv.Itoa(id)
-	for i, s := range c.Meta().Series {
-		if s.Name == name || strings.HasPrefix(s.Name, name+"/") {
-			return loader.OpenSelected(ctx, c, strconv.Itoa(i))
-		}
+	held := c.Meta().Series
+	if i := setupSeries(held, id); i >= 0 {
+		src, err := loader.OpenSelected(ctx, c, strconv.Itoa(i))
+		return src, held, err
 	}
-	if len(c.Meta().Series) == 0 && id == 0 {
-		return c, nil
+	if len(held) == 0 && id == 0 {
+		return c, nil, nil
 	}
 	c.Close()
-	return nil, fmt.Errorf("%s holds no view setup %d", filepath.Base(n5), id)
+	return nil, nil, fmt.Errorf("%s holds no view setup %d", filepath.Base(n5), id)
+}
+
+// setupSeries is the index in an N5 container's series of view setup id,
+// or -1.
+func setupSeries(held []loader.Series, id int) int {
+	name := "setup" + strconv.Itoa(id)
+	for i, s := range held {
+		if s.Name == name || strings.HasPrefix(s.Name, name+"/") {
+			return i
+		}
+	}
+	return -1
 }

@@ -50,7 +50,7 @@ const undef = ^uint64(0)
 
 // errorf is a *loader.FormatError for a malformed file.
 func errorf(format string, a ...any) error {
-	return &loader.FormatError{Format: formatName, Msg: fmt.Sprintf(format, a...)}
+	return loader.Errorf(formatName, format, a...)
 }
 
 // unsupported is a *loader.UnsupportedError.

@@ -14,7 +14,9 @@ import (
 	"vastview/loader"
 )
 
-const realIMS = "/work/shared/testdata/ims/Minimal_IMS_File.ims"
+// realIMS is where Bitplane's minimal Imaris file of the shared test data
+// is, for the tests that may do without it (seeds, cut files).
+var realIMS, _ = testtool.LookSharedData("ims/Minimal_IMS_File.ims")
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
@@ -103,9 +105,7 @@ func testImarisWritten(t *testing.T, unit string) {
 // TestImarisReal reads Bitplane's minimal example file: its one plane
 // equals h5py's read, and the extents give the spacing.
 func TestImarisReal(t *testing.T) {
-	if _, err := os.Stat(realIMS); err != nil {
-		t.Skip(err)
-	}
+	realIMS := testtool.SharedData(t, "ims/Minimal_IMS_File.ims")
 	testtool.RequirePython(t, "h5py", "numpy")
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref.npy")

@@ -161,6 +161,7 @@ type source struct {
 	levels []level
 	path   string
 	open   func(ctx context.Context, i int) (loader.Source, error)
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // level is one stored level: lead leading axes select a dataset of sets
@@ -257,7 +258,15 @@ func (d *dataset) chunks3() []int {
 }
 
 func (s *source) Meta() *loader.Meta { return s.meta }
-func (s *source) Close() error       { return s.h.Close() }
+
+// Close closes the file; a read after Close is an error, also of data
+// the file holds in its header (compact datasets).
+func (s *source) Close() error {
+	if s.closed.SetClosed() {
+		return nil
+	}
+	return s.h.Close()
+}
 
 func (s *source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
 	if s.open == nil {
@@ -522,6 +531,9 @@ func validAxes(ax string) bool {
 func (s *source) ReadChunk(ctx context.Context, lv int, idx []int, dst []byte) error {
 	m := s.meta
 	if err := loader.CheckChunk(ctx, m, lv, idx, dst); err != nil {
+		return err
+	}
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	l := &s.levels[lv]

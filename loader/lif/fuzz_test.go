@@ -3,10 +3,10 @@ package lif
 import (
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -18,7 +18,11 @@ const fuzzMax = 128 << 10
 // LAS X's XZ file cut after its XML header and the start of its first
 // image's samples, and small files in both block framings.
 func FuzzOpen(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join(shared, "testdata_2channel_xz.lif")); err == nil {
+	if p, ok := testtool.LookSharedData("lif/testdata_2channel_xz.lif"); ok {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b[:min(len(b), fuzzMax)])
 		f.Add(shrunk(f, b))
 	}

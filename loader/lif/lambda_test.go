@@ -123,12 +123,12 @@ print(json.dumps(out))
 // (its XML and memory block offsets, in Python). VASTVIEW_LIF_SWEEP may
 // name the file where the shared test data lacks it.
 func TestLambdaSweepRealFile(t *testing.T) {
-	path := filepath.Join(shared, "LeicaLASX_wavelength-sweep_example.lif")
+	path, ok := testtool.LookSharedData("lif/LeicaLASX_wavelength-sweep_example.lif")
 	if p := os.Getenv("VASTVIEW_LIF_SWEEP"); p != "" {
-		path = p
+		path, ok = p, true
 	}
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared test data absent: %v", err)
+	if !ok {
+		t.Skipf("%s is absent (not part of the shared test data yet): VASTVIEW_LIF_SWEEP may name it", path)
 	}
 	testtool.RequirePython(t, "numpy")
 	base := filepath.Join(t.TempDir(), "ref")

@@ -49,11 +49,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"vastview/base/textutil"
 	"vastview/loader"
+	"vastview/loader/internal/mapped"
 	"vastview/loader/internal/rawvol"
 )
 
@@ -89,31 +90,11 @@ func Match(path string, head []byte) bool { return format.Claims(path, head) }
 // Open opens a LIF file at its first image. The returned Source is safe
 // for concurrent use and is a loader.SeriesOpener over the file's images.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := loader.OpenFile(path)
-	if err != nil {
-		return nil, err
-	}
-	c, err := parse(f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	c.path = path
-	if err := ctx.Err(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return c.open(f, 0)
+	return mapped.Open(ctx, path, parse)
 }
 
-// catalogue is what a file's headers say: its images, immutable once
-// parsed, shared by the sources of its series.
-type catalogue struct {
-	path   string
-	size   int64
-	images []*image
-	metas  []*loader.Meta
-}
+// catalogue is what a file's headers say: its images.
+type catalogue = mapped.Catalogue[*image]
 
 // image is one series: where its samples are and how they are laid out.
 type image struct {
@@ -153,7 +134,7 @@ func parse(f *loader.File) (c *catalogue, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c = &catalogue{size: size}
+	c = &catalogue{Format: "lif", Size: size, New: func(s *mapped.Series[*image]) loader.Source { return &source{s} }}
 	var names []string
 	var empty, bad []string
 	var firstErr error
@@ -163,7 +144,7 @@ func parse(f *loader.File) (c *catalogue, err error) {
 			b, ok := blocks[e.Memory.ID]
 			if !ok && atoi64(e.Memory.Size) > 0 {
 				if firstErr == nil {
-					firstErr = formatError("image %q: no memory block %q", clip(name), clip(e.Memory.ID))
+					firstErr = formatError("image %q: no memory block %q", textutil.Clip(name), textutil.Clip(e.Memory.ID))
 				}
 				bad = append(bad, name)
 			} else if b.size == 0 {
@@ -174,8 +155,8 @@ func parse(f *loader.File) (c *catalogue, err error) {
 				}
 				bad = append(bad, name)
 			} else {
-				c.images = append(c.images, imgs...)
-				c.metas = append(c.metas, metas...)
+				c.Series = append(c.Series, imgs...)
+				c.Metas = append(c.Metas, metas...)
 				for _, im := range imgs {
 					names = append(names, im.name)
 				}
@@ -188,7 +169,7 @@ func parse(f *loader.File) (c *catalogue, err error) {
 	for i := range root.Elements {
 		walk(&root.Elements[i], root.Elements[i].Name, 0)
 	}
-	if len(c.images) == 0 {
+	if len(c.Series) == 0 {
 		if firstErr != nil {
 			return nil, firstErr
 		}
@@ -204,12 +185,8 @@ func parse(f *loader.File) (c *catalogue, err error) {
 	if len(bad) > 0 {
 		notes = append(notes, fmt.Sprintf("not listed, unreadable: %s (%v)", quoteList(bad), firstErr))
 	}
-	series := loader.SeriesList(names, c.metas)
-	if len(series) == 1 {
-		series = nil
-	}
-	for i, m := range c.metas {
-		m.Series, m.SeriesIndex = series, i
+	c.List(names)
+	for _, m := range c.Metas {
 		m.Notes = append(m.Notes, notes...)
 	}
 	return c, nil
@@ -232,7 +209,7 @@ func quoteList(names []string) string {
 			q = append(q, fmt.Sprintf("… %d more", len(names)-i))
 			break
 		}
-		q = append(q, strconv.Quote(clip(n)))
+		q = append(q, strconv.Quote(textutil.Clip(n)))
 	}
 	return strings.Join(q, ", ")
 }
@@ -391,7 +368,7 @@ func dimName(id int) string {
 // are in b, into its series (one per tile position) and their Metas.
 func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 	fail := func(format string, args ...any) ([]*image, []*loader.Meta, error) {
-		return nil, nil, formatError("image %q: %s", clip(name), fmt.Sprintf(format, args...))
+		return nil, nil, formatError("image %q: %s", textutil.Clip(name), fmt.Sprintf(format, args...))
 	}
 	if len(x.Channels) == 0 {
 		return fail("no channels described")
@@ -403,7 +380,7 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 		v.length, _ = strconv.ParseFloat(strings.TrimSpace(d.Length), 64)
 		v.origin, _ = strconv.ParseFloat(strings.TrimSpace(d.Origin), 64)
 		if v.id < 0 || v.n < 1 || v.inc < 0 || v.n > math.MaxInt32 {
-			return fail("dimension %q of %q elements, %q bytes apart", clip(d.DimID), clip(d.N), clip(d.BytesInc))
+			return fail("dimension %q of %q elements, %q bytes apart", textutil.Clip(d.DimID), textutil.Clip(d.N), textutil.Clip(d.BytesInc))
 		}
 		if v.id == 10 {
 			tiles = v
@@ -423,7 +400,7 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 	case bits > 8 && bits <= 16:
 		dt = loader.Uint16
 	default:
-		return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("samples of %q bits (image %q)", clip(x.Channels[0].Resolution), clip(name))}
+		return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("samples of %q bits (image %q)", textutil.Clip(x.Channels[0].Resolution), textutil.Clip(name))}
 	}
 	ss := int64(dt.Size())
 	chanOff := make([]int64, len(x.Channels))
@@ -431,14 +408,14 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 	maxChan := int64(0)
 	for i, ch := range x.Channels {
 		if r := atoi64(ch.Resolution); (r > 8) != (bits > 8) || r < 1 || r > 16 {
-			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("channels of different sample sizes (image %q)", clip(name))}
+			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("channels of different sample sizes (image %q)", textutil.Clip(name))}
 		}
 		chanOff[i] = atoi64(ch.BytesInc)
 		if strings.TrimSpace(ch.BytesInc) == "" {
 			chanOff[i] = 0
 		}
 		if chanOff[i] < 0 {
-			return fail("channel %d at byte %q", i, clip(ch.BytesInc))
+			return fail("channel %d at byte %q", i, textutil.Clip(ch.BytesInc))
 		}
 		maxChan = max(maxChan, chanOff[i])
 		channels[i] = channel(ch)
@@ -501,7 +478,7 @@ func layout(x *xImage, name string, b block) ([]*image, []*loader.Meta, error) {
 			lambda, placed = &d, true
 		}
 		if !placed {
-			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("more than four dimensions besides the channels (image %q)", clip(name))}
+			return nil, nil, &loader.UnsupportedError{Format: "lif", Feature: fmt.Sprintf("more than four dimensions besides the channels (image %q)", textutil.Clip(name))}
 		}
 	}
 	var axes string
@@ -650,52 +627,17 @@ func channel(ch xChannel) loader.Channel {
 	if c.Label == "" {
 		c.Label = lut
 	}
-	c.Label = clip(c.Label)
+	c.Label = textutil.Clip(c.Label)
 	c.Color, c.HasColor = lutColors[strings.ToLower(lut)]
 	return c
 }
 
-// open returns a source over series i, reading the mapped file f (which
-// it then owns).
-func (c *catalogue) open(f *loader.File, i int) (loader.Source, error) {
-	if f.Size() != c.size {
-		f.Close()
-		return nil, formatError("%v", loader.ErrChanged)
-	}
-	return &source{cat: c, img: c.images[i], meta: c.metas[i], f: f}, nil
-}
-
 // source is one series of an opened file.
-type source struct {
-	cat       *catalogue
-	img       *image
-	meta      *loader.Meta
-	f         *loader.File
-	closeOnce sync.Once
-	closeErr  error
-}
-
-// Meta describes the series.
-func (s *source) Meta() *loader.Meta { return s.meta }
-
-// OpenSeries opens series i of the file, mapping it anew.
-func (s *source) OpenSeries(ctx context.Context, i int) (loader.Source, error) {
-	if i < 0 || i >= len(s.cat.images) {
-		return nil, fmt.Errorf("no series %d (the file holds %d)", i, len(s.cat.images))
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	f, err := loader.OpenFile(s.cat.path)
-	if err != nil {
-		return nil, err
-	}
-	return s.cat.open(f, i)
-}
+type source struct{ *mapped.Series[*image] }
 
 // ReadChunk fills dst with the plane at idx; see loader.Source.
 func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
+	if err := loader.CheckChunk(ctx, s.Meta(), level, idx, dst); err != nil {
 		return err
 	}
 	if err := s.read(idx, dst); err != nil {
@@ -706,9 +648,9 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 
 // read gathers the plane at idx from the mapping, under its guard.
 func (s *source) read(idx []int, dst []byte) (err error) {
-	defer s.f.Guard().Recover(&err)
-	im := s.img
-	b, err := s.f.Bytes(im.start, im.span)
+	defer s.File.Guard().Recover(&err)
+	im := s.Image
+	b, err := s.File.Bytes(im.start, im.span)
 	if err != nil {
 		return err
 	}
@@ -724,7 +666,7 @@ func (s *source) read(idx []int, dst []byte) (err error) {
 	if im.cAxis < 0 {
 		base += im.chanOff[0]
 	}
-	h, w := s.meta.Shape[n-2], s.meta.Shape[n-1]
+	h, w := s.Meta().Shape[n-2], s.Meta().Shape[n-1]
 	yinc, xinc := im.steps[n-2], im.steps[n-1]
 	ss := im.ss
 	rowBytes := w * ss
@@ -743,12 +685,6 @@ func (s *source) read(idx []int, dst []byte) (err error) {
 	return nil
 }
 
-// Close unmaps the file. It is safe to call more than once.
-func (s *source) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.f.Close() })
-	return s.closeErr
-}
-
 // atoi64 reads a decimal attribute; -1 when it is not one.
 func atoi64(s string) int64 {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -758,18 +694,6 @@ func atoi64(s string) int64 {
 	return v
 }
 
-// clip shortens what a file says for a message.
-func clip(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	n := 40
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "lif", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("lif", format, args...)
 }

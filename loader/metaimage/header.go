@@ -1,62 +1,34 @@
 package metaimage
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
-)
 
-// maxHeader bounds the header's size (a LIST of data files can be long).
-const maxHeader = 4 << 20
+	"vastview/loader/internal/stream"
+)
 
 // header is a parsed MetaImage header: values by lower-case key, the file
 // names following "ElementDataFile = LIST", and where the data begins for
 // ElementDataFile = LOCAL.
-type header struct {
-	fields map[string]string
-	list   []string
-	end    int64 // offset just after the ElementDataFile line
+type header = stream.Header
+
+// syntax is how a MetaImage header is written: "Key = Value" lines up to
+// and including ElementDataFile (and, for LIST, the file names after it).
+var syntax = stream.HeaderSyntax{
+	Field: splitField,
+	Form:  "Key = Value",
+	List:  "elementdatafile",
+	Last:  "elementdatafile",
 }
 
-// readHeader parses "Key = Value" lines up to and including ElementDataFile
-// (and, for LIST, the file names after it).
+// readHeader parses the header at the start of r.
 func readHeader(r io.Reader) (*header, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	h := &header{fields: map[string]string{}}
-	inList := false
-	for {
-		line, err := readLine(br, maxHeader-h.end)
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		h.end += int64(len(line))
-		text := strings.TrimSpace(string(line))
-		switch {
-		case inList:
-			if text != "" {
-				h.list = append(h.list, text)
-			}
-		case text == "":
-		default:
-			key, value, ok := splitField(text)
-			if !ok {
-				return nil, fmt.Errorf("header line %q is not Key = Value", clip(text))
-			}
-			h.fields[key] = value
-			if key == "elementdatafile" {
-				if !strings.HasPrefix(value, "LIST") {
-					return h, nil
-				}
-				inList = true
-			}
-		}
-		if err == io.EOF {
-			break
-		}
+	h, err := stream.ReadHeader(r, syntax)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := h.fields["elementdatafile"]; !ok {
+	if _, ok := h.Fields["elementdatafile"]; !ok {
 		return nil, errors.New("the header has no ElementDataFile")
 	}
 	return h, nil
@@ -75,30 +47,6 @@ func splitField(line string) (key, value string, ok bool) {
 		return "", "", false
 	}
 	return strings.ToLower(k), strings.TrimSpace(v), true
-}
-
-// readLine returns the next line including its newline, refusing lines
-// that would take the header past limit bytes.
-func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
-	var line []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		if int64(len(line)+len(part)) > limit {
-			return nil, fmt.Errorf("header is longer than %d bytes", maxHeader)
-		}
-		line = append(line, part...)
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }
 
 // looksLikeHeader reports whether head starts with MetaImage "Key = Value"

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 	"vastview/loader/internal/stream"
@@ -76,14 +77,14 @@ func elementType(s string) (loader.DType, error) {
 	case "":
 		return 0, formatError("the header has no ElementType")
 	}
-	return 0, unsupported(fmt.Sprintf("element type %q", clip(s)))
+	return 0, unsupported(fmt.Sprintf("element type %q", textutil.Clip(s)))
 }
 
 func open(ctx context.Context, path string, h *header) (loader.Source, error) {
-	if ot, ok := h.fields["objecttype"]; ok && !strings.EqualFold(ot, "image") {
-		return nil, unsupported(fmt.Sprintf("object type %q", clip(ot)))
+	if ot, ok := h.Fields["objecttype"]; ok && !strings.EqualFold(ot, "image") {
+		return nil, unsupported(fmt.Sprintf("object type %q", textutil.Clip(ot)))
 	}
-	dt, err := elementType(h.fields["elementtype"])
+	dt, err := elementType(h.Fields["elementtype"])
 	if err != nil {
 		return nil, err
 	}
@@ -121,37 +122,37 @@ type layout struct {
 }
 
 func buildLayout(h *header, dt loader.DType) (*layout, error) {
-	nd, err := strconv.Atoi(h.fields["ndims"])
+	nd, err := strconv.Atoi(h.Fields["ndims"])
 	if err != nil {
-		return nil, formatError("NDims %q is not a number", clip(h.fields["ndims"]))
+		return nil, formatError("NDims %q is not a number", textutil.Clip(h.Fields["ndims"]))
 	}
 	if nd < 2 || nd > 4 {
 		return nil, unsupported(fmt.Sprintf("%d-dimensional data", nd))
 	}
-	dims, err := ints(h.fields["dimsize"], nd, "DimSize")
+	dims, err := ints(h.Fields["dimsize"], nd, "DimSize")
 	if err != nil {
 		return nil, err
 	}
 	channels := int64(1)
-	if s, ok := h.fields["elementnumberofchannels"]; ok {
+	if s, ok := h.Fields["elementnumberofchannels"]; ok {
 		c, err := ints(s, 1, "ElementNumberOfChannels")
 		if err != nil {
 			return nil, err
 		}
 		channels = c[0]
 	}
-	spacing := h.fields["elementspacing"]
+	spacing := h.Fields["elementspacing"]
 	if spacing == "" {
-		spacing = h.fields["elementsize"]
+		spacing = h.Fields["elementsize"]
 	}
 	sp, err := floats(spacing, nd, "ElementSpacing")
 	if err != nil {
 		return nil, err
 	}
-	origin := h.fields["offset"]
+	origin := h.Fields["offset"]
 	for _, k := range []string{"position", "origin"} {
 		if origin == "" {
-			origin = h.fields[k]
+			origin = h.Fields[k]
 		}
 	}
 	or, err := floats(origin, nd, "Offset")
@@ -166,9 +167,9 @@ func buildLayout(h *header, dt loader.DType) (*layout, error) {
 	if err := l.meta.Validate(); err != nil {
 		return nil, formatError("%v", err)
 	}
-	msb := h.fields["binarydatabyteordermsb"]
+	msb := h.Fields["binarydatabyteordermsb"]
 	if msb == "" {
-		msb = h.fields["elementbyteordermsb"]
+		msb = h.Fields["elementbyteordermsb"]
 	}
 	l.bigEndian = strings.EqualFold(msb, "true")
 	return l, nil
@@ -209,13 +210,13 @@ func presentAxes(dims []int64, channels int64, sp, or []float64, dt loader.DType
 func ints(s string, n int, what string) ([]int64, error) {
 	f := strings.Fields(s)
 	if len(f) != n {
-		return nil, formatError("%s %q does not give %d numbers", what, clip(s), n)
+		return nil, formatError("%s %q does not give %d numbers", what, textutil.Clip(s), n)
 	}
 	out := make([]int64, n)
 	for i, w := range f {
 		v, err := strconv.ParseInt(w, 10, 64)
 		if err != nil || v < 1 || v > 1<<40 {
-			return nil, formatError("%s %q is not a list of lengths", what, clip(s))
+			return nil, formatError("%s %q is not a list of lengths", what, textutil.Clip(s))
 		}
 		out[i] = v
 	}
@@ -235,12 +236,12 @@ func floats(s string, n int, what string) ([]float64, error) {
 	}
 	f := strings.Fields(s)
 	if len(f) < n {
-		return nil, formatError("%s %q does not give %d numbers", what, clip(s), n)
+		return nil, formatError("%s %q does not give %d numbers", what, textutil.Clip(s), n)
 	}
 	for i := range out {
 		v, err := strconv.ParseFloat(f[i], 64)
 		if err != nil {
-			return nil, formatError("%s %q is not a list of numbers", what, clip(s))
+			return nil, formatError("%s %q is not a list of numbers", what, textutil.Clip(s))
 		}
 		out[i] = v
 	}
@@ -251,26 +252,26 @@ func floats(s string, n int, what string) ([]float64, error) {
 // named file, or split across files (LIST or a pattern).
 func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.Part, error) {
 	var codec stream.Codec
-	compressed := strings.EqualFold(h.fields["compresseddata"], "true")
+	compressed := strings.EqualFold(h.Fields["compresseddata"], "true")
 	switch {
 	case compressed:
 		codec = stream.Zlib
-	case strings.EqualFold(h.fields["binarydata"], "false"):
+	case strings.EqualFold(h.Fields["binarydata"], "false"):
 		codec, lay.text = stream.Text(dt), true
 	}
 	skip := int64(0)
-	if s, ok := h.fields["headersize"]; ok {
+	if s, ok := h.Fields["headersize"]; ok {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < -1 {
-			return nil, formatError("HeaderSize %q is not a byte count", clip(s))
+			return nil, formatError("HeaderSize %q is not a byte count", textutil.Clip(s))
 		}
 		skip = v
 	}
 	encoded := int64(0)
-	if s, ok := h.fields["compresseddatasize"]; ok && compressed {
+	if s, ok := h.Fields["compresseddatasize"]; ok && compressed {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
-			return nil, formatError("CompressedDataSize %q is not a byte count", clip(s))
+			return nil, formatError("CompressedDataSize %q is not a byte count", textutil.Clip(s))
 		}
 		encoded = v
 	}
@@ -287,7 +288,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 		if names[0] == "LOCAL" {
 			part.Path = path
 			if skip == 0 {
-				part.Start = h.end
+				part.Start = h.End
 			}
 			return []rawvol.Part{part}, nil
 		}
@@ -303,7 +304,7 @@ func dataParts(path string, h *header, lay *layout, dt loader.DType) ([]rawvol.P
 // dataFiles returns the data file names ("LOCAL" for data after the
 // header), checking that a split into files matches the dimensions.
 func dataFiles(h *header, dims []int64) ([]string, error) {
-	value := h.fields["elementdatafile"]
+	value := h.Fields["elementdatafile"]
 	f := strings.Fields(value)
 	isList := len(f) > 0 && f[0] == "LIST"
 	isPattern := len(f) >= 4 && strings.Contains(f[0], "%")
@@ -332,7 +333,7 @@ func dataFiles(h *header, dims []int64) ([]string, error) {
 			return nil, formatError("the sizes need more than %d data files", rawvol.MaxFiles)
 		}
 	}
-	names := h.list
+	names := h.List
 	if isPattern {
 		var err error
 		if names, err = rawvol.Pattern(f[0], f[1], f[2], f[3], int(want)); err != nil {
@@ -348,7 +349,7 @@ func dataFiles(h *header, dims []int64) ([]string, error) {
 func parseSubdim(s string, nd int) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 1 || v > nd {
-		return 0, formatError("data file dimension %q is not 1..%d", clip(s), nd)
+		return 0, formatError("data file dimension %q is not 1..%d", textutil.Clip(s), nd)
 	}
 	return v, nil
 }
@@ -361,7 +362,7 @@ func resolve(headerPath, name string) string {
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "metaimage", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("metaimage", format, args...)
 }
 
 func unsupported(feature string) error {

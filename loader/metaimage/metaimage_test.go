@@ -4,49 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
+	"vastview/loader/internal/stream"
 )
-
-// dataScript makes a random array with numpy of the JSON spec's dtype and
-// shape (the presented axes, slowest first), transposes it by "perm" into
-// the file's storage order, and writes its bytes in the spec's byte order
-// and encoding to argv[2]/data.bin, and the array in presented C order,
-// little-endian, to argv[2]/expected.bin.
-const dataScript = `
-import sys, json, zlib, numpy as np
-spec = json.loads(sys.argv[1]); out = sys.argv[2]
-dt = np.dtype(spec["dtype"])
-rng = np.random.default_rng(5)
-shape = spec["shape"]
-if dt.kind == "f":
-    arr = (rng.standard_normal(shape) * 100).astype(dt)
-else:
-    info = np.iinfo(dt)
-    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
-open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
-stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
-raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
-enc = spec.get("encoding", "raw")
-if enc == "zlib":
-    data = zlib.compress(raw)
-elif enc == "ascii":
-    data = " ".join(str(v) for v in stored.ravel()).encode() + b"\n"
-else:
-    data = raw
-open(out + "/data.bin", "wb").write(data)
-`
 
 type mhaCase struct {
 	name string
-	spec string // for dataScript
+	spec string // for loadertest.NumpyData
 	// header lines; {size} is replaced by the encoded data's size.
 	header string
 	// layout: "local" (data after the header), "file" (data in data.raw
@@ -144,32 +114,13 @@ var mhaCases = []mhaCase{
 }
 
 func TestNumpyFixtures(t *testing.T) {
-	testtool.RequirePython(t, "numpy")
 	for _, c := range mhaCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			testtool.RunPython(t, dataScript, c.spec, dir)
-			data := readFile(t, filepath.Join(dir, "data.bin"))
-			want := readFile(t, filepath.Join(dir, "expected.bin"))
+			data, want := loadertest.NumpyData(t, c.spec, dir)
 			path := writeFixture(t, dir, c, data)
 			checkCase(t, c, path, want)
 		})
-	}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -180,44 +131,24 @@ func writeFixture(t *testing.T, dir string, c mhaCase, data []byte) string {
 	switch c.layout {
 	case "local":
 		path := filepath.Join(dir, "a.mha")
-		writeFile(t, path, append([]byte(header), data...))
+		loadertest.WriteFile(t, path, append([]byte(header), data...))
 		return path
 	case "file":
-		writeFile(t, filepath.Join(dir, "data.raw"), append([]byte(c.prefix), data...))
+		loadertest.WriteFile(t, filepath.Join(dir, "data.raw"), append([]byte(c.prefix), data...))
 	default:
 		n := c.shape[0]
 		size := len(data) / n
 		for i := 0; i < n; i++ {
 			name := fmt.Sprintf("slice%d.raw", i)
-			writeFile(t, filepath.Join(dir, name), data[i*size:(i+1)*size])
+			loadertest.WriteFile(t, filepath.Join(dir, name), data[i*size:(i+1)*size])
 		}
 	}
 	path := filepath.Join(dir, "h.mhd")
-	writeFile(t, path, []byte(header))
+	loadertest.WriteFile(t, path, []byte(header))
 	return path
 }
 
 func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
-	src, err := loader.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	m := src.Meta()
-	if m.Format != "metaimage" || m.Axes != c.axes || !equal(m.Shape, c.shape) || m.DType != c.dtype {
-		t.Fatalf("meta %s %q %v %v, want metaimage %q %v %v", m.Format, m.Axes, m.Shape, m.DType, c.axes, c.shape, c.dtype)
-	}
-	n := len(c.axes)
-	spacing, trans := c.spacing, c.trans
-	if spacing == nil {
-		spacing = fill(n, 1.0)
-	}
-	if trans == nil {
-		trans = fill(n, 0.0)
-	}
-	if !equal(m.Spacing, spacing) || !equal(m.Units, fill(n, "")) || !equal(m.Levels[0].Translation, trans) {
-		t.Errorf("spacing %v units %q translation %v, want %v, no units, %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, trans)
-	}
 	var files []string // the data files writeFixture wrote, but for the header
 	switch c.layout {
 	case "file":
@@ -227,36 +158,8 @@ func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
 			files = append(files, filepath.Join(filepath.Dir(path), fmt.Sprintf("slice%d.raw", i)))
 		}
 	}
-	if !equal(m.DataFiles, files) {
-		t.Errorf("data files %q, want %q", m.DataFiles, files)
-	}
-	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("samples differ from numpy's (%d vs %d bytes)", len(got), len(want))
-	}
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func fill[T any](n int, v T) []T {
-	s := make([]T, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
+	loadertest.Expect(t, path, loadertest.Want{Format: "metaimage", Axes: c.axes, Shape: c.shape, DType: c.dtype,
+		Spacing: c.spacing, Translation: c.trans, DataFiles: files, Samples: want})
 }
 
 func TestBadFiles(t *testing.T) {
@@ -285,30 +188,14 @@ func TestBadFiles(t *testing.T) {
 		{"list count", strings.Replace(base, "LOCAL", "LIST\na.raw", 1), false, "data files"},
 		{"bad header size", strings.Replace(base, "NDims", "HeaderSize = -5\nNDims", 1) + data, false, "HeaderSize"},
 		{"not a field", strings.Replace(base, "NDims", "garbage\nNDims", 1) + data, false, "not Key = Value"},
-		{"long line", "ObjectType = Image\nComment = " + strings.Repeat("x", maxHeader) + "\n" + base + data, false, "longer"},
+		{"long line", "ObjectType = Image\nComment = " + strings.Repeat("x", stream.MaxHeader) + "\n" + base + data, false, "longer"},
 		{"text garbage", strings.Replace(base, "NDims", "BinaryData = False\nNDims", 1) + "1 2 3 x", false, "text sample 3"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".mha")
-			writeFile(t, path, []byte(c.file))
-			src, err := Open(context.Background(), path)
-			if err == nil {
-				// Encoded data is checked as it is decoded: reading fails.
-				_, err = loader.ReadAll(context.Background(), src, 0, 1<<30)
-				src.Close()
-				if err == nil {
-					t.Fatal("read a damaged file")
-				}
-			}
-			var fe *loader.FormatError
-			var ue *loader.UnsupportedError
-			if c.unsupp && !errors.As(err, &ue) || !c.unsupp && !errors.As(err, &fe) {
-				t.Fatalf("error %T %v", err, err)
-			}
-			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %q should mention %q in one line without the path", err, c.want)
-			}
+			loadertest.WriteFile(t, path, []byte(c.file))
+			loadertest.BadFile(t, path, Open, true, c.unsupp, c.want)
 		})
 	}
 }
@@ -349,7 +236,7 @@ func Test64BitSamples(t *testing.T) {
 		{"u64le", "MET_ULONG_LONG", "False", string(le), loader.Uint64},
 	} {
 		path := filepath.Join(dir, c.name+".mha")
-		writeFile(t, path, []byte("ObjectType = Image\nNDims = 3\nDimSize = 3 2 1\nElementType = "+c.typ+
+		loadertest.WriteFile(t, path, []byte("ObjectType = Image\nNDims = 3\nDimSize = 3 2 1\nElementType = "+c.typ+
 			"\nElementByteOrderMSB = "+c.msb+"\nElementDataFile = LOCAL\n"+c.data))
 		src, err := Open(context.Background(), path)
 		if err != nil {

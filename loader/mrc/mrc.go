@@ -276,7 +276,7 @@ func unpack4(dst, src []byte, nx, rowBytes int) {
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "mrc", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("mrc", format, args...)
 }
 
 func unsupported(feature string) error {

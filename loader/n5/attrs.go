@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 	"vastview/loader/zarr/codec"
@@ -95,7 +96,7 @@ func newDataset(path string, a *attrs) (*dataset, error) {
 	}
 	dt, ok := dataTypes[a.DataType]
 	if !ok {
-		return nil, unsupported(fmt.Sprintf("data type %q (dataset %s)", clip(a.DataType), name))
+		return nil, unsupported(fmt.Sprintf("data type %q (dataset %s)", textutil.Clip(a.DataType), name))
 	}
 	d := &dataset{path: path, shape: make([]int, n), block: make([]int, n), bs: make([]int, n), dtype: dt, attrs: a}
 	for i := 0; i < n; i++ {
@@ -149,7 +150,7 @@ func compression(a *attrs) (c codec.Codec, lz4 bool, err error) {
 	case "xz":
 		id = "lzma"
 	default:
-		return nil, false, unsupported(fmt.Sprintf("compression %q", clip(typ)))
+		return nil, false, unsupported(fmt.Sprintf("compression %q", textutil.Clip(typ)))
 	}
 	c, err = codec.FromV2(json.RawMessage(`{"id":"` + id + `"}`))
 	return c, lz4, err
@@ -251,16 +252,8 @@ func jsonErr(err error) string {
 	return msg
 }
 
-// clip shortens what a file says for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
-
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "n5", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("n5", format, args...)
 }
 
 func unsupported(feature string) error {

@@ -1,17 +1,14 @@
 package n5
 
 import (
-	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"vastview/base/nd"
 	"vastview/base/testtool"
+	"vastview/loader/internal/loadertest"
 )
 
 // seedScript writes tiny datasets with zarr-python's N5Store into argv[1],
@@ -38,7 +35,7 @@ for name, c, shape, chunks, dt in [
 // a valid array whose chunks read or fail cleanly. Seeds: one-block
 // datasets zarr-python wrote with each compressor.
 func FuzzOpen(f *testing.F) {
-	setDefaultMinimization()
+	dir := loadertest.FuzzDir(f)
 	testtool.RequirePython(f, "zarr", "numcodecs", "numpy")
 	tmp := f.TempDir()
 	testtool.RunPython(f, seedScript, tmp)
@@ -68,13 +65,6 @@ func FuzzOpen(f *testing.F) {
 		}
 		f.Add(a, b)
 	}
-	dir := f.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		if d, err := os.MkdirTemp("/dev/shm", "n5fuzz-"); err == nil {
-			f.Cleanup(func() { os.RemoveAll(d) })
-			dir = d
-		}
-	}
 	var mu sync.Mutex // one input in the folder at a time
 	f.Fuzz(func(t *testing.T, attrsJSON, block []byte) {
 		if len(attrsJSON)+len(block) > 64<<10 {
@@ -99,52 +89,6 @@ func FuzzOpen(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		Match(root, nil)
-		src, err := Open(context.Background(), root)
-		if err != nil {
-			return
-		}
-		defer src.Close()
-		m := src.Meta()
-		if err := m.Validate(); err != nil {
-			t.Fatalf("opened an invalid array: %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		for li := range m.Levels {
-			l := &m.Levels[li]
-			if l.ChunkBytes(m.DType) > 1<<22 {
-				continue
-			}
-			buf := make([]byte, l.ChunkBytes(m.DType))
-			grid := l.Grid()
-			idx := make([]int, len(grid))
-			for n := 0; n < 64; n++ {
-				src.ReadChunk(ctx, li, idx, buf)
-				if !nd.Next(idx, grid) {
-					break
-				}
-			}
-		}
-		if ctx.Err() != nil {
-			t.Fatal("reading hangs")
-		}
+		loadertest.Check(t, root, nil, Match, openSource)
 	})
-}
-
-// setDefaultMinimization caps the minimization of each new input at 200
-// runs, as loadertest.Fuzz does, unless the command line sets
-// -test.fuzzminimizetime: the engine's default of 60 s per input stops
-// fuzzing for minutes at a time.
-func setDefaultMinimization() {
-	const name = "test.fuzzminimizetime"
-	fl := flag.Lookup(name)
-	if fl == nil {
-		return
-	}
-	set := false
-	flag.Visit(func(g *flag.Flag) { set = set || g.Name == name })
-	if !set {
-		fl.Value.Set("200x")
-	}
 }

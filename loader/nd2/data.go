@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 )
@@ -70,7 +71,7 @@ func (img *image) frame(f *loader.File, n int) (ms float64, pix []byte, at int64
 		return 0, nil, 0, fmt.Errorf("ImageDataSeq|%d! at byte %d: %w", n, off, err)
 	}
 	if want := framePrefix + strconv.Itoa(n) + "!"; !bytes.HasPrefix(name, []byte(want)) {
-		return 0, nil, 0, fmt.Errorf("the chunk map puts ImageDataSeq|%d! at byte %d, where a chunk named %q is", n, off, clip(string(cName(name))))
+		return 0, nil, 0, fmt.Errorf("the chunk map puts ImageDataSeq|%d! at byte %d, where a chunk named %q is", n, off, textutil.Clip(string(cName(name))))
 	}
 	if len(data) < 8 {
 		return 0, nil, 0, fmt.Errorf("ImageDataSeq|%d! holds %d bytes: %w", n, len(data), loader.ErrTruncated)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 )
@@ -19,8 +20,8 @@ import (
 // first frames, and small synthetic files (a multipoint experiment;
 // compressed frames with padded rows).
 func FuzzOpen(f *testing.F) {
-	if _, err := os.Stat(filepath.Join(shared, "cluster.nd2")); err == nil {
-		f.Add(cutDown(f, filepath.Join(shared, "cluster.nd2")))
+	if p, ok := testtool.LookSharedData("nd2/cluster.nd2"); ok {
+		f.Add(cutDown(f, p))
 	}
 	f.Add(synth{w: 3, h: 2, comps: 1, bits: 8, loops: []loop{{'T', 2}, {'P', 2}, {'Z', 2}},
 		points: []string{"a", "b"}, channels: []string{"x"}, colors: []uint32{7}}.buildSmall())

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"unicode/utf16"
+
+	"vastview/base/textutil"
 )
 
 // The item types of the LV ("lite variant") encoding of metadata chunks.
@@ -242,7 +244,7 @@ func (d *lvDecoder) item(depth int) (*node, error) {
 	case lvLevel:
 		err = d.level(n, start, depth)
 	default:
-		return nil, fmt.Errorf("item %q of unknown type %d", clip(n.name), kind)
+		return nil, fmt.Errorf("item %q of unknown type %d", textutil.Clip(n.name), kind)
 	}
 	if err != nil {
 		return nil, err
@@ -264,11 +266,11 @@ func (d *lvDecoder) level(n *node, start, depth int) error {
 	}
 	end := uint64(start) + length
 	if length < uint64(d.pos-start) || end > uint64(len(d.b)) {
-		return fmt.Errorf("level %q of %d bytes in %d", clip(n.name), length, len(d.b)-start)
+		return fmt.Errorf("level %q of %d bytes in %d", textutil.Clip(n.name), length, len(d.b)-start)
 	}
 	// Every item takes at least 2 bytes: a count beyond that is false.
 	if uint64(count) > (end-uint64(d.pos))/2 {
-		return fmt.Errorf("level %q of %d items in %d bytes", clip(n.name), count, end-uint64(d.pos))
+		return fmt.Errorf("level %q of %d items in %d bytes", textutil.Clip(n.name), count, end-uint64(d.pos))
 	}
 	sub := lvDecoder{b: d.b[:end], pos: d.pos}
 	n.kids = make([]*node, 0, count)

@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 )
 
@@ -90,7 +91,7 @@ var jp2Signature = []byte{0, 0, 0, 0x0C, 'j', 'P', ' ', ' '}
 func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "nd2", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("nd2", format, args...)
 }
 
 func unsupported(feature string) error {
@@ -144,7 +145,7 @@ func readChunkMap(f *loader.File) (*chunkMap, error) {
 		return nil, formatError("the chunk map at byte %d: %v", at, err)
 	}
 	if !bytes.HasPrefix(name, filemapSignature) {
-		return nil, formatError("the chunk map at byte %d is not one (its chunk is named %q)", at, clip(string(cName(name))))
+		return nil, formatError("the chunk map at byte %d is not one (its chunk is named %q)", at, textutil.Clip(string(cName(name))))
 	}
 	m := &chunkMap{named: map[string]int64{}, frames: map[int]int64{}}
 	for pos := 0; ; {
@@ -158,7 +159,7 @@ func readChunkMap(f *loader.File) (*chunkMap, error) {
 		}
 		pos += i + 1
 		if len(data)-pos < 16 {
-			return nil, formatError("the chunk map ends inside the entry of %q", clip(string(key)))
+			return nil, formatError("the chunk map ends inside the entry of %q", textutil.Clip(string(key)))
 		}
 		off := int64(binary.LittleEndian.Uint64(data[pos:]))
 		pos += 16
@@ -229,15 +230,7 @@ func namedChunk(f *loader.File, m *chunkMap, key string) (data []byte, ok bool, 
 		return nil, true, formatError("chunk %s at byte %d: %v", key, off, err)
 	}
 	if !bytes.HasPrefix(name, []byte(key)) {
-		return nil, true, formatError("the chunk map puts %s at byte %d, where a chunk named %q is", key, off, clip(string(cName(name))))
+		return nil, true, formatError("the chunk map puts %s at byte %d, where a chunk named %q is", key, off, textutil.Clip(string(cName(name))))
 	}
 	return data, true, nil
-}
-
-// clip shortens what a file says for an error message.
-func clip(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:40]) + "…"
-	}
-	return s
 }

@@ -12,19 +12,19 @@ import (
 	"strings"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 )
 
-// shared is the folder of real files written by instruments' software.
-const shared = "../../../shared/testdata/nd2"
-
-// cluster reads the one real ND2 file, skipping the test without it.
+// cluster reads the one real ND2 file, skipping the test (failing it
+// under CI) without it.
 func cluster(t testing.TB) (string, []byte) {
-	path := filepath.Join(shared, "cluster.nd2")
+	t.Helper()
+	path := testtool.SharedData(t, "nd2/cluster.nd2")
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("no test file: %v", err)
+		t.Fatal(err)
 	}
 	return path, b
 }
@@ -59,7 +59,7 @@ func scanFrames(b []byte) map[int][]byte {
 
 func readPlane(t *testing.T, src loader.Source, at map[byte]int) []byte {
 	t.Helper()
-	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: at})
+	buf, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY, At: at})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,7 +217,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "nifti", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("nifti", format, args...)
 }
 
 // wrap makes err a FormatError unless it already is a loader error.

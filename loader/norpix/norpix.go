@@ -169,7 +169,7 @@ func interval(f *os.File, version int32, start, stride, imageBytes, frames int64
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "norpix-seq", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("norpix-seq", format, args...)
 }
 
 func unsupported(feature string) error {

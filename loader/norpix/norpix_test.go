@@ -11,29 +11,21 @@ import (
 	"strings"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 )
-
-const shared = "../../../shared/testdata/seq"
 
 // TestStreamPixSequence opens the StreamPix 6 sequence PIMS tests with:
 // six 36×32 uint8 frames, every one different, each the bytes stored at
 // its place (8192 + i × 8192), 33.8 ms apart by their time stamps.
 func TestStreamPixSequence(t *testing.T) {
-	path := filepath.Join(shared, "sample_norpix6.seq")
+	path := testtool.SharedData(t, "seq/sample_norpix6.seq")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !Match(path, raw[:4096]) {
-		t.Fatal("not matched")
-	}
-	src, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := loadertest.OpenMatched(t, path, Match, Open)
 	m := src.Meta()
 	if m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[6 32 36]" || m.DType != loader.Uint8 || m.Units[0] != "second" {
 		t.Fatalf("meta %s %v %s %v", m.Axes, m.Shape, m.DType, m.Units)
@@ -146,7 +138,7 @@ func TestBadSequenceGivesOneClearError(t *testing.T) {
 // TestBayerSequenceSaysSo: the frames of a Bayer sequence are read as
 // stored, and the notes say they are a colour filter mosaic.
 func TestBayerSequenceSaysSo(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(shared, "sample_norpix6.seq"))
+	raw, err := os.ReadFile(testtool.SharedData(t, "seq/sample_norpix6.seq"))
 	if err != nil {
 		t.Fatal(err)
 	}

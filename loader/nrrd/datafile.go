@@ -4,18 +4,19 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader/internal/rawvol"
 )
 
 // dataParts returns where the data is: after the attached header, or in
 // the file(s) "data file" names. Skips and codecs are filled in later.
 func dataParts(path string, h *header, ax []fileAxis) ([]rawvol.Part, error) {
-	desc, ok := h.fields["data file"]
+	desc, ok := h.Fields["data file"]
 	if !ok {
-		if !h.blankLine {
+		if !h.Blank {
 			return nil, formatError("the header ends without a blank line before the data")
 		}
-		return []rawvol.Part{{Path: path, Start: h.end}}, nil
+		return []rawvol.Part{{Path: path, Start: h.End}}, nil
 	}
 	f := strings.Fields(desc)
 	isList := len(f) > 0 && f[0] == "LIST"
@@ -43,7 +44,7 @@ func dataParts(path string, h *header, ax []fileAxis) ([]rawvol.Part, error) {
 			return nil, formatError("the sizes need more than %d data files", rawvol.MaxFiles)
 		}
 	}
-	names := h.list
+	names := h.List
 	if isPattern {
 		var err error
 		if names, err = rawvol.Pattern(f[0], f[1], f[2], f[3], want); err != nil {
@@ -66,7 +67,7 @@ func dataParts(path string, h *header, ax []fileAxis) ([]rawvol.Part, error) {
 func parseSubdim(s string, dim int) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 1 || v > dim {
-		return 0, formatError("data file dimension %q is not 1..%d", clip(s), dim)
+		return 0, formatError("data file dimension %q is not 1..%d", textutil.Clip(s), dim)
 	}
 	return v, nil
 }

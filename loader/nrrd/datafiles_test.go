@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"vastview/loader"
+	"vastview/loader/internal/loadertest"
 )
 
 // planeHeader is the header of 16 planes of 128x128 16-bit samples.
@@ -32,10 +34,10 @@ func TestDataFilesNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := filepath.Join(dir, "outside.raw")
-	writeFile(t, raw, planes())
+	loadertest.WriteFile(t, raw, planes())
 	self := filepath.Join(dir, "self.nhdr")
 	hdr := planeHeader + "data file: self.nhdr\nbyte skip: -1\n\n"
-	writeFile(t, self, append([]byte(hdr), planes()...))
+	loadertest.WriteFile(t, self, append([]byte(hdr), planes()...))
 	for _, c := range []struct {
 		name, dataFile string
 		want           []string
@@ -46,13 +48,13 @@ func TestDataFilesNamed(t *testing.T) {
 	} {
 		path := filepath.Join(sub, c.name)
 		if c.dataFile != "" {
-			writeFile(t, path, []byte(planeHeader+"data file: "+c.dataFile+"\n"))
+			loadertest.WriteFile(t, path, []byte(planeHeader+"data file: "+c.dataFile+"\n"))
 		}
 		src, err := loader.Open(context.Background(), path)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if got := src.Meta().DataFiles; !equal(got, c.want) || strings.Contains(strings.Join(got, ""), "..") {
+		if got := src.Meta().DataFiles; !slices.Equal(got, c.want) || strings.Contains(strings.Join(got, ""), "..") {
 			t.Errorf("%s: data files %q, want %q", c.name, got, c.want)
 		}
 		src.Close()

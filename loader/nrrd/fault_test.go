@@ -13,6 +13,7 @@ import (
 
 	"vastview/loader"
 	"vastview/loader/internal/faulttest"
+	"vastview/loader/internal/loadertest"
 )
 
 // TestShrunkWhileReading opens raw NRRD data (attached, and detached in a
@@ -29,10 +30,10 @@ func TestShrunkWhileReading(t *testing.T) {
 				data := path
 				if detached {
 					path, data = filepath.Join(dir, "h.nhdr"), filepath.Join(dir, "data.raw")
-					writeFile(t, path, []byte(planeHeader+"data file: data.raw\n"))
-					writeFile(t, data, planes())
+					loadertest.WriteFile(t, path, []byte(planeHeader+"data file: data.raw\n"))
+					loadertest.WriteFile(t, data, planes())
 				} else {
-					writeFile(t, path, append([]byte(planeHeader+"\n"), planes()...))
+					loadertest.WriteFile(t, path, append([]byte(planeHeader+"\n"), planes()...))
 				}
 				want := "nrrd: reading data: the file changed while it was read: file is truncated"
 				if detached {

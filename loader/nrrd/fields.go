@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/stream"
 )
@@ -36,7 +37,7 @@ func sampleType(s string) (loader.DType, error) {
 	case name == "block":
 		return 0, unsupported("block samples")
 	}
-	return 0, formatError("unknown type %q", clip(s))
+	return 0, formatError("unknown type %q", textutil.Clip(s))
 }
 
 // codec returns the decoder of the "encoding" field, and whether the
@@ -56,7 +57,7 @@ func codec(s string, dt loader.DType) (c stream.Codec, decodedSkip bool, err err
 	case "":
 		return c, false, formatError("the encoding field is missing")
 	}
-	return c, false, unsupported(fmt.Sprintf("encoding %q", clip(s)))
+	return c, false, unsupported(fmt.Sprintf("encoding %q", textutil.Clip(s)))
 }
 
 // bigEndian interprets the "endian" field; it is needed when samples are
@@ -73,11 +74,11 @@ func bigEndian(s string, dt loader.DType, c stream.Codec) (bool, error) {
 		}
 		return false, formatError("the endian field is missing")
 	}
-	return false, formatError("unknown endian %q", clip(s))
+	return false, formatError("unknown endian %q", textutil.Clip(s))
 }
 
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "nrrd", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("nrrd", format, args...)
 }
 
 func unsupported(feature string) error {

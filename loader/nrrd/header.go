@@ -1,7 +1,6 @@
 package nrrd
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,19 +8,14 @@ import (
 	"math"
 	"strconv"
 	"strings"
-)
 
-// maxHeader bounds the header's size (a LIST of data files can be long).
-const maxHeader = 4 << 20
+	"vastview/base/textutil"
+	"vastview/loader/internal/stream"
+)
 
 // header is a parsed NRRD header: its fields by lower-case name, the data
 // file names following "data file: LIST", and where the header ends.
-type header struct {
-	fields    map[string]string
-	list      []string // file names after "data file: LIST"
-	end       int64    // offset just after the blank line ending the header
-	blankLine bool     // the header ended with a blank line (else at EOF)
-}
+type header = stream.Header
 
 // aliases maps alternative field spellings to one name.
 var aliases = map[string]string{
@@ -29,94 +23,38 @@ var aliases = map[string]string{
 	"centerings": "centers", "oldmin": "old min", "oldmax": "old max",
 }
 
-// readHeader parses the header at the start of r.
-func readHeader(r io.Reader) (*header, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	h := &header{fields: map[string]string{}}
-	first := true
-	inList := false
-	for {
-		line, err := readLine(br, maxHeader-h.end)
-		h.end += int64(len(line))
-		if err == io.EOF && len(line) == 0 {
-			break
+// syntax is how a NRRD header is written: the magic line, then "name:
+// desc" fields up to a blank line; "#" comments and "key:=value" pairs
+// (which carry no geometry) are passed over.
+var syntax = stream.HeaderSyntax{
+	Magic: func(line string) error {
+		if !isMagic(line) {
+			return errors.New("no NRRD magic")
 		}
-		if err != nil && err != io.EOF {
-			return nil, err
+		return nil
+	},
+	Field: func(line string) (string, string, bool) {
+		name, desc, ok := strings.Cut(line, ":")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if a, ok := aliases[strings.ReplaceAll(name, " ", "")]; ok {
+			name = a
 		}
-		text := strings.TrimRight(string(line), "\r\n")
-		if first {
-			if !isMagic(text) {
-				return nil, errors.New("no NRRD magic")
-			}
-			first = false
-			continue
-		}
-		if text == "" {
-			if err == io.EOF {
-				break
-			}
-			h.blankLine = true
-			break
-		}
-		switch {
-		case inList:
-			h.list = append(h.list, strings.TrimSpace(text))
-		case strings.HasPrefix(text, "#"):
-		case strings.Contains(text, ":="):
-			// key/value pairs carry no geometry
-		default:
-			name, desc, ok := strings.Cut(text, ":")
-			if !ok {
-				return nil, fmt.Errorf("header line %q is not a field", clip(text))
-			}
-			name = strings.ToLower(strings.TrimSpace(name))
-			if a, ok := aliases[strings.ReplaceAll(name, " ", "")]; ok {
-				name = a
-			}
-			desc = strings.TrimSpace(desc)
-			h.fields[name] = desc
-			if name == "data file" && strings.HasPrefix(desc, "LIST") {
-				inList = true
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	if first {
-		return nil, errors.New("no NRRD magic")
-	}
-	return h, nil
+		return name, strings.TrimSpace(desc), ok
+	},
+	Form: "a field",
+	Skip: func(line string) bool {
+		return strings.HasPrefix(line, "#") || strings.Contains(line, ":=")
+	},
+	BlankEnds: true,
+	List:      "data file",
 }
+
+// readHeader parses the header at the start of r.
+func readHeader(r io.Reader) (*header, error) { return stream.ReadHeader(r, syntax) }
 
 // isMagic reports whether s is a NRRD magic line, "NRRD000" and a digit.
 func isMagic(s string) bool {
 	return len(s) == 8 && strings.HasPrefix(s, "NRRD000") && s[7] >= '0' && s[7] <= '9'
-}
-
-// readLine returns the next line including its newline, refusing lines
-// that would take the header past limit bytes.
-func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
-	var line []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		if int64(len(line)+len(part)) > limit {
-			return nil, fmt.Errorf("header is longer than %d bytes", maxHeader)
-		}
-		line = append(line, part...)
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }
 
 // ints parses white-space separated integers.
@@ -126,7 +64,7 @@ func ints(s string) ([]int64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseInt(w, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", clip(w))
+			return nil, fmt.Errorf("%q is not an integer", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -140,7 +78,7 @@ func floats(s string) ([]float64, error) {
 	for i, w := range f {
 		v, err := strconv.ParseFloat(w, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", clip(w))
+			return nil, fmt.Errorf("%q is not a number", textutil.Clip(w))
 		}
 		out[i] = v
 	}
@@ -178,18 +116,18 @@ func vectors(s string) ([][]float64, error) {
 			continue
 		}
 		if s[0] != '(' {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		end := strings.IndexByte(s, ')')
 		if end < 0 {
-			return nil, fmt.Errorf("%q is not a vector", clip(s))
+			return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s))
 		}
 		parts := strings.Split(s[1:end], ",")
 		v := make([]float64, len(parts))
 		for i, p := range parts {
 			x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%q is not a vector", clip(s[:end+1]))
+				return nil, fmt.Errorf("%q is not a vector", textutil.Clip(s[:end+1]))
 			}
 			v[i] = x
 		}

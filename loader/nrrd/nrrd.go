@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 )
@@ -61,7 +62,7 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 }
 
 func open(ctx context.Context, path string, h *header) (loader.Source, error) {
-	dt, err := sampleType(h.fields["type"])
+	dt, err := sampleType(h.Fields["type"])
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +85,11 @@ func open(ctx context.Context, path string, h *header) (loader.Source, error) {
 	if err := meta.Validate(); err != nil {
 		return nil, formatError("%v", err)
 	}
-	enc, decodedSkip, err := codec(h.fields["encoding"], dt)
+	enc, decodedSkip, err := codec(h.Fields["encoding"], dt)
 	if err != nil {
 		return nil, err
 	}
-	big, err := bigEndian(h.fields["endian"], dt, enc)
+	big, err := bigEndian(h.Fields["endian"], dt, enc)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func open(ctx context.Context, path string, h *header) (loader.Source, error) {
 
 // axesOf reads the per-axis fields.
 func axesOf(h *header) ([]fileAxis, error) {
-	dim, err := strconv.Atoi(strings.TrimSpace(h.fields["dimension"]))
+	dim, err := strconv.Atoi(strings.TrimSpace(h.Fields["dimension"]))
 	if err != nil {
 		return nil, formatError("the dimension field is missing or bad")
 	}
@@ -137,9 +138,9 @@ func axesOf(h *header) ([]fileAxis, error) {
 	if dim < 2 || dim > 5 {
 		return nil, unsupported(fmt.Sprintf("%d-dimensional data", dim))
 	}
-	sizes, err := ints(h.fields["sizes"])
+	sizes, err := ints(h.Fields["sizes"])
 	if err != nil || len(sizes) != dim {
-		return nil, formatError("sizes %q do not give %d lengths", clip(h.fields["sizes"]), dim)
+		return nil, formatError("sizes %q do not give %d lengths", textutil.Clip(h.Fields["sizes"]), dim)
 	}
 	ax := make([]fileAxis, dim)
 	for i, s := range sizes {
@@ -157,25 +158,25 @@ func axesOf(h *header) ([]fileAxis, error) {
 // perAxis fills kinds, spacings, units and space directions into ax.
 func perAxis(h *header, ax []fileAxis) error {
 	dim := len(ax)
-	if s, ok := h.fields["kinds"]; ok {
+	if s, ok := h.Fields["kinds"]; ok {
 		k := lowerKinds(strs(s))
 		if len(k) != dim {
-			return formatError("kinds %q do not give %d entries", clip(s), dim)
+			return formatError("kinds %q do not give %d entries", textutil.Clip(s), dim)
 		}
 		for i := range ax {
 			ax[i].kind = k[i]
 		}
 	}
-	if s, ok := h.fields["spacings"]; ok {
+	if s, ok := h.Fields["spacings"]; ok {
 		v, err := floats(s)
 		if err != nil || len(v) != dim {
-			return formatError("spacings %q do not give %d numbers", clip(s), dim)
+			return formatError("spacings %q do not give %d numbers", textutil.Clip(s), dim)
 		}
 		for i := range ax {
 			ax[i].spacing = v[i]
 		}
 	}
-	if s, ok := h.fields["units"]; ok {
+	if s, ok := h.Fields["units"]; ok {
 		u := strs(s)
 		for i := range ax {
 			if i < len(u) {
@@ -183,7 +184,7 @@ func perAxis(h *header, ax []fileAxis) error {
 			}
 		}
 	}
-	if s, ok := h.fields["space directions"]; ok {
+	if s, ok := h.Fields["space directions"]; ok {
 		v, err := vectors(s)
 		if err != nil {
 			return formatError("space directions: %v", err)
@@ -201,14 +202,14 @@ func perAxis(h *header, ax []fileAxis) error {
 // geometryOf reads "space origin" and "space units".
 func geometryOf(h *header) (geometry, error) {
 	var g geometry
-	if s, ok := h.fields["space origin"]; ok {
+	if s, ok := h.Fields["space origin"]; ok {
 		v, err := vectors(s)
 		if err != nil || len(v) != 1 || v[0] == nil {
-			return g, formatError("space origin %q is not a vector", clip(s))
+			return g, formatError("space origin %q is not a vector", textutil.Clip(s))
 		}
 		g.origin = v[0]
 	}
-	if s, ok := h.fields["space units"]; ok {
+	if s, ok := h.Fields["space units"]; ok {
 		g.spaceUnits = strs(s)
 	}
 	return g, nil
@@ -216,17 +217,17 @@ func geometryOf(h *header) (geometry, error) {
 
 // skips reads "line skip" and "byte skip".
 func skips(h *header) (lines int, bytes int64, err error) {
-	if s, ok := h.fields["line skip"]; ok {
+	if s, ok := h.Fields["line skip"]; ok {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 0 {
-			return 0, 0, formatError("line skip %q is not a line count", clip(s))
+			return 0, 0, formatError("line skip %q is not a line count", textutil.Clip(s))
 		}
 		lines = v
 	}
-	if s, ok := h.fields["byte skip"]; ok {
+	if s, ok := h.Fields["byte skip"]; ok {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < -1 {
-			return 0, 0, formatError("byte skip %q is not a byte count", clip(s))
+			return 0, 0, formatError("byte skip %q is not a byte count", textutil.Clip(s))
 		}
 		bytes = v
 	}

@@ -32,9 +32,10 @@ import (
 // Refused with an error naming the feature: CMYK and 12-bit JPEG, and BMP
 // files with RLE or bit-field compression or 16 bits per pixel.
 type Picture struct {
-	path string
-	info frameInfo
-	meta *loader.Meta
+	path   string
+	info   frameInfo
+	meta   *loader.Meta
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // OpenPicture reads the header of the PNG, JPEG or BMP file at path.
@@ -93,13 +94,20 @@ func describe(m *loader.Meta, f *frameInfo) {
 // Meta describes the picture. It is safe for concurrent use.
 func (p *Picture) Meta() *loader.Meta { return p.meta }
 
-// Close releases nothing: the file is opened while it is read.
-func (p *Picture) Close() error { return nil }
+// Close ends reading; it releases nothing, as the file is opened while it
+// is read.
+func (p *Picture) Close() error {
+	p.closed.SetClosed()
+	return nil
+}
 
 // ReadChunk decodes the picture into dst; the only chunk is index all
 // zeros at level 0. It is safe for concurrent use.
 func (p *Picture) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	if err := loader.CheckChunk(ctx, p.meta, level, idx, dst); err != nil {
+		return err
+	}
+	if err := p.closed.Closed(); err != nil {
 		return err
 	}
 	data, err := readWhole(p.path)

@@ -86,10 +86,11 @@ func Match(path string, head []byte) bool { return formats[0].Claims(path, head)
 
 // Source is an opened image sequence. It is safe for concurrent use.
 type Source struct {
-	paths []string // frame files in order
-	names []string // frame names for messages, relative to the folder
-	first frameInfo
-	meta  *loader.Meta
+	paths  []string // frame files in order
+	names  []string // frame names for messages, relative to the folder
+	first  frameInfo
+	meta   *loader.Meta
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // Open lists the frames of a folder or glob pattern and reads the first
@@ -170,13 +171,20 @@ func (s *Source) Len() int { return len(s.paths) }
 // pattern's fixed directory.
 func (s *Source) Frame(i int) string { return s.names[i] }
 
-// Close releases nothing: frames are opened while they are read.
-func (s *Source) Close() error { return nil }
+// Close ends reading; it releases nothing, as frames are opened while they
+// are read.
+func (s *Source) Close() error {
+	s.closed.SetClosed()
+	return nil
+}
 
 // ReadChunk decodes frame idx[0] into dst (the chunk of level 0 is one whole
 // frame). It is safe for concurrent use.
 func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
+		return err
+	}
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	if err := s.readFrame(ctx, idx[0], dst); err != nil {

@@ -3,8 +3,8 @@ package spe
 import (
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"testing"
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -12,13 +12,15 @@ import (
 // panic, no hang, and a Source that opens describes a valid array. Seeds:
 // WinSpec's stack cut to one frame, and an SPE 3.0 file with a footer.
 func FuzzOpen(f *testing.F) {
-	b, err := os.ReadFile(filepath.Join(shared, "spestack_test.spe"))
-	if err != nil {
-		f.Fatal(err)
+	if p, ok := testtool.LookSharedData("spe/spestack_test.spe"); ok {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		one := append([]byte(nil), b[:headerSize+128*128*2]...)
+		binary.LittleEndian.PutUint32(one[offFrames:], 1)
+		f.Add(one)
 	}
-	one := append([]byte(nil), b[:headerSize+128*128*2]...)
-	binary.LittleEndian.PutUint32(one[offFrames:], 1)
-	f.Add(one)
 	lf, _ := spe3(3, 8, 5, 0.5)
 	f.Add(lf)
 	loadertest.Fuzz(f, "f.spe", 64<<10, Match, Open)

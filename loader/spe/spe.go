@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 )
@@ -236,7 +237,7 @@ func footerLayout(f *os.File, h header, size int64) (layout, error) {
 	}
 	dt, ok := pixelFormats[frame.PixelFormat]
 	if !ok {
-		return layout{}, unsupported(fmt.Sprintf("pixel format %q", clip(frame.PixelFormat)))
+		return layout{}, unsupported(fmt.Sprintf("pixel format %q", textutil.Clip(frame.PixelFormat)))
 	}
 	count, stride, fsize := atoi(frame.Count), atoi(frame.Stride), atoi(frame.Size)
 	var region *block
@@ -248,12 +249,12 @@ func footerLayout(f *os.File, h header, size int64) (layout, error) {
 	}
 	if region == nil || count < 1 || stride < 1 || fsize < 1 {
 		return layout{}, formatError("its XML footer's frames are not described (count %q, size %q, stride %q)",
-			clip(frame.Count), clip(frame.Size), clip(frame.Stride))
+			textutil.Clip(frame.Count), textutil.Clip(frame.Size), textutil.Clip(frame.Stride))
 	}
 	w, ht := atoi(region.Width), atoi(region.Height)
 	if w < 1 || ht < 1 || int64(w)*int64(ht)*int64(dt.Size()) > int64(fsize) || fsize > stride {
 		return layout{}, formatError("a region of %q×%q samples in frames of %d bytes, %d apart",
-			clip(region.Width), clip(region.Height), fsize, stride)
+			textutil.Clip(region.Width), textutil.Clip(region.Height), fsize, stride)
 	}
 	lay := layout{width: w, height: ht, frames: count, dtype: dt, frameAt: headerSize, stride: int64(stride)}
 	lay.secondsPerFrame = timeStep(f, ft, lay, int64(fsize))
@@ -305,16 +306,8 @@ func atoi(s string) int {
 	return v
 }
 
-// clip shortens what a file says for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
-
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "spe", Msg: fmt.Sprintf(format, args...)}
+	return loader.Errorf("spe", format, args...)
 }
 
 func unsupported(feature string) error {

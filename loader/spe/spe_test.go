@@ -15,32 +15,18 @@ import (
 	"vastview/loader/internal/loadertest"
 )
 
-// shared is the folder of real files written by instruments' software.
-const shared = "../../../shared/testdata/spe"
-
 // TestWinSpecStack opens the SPE 2.x stack written by WinSpec that PIMS
 // tests with: five 128×128 uint16 frames, the first two equal to the
 // frames PIMS saved beside it.
 func TestWinSpecStack(t *testing.T) {
-	path := filepath.Join(shared, "spestack_test.spe")
-	head, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !Match(path, head[:4096]) {
-		t.Fatal("not matched")
-	}
-	src, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	path := testtool.SharedData(t, "spe/spestack_test.spe")
+	src := loadertest.OpenMatched(t, path, Match, Open)
 	m := src.Meta()
 	if m.Format != "spe" || m.Axes != "TYX" || fmt.Sprint(m.Shape) != "[5 128 128]" || m.DType != loader.Uint16 {
 		t.Fatalf("meta %s %s %v %s", m.Format, m.Axes, m.Shape, m.DType)
 	}
 	for i, ref := range []string{"spestack_test_frame0.npy", "spestack_test_frame1.npy"} {
-		descr, shape, want := testtool.ReadNPY(t, filepath.Join(shared, ref))
+		descr, shape, want := testtool.ReadNPY(t, testtool.SharedData(t, "spe/"+ref))
 		if descr != "<u2" || fmt.Sprint(shape) != "[128 128]" {
 			t.Fatalf("%s: %s %v", ref, descr, shape)
 		}
@@ -121,7 +107,7 @@ func TestLightFieldFrames(t *testing.T) {
 // TestBadSPEGivesOneClearError: a file cut short and an unknown sample
 // type are refused, in one line saying why.
 func TestBadSPEGivesOneClearError(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(shared, "spestack_test.spe"))
+	b, err := os.ReadFile(testtool.SharedData(t, "spe/spestack_test.spe"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +141,7 @@ func TestBadSPEGivesOneClearError(t *testing.T) {
 // and its value, not as a file of no known format; an unknown sample type
 // names its code.
 func TestImpossibleHeaderNamesTheField(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(shared, "spestack_test.spe"))
+	b, err := os.ReadFile(testtool.SharedData(t, "spe/spestack_test.spe"))
 	if err != nil {
 		t.Fatal(err)
 	}

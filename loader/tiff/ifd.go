@@ -54,7 +54,7 @@ type entry struct {
 }
 
 func formatErr(format string, a ...any) error {
-	return &loader.FormatError{Format: "tiff", Msg: fmt.Sprintf(format, a...)}
+	return loader.Errorf("tiff", format, a...)
 }
 
 func unsupported(format string, a ...any) error {

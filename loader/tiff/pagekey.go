@@ -4,14 +4,17 @@ import "io"
 
 // pageKey is what makes pages images of one series: their shape and their
 // sample type and layout, as far as the reader needs them alike (see
-// page.sameLayout), and whether the page carries a description (tifffile
-// starts each series it writes with one). The walker reads it from the
+// page.sameLayout), how many reduced-resolution copies it lists in its
+// SubIFDs (the levels of a series are read from each of its pages), and
+// whether the page carries a description (tifffile starts each series it
+// writes with one). The walker reads it from the
 // IFD's entries with positioned reads, as it reads the chain.
 type pageKey struct {
 	width, height       uint64
 	spp, bits, format   uint64
 	photometric, planar uint64
 	tw, th              uint64 // tile size; 0 for strips
+	subIFDs             uint64 // the SubIFDs' count
 	desc                bool
 }
 
@@ -59,6 +62,12 @@ func (w *walker) key(off int64, b []byte, cnt int64) (pageKey, error) {
 			dst = &k.tw
 		case tagTileLength:
 			dst = &k.th
+		case tagSubIFDs:
+			k.subIFDs = uint64(bo.Uint32(e[4:]))
+			if f.big {
+				k.subIFDs = bo.Uint64(e[4:])
+			}
+			continue
 		case tagSampleFormat:
 			dst = &k.format
 		case tagDescription:

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os/exec"
@@ -358,6 +357,6 @@ func (t *tailBuffer) lastLine(path string) string {
 }
 
 // formatError makes a FormatError of the video format.
-func formatError(format string, a ...any) error {
-	return &loader.FormatError{Format: "video", Msg: fmt.Sprintf(format, a...)}
+func formatError(format string, args ...any) error {
+	return loader.Errorf("video", format, args...)
 }

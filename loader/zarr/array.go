@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/zarr/codec"
 )
@@ -90,7 +91,7 @@ func parseArrayV2(dir string, doc, attrs []byte) (*array, error) {
 	case "F":
 		a.pipe.perm = reversed(len(a.shape))
 	default:
-		return nil, formatError("order %q is not \"C\" or \"F\"", clip(z.Order))
+		return nil, formatError("order %q is not \"C\" or \"F\"", textutil.Clip(z.Order))
 	}
 	if t := bytes.TrimSpace(z.Compressor); len(t) > 0 && string(t) != "null" {
 		c, err := codec.FromV2(z.Compressor)
@@ -119,7 +120,7 @@ func noFilters(raw json.RawMessage) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	return unsupported("filter %q", clip(fs[0].ID))
+	return unsupported("filter %q", textutil.Clip(fs[0].ID))
 }
 
 // arrayDimensions reads xarray's "_ARRAY_DIMENSIONS" from a v2 .zattrs.

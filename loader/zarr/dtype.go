@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 )
 
@@ -25,10 +26,10 @@ func dtypeV2(raw json.RawMessage) (sampleType, error) {
 		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
 			return sampleType{}, unsupported("structured dtype")
 		}
-		return sampleType{}, formatError("dtype %s is not a type string", clip(string(raw)))
+		return sampleType{}, formatError("dtype %s is not a type string", textutil.Clip(string(raw)))
 	}
 	if len(s) < 3 {
-		return sampleType{}, formatError("dtype %q is not a NumPy type string", clip(s))
+		return sampleType{}, formatError("dtype %q is not a NumPy type string", textutil.Clip(s))
 	}
 	var st sampleType
 	switch s[0] {
@@ -36,7 +37,7 @@ func dtypeV2(raw json.RawMessage) (sampleType, error) {
 	case '>':
 		st.big = true
 	default:
-		return sampleType{}, formatError("dtype %q has no byte order", clip(s))
+		return sampleType{}, formatError("dtype %q has no byte order", textutil.Clip(s))
 	}
 	switch s[1:] {
 	case "u1":
@@ -62,7 +63,7 @@ func dtypeV2(raw json.RawMessage) (sampleType, error) {
 	case "f8":
 		st.dt = loader.Float64
 	default:
-		return sampleType{}, unsupported("dtype %q", clip(s))
+		return sampleType{}, unsupported("dtype %q", textutil.Clip(s))
 	}
 	if st.dt.Size() == 1 {
 		st.big = false
@@ -76,16 +77,16 @@ func dtypeV3(raw json.RawMessage) (sampleType, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		var ext struct{ Name string }
 		if json.Unmarshal(raw, &ext) == nil && ext.Name != "" {
-			return sampleType{}, unsupported("data type %q", clip(ext.Name))
+			return sampleType{}, unsupported("data type %q", textutil.Clip(ext.Name))
 		}
-		return sampleType{}, formatError("data_type %s is not a name", clip(string(raw)))
+		return sampleType{}, formatError("data_type %s is not a name", textutil.Clip(string(raw)))
 	}
 	if s == "bool" {
 		return sampleType{dt: loader.Uint8, bool: true}, nil
 	}
 	dt, err := loader.ParseDType(s)
 	if err != nil {
-		return sampleType{}, unsupported("data type %q", clip(s))
+		return sampleType{}, unsupported("data type %q", textutil.Clip(s))
 	}
 	return sampleType{dt: dt}, nil
 }
@@ -111,7 +112,7 @@ func fillValue(raw json.RawMessage, st sampleType) ([]byte, error) {
 	if t[0] == '"' {
 		var s string
 		if err := json.Unmarshal(t, &s); err != nil {
-			return nil, formatError("fill_value %s is not valid", clip(string(t)))
+			return nil, formatError("fill_value %s is not valid", textutil.Clip(string(t)))
 		}
 		return fillString(s, st, out)
 	}
@@ -119,7 +120,7 @@ func fillValue(raw json.RawMessage, st sampleType) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.UseNumber()
 	if err := dec.Decode(&n); err != nil {
-		return nil, formatError("fill_value %s is not a number", clip(string(t)))
+		return nil, formatError("fill_value %s is not a number", textutil.Clip(string(t)))
 	}
 	return fillNumber(n, st, out)
 }
@@ -127,7 +128,7 @@ func fillValue(raw json.RawMessage, st sampleType) ([]byte, error) {
 // fillString handles the string forms of a floating-point fill value.
 func fillString(s string, st sampleType, out []byte) ([]byte, error) {
 	if !st.dt.Float() {
-		return nil, formatError("fill_value %q is not an integer", clip(s))
+		return nil, formatError("fill_value %q is not an integer", textutil.Clip(s))
 	}
 	var f float64
 	switch s {
@@ -147,7 +148,7 @@ func fillString(s string, st sampleType, out []byte) ([]byte, error) {
 		h, ok := strings.CutPrefix(strings.ToLower(s), "0x")
 		bits, err := strconv.ParseUint(h, 16, 64)
 		if !ok || err != nil || len(h) != 2*st.dt.Size() {
-			return nil, formatError("fill_value %q is not a %s", clip(s), st.dt)
+			return nil, formatError("fill_value %q is not a %s", textutil.Clip(s), st.dt)
 		}
 		if st.dt == loader.Float32 {
 			binary.LittleEndian.PutUint32(out, uint32(bits))
@@ -165,7 +166,7 @@ func fillString(s string, st sampleType, out []byte) ([]byte, error) {
 func fillNumber(n json.Number, st sampleType, out []byte) ([]byte, error) {
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil && !st.dt.Float() {
-		return nil, formatError("fill_value %s is not a number", clip(string(n)))
+		return nil, formatError("fill_value %s is not a number", textutil.Clip(string(n)))
 	}
 	if st.dt.Float() {
 		putFloat(out, st.dt, f)
@@ -183,7 +184,7 @@ func fillNumber(n json.Number, st sampleType, out []byte) ([]byte, error) {
 			v = uint64(f)
 		}
 	} else {
-		return nil, formatError("fill_value %s does not fit %s", clip(string(n)), st.dt)
+		return nil, formatError("fill_value %s does not fit %s", textutil.Clip(string(n)), st.dt)
 	}
 	for i := range out {
 		out[i] = byte(v >> (8 * i))

@@ -10,7 +10,7 @@ import (
 
 // formatError returns a *loader.FormatError with a formatted message.
 func formatError(format string, args ...any) error {
-	return &loader.FormatError{Format: "zarr", Msg: oneLine(fmt.Sprintf(format, args...))}
+	return loader.Errorf("zarr", "%s", oneLine(fmt.Sprintf(format, args...)))
 }
 
 // unsupported returns a *loader.UnsupportedError naming the feature.
@@ -38,14 +38,6 @@ func oneLine(s string) string {
 	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 	if len(s) > 300 {
 		s = s[:297] + "..."
-	}
-	return s
-}
-
-// clip shortens a value quoted from a file for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
 	}
 	return s
 }

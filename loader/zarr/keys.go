@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"vastview/base/textutil"
 )
 
 // keyEncoding turns a chunk's grid index into its store key.
@@ -40,7 +42,7 @@ func keyEncodingV2(sep string) (keyEncoding, error) {
 	case "/":
 		return keyEncoding{sep: '/'}, nil
 	}
-	return keyEncoding{}, formatError("dimension_separator %q is not \".\" or \"/\"", clip(sep))
+	return keyEncoding{}, formatError("dimension_separator %q is not \".\" or \"/\"", textutil.Clip(sep))
 }
 
 // keyEncodingV3 reads a zarr.json "chunk_key_encoding".
@@ -63,14 +65,14 @@ func keyEncodingV3(raw json.RawMessage) (keyEncoding, error) {
 	case "v2":
 		k.sep = '.'
 	default:
-		return keyEncoding{}, unsupported("chunk key encoding %q", clip(e.Name))
+		return keyEncoding{}, unsupported("chunk key encoding %q", textutil.Clip(e.Name))
 	}
 	if s := e.Configuration.Separator; s != nil {
 		switch *s {
 		case ".", "/":
 			k.sep = (*s)[0]
 		default:
-			return keyEncoding{}, formatError("chunk key separator %q is not \".\" or \"/\"", clip(*s))
+			return keyEncoding{}, formatError("chunk key separator %q is not \".\" or \"/\"", textutil.Clip(*s))
 		}
 	}
 	return k, nil

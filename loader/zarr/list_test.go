@@ -66,8 +66,8 @@ func TestPlanesOfTinyChunksAreReadFromAListing(t *testing.T) {
 			raw   string
 			held  int64 // chunks stored on the plane
 		}{
-			{loader.Plane{Orientation: "xy", At: map[byte]int{'Z': 1}}, ".z1.raw", 6},
-			{loader.Plane{Orientation: "xz", At: map[byte]int{'Y': 7}}, ".y7.raw", 6},
+			{loader.Plane{Orientation: loader.XY, At: map[byte]int{'Z': 1}}, ".z1.raw", 6},
+			{loader.Plane{Orientation: loader.XZ, At: map[byte]int{'Y': 7}}, ".y7.raw", 6},
 		} {
 			before := st.gets.Load()
 			got, _, _, err := loader.ReadPlane(context.Background(), src, 0, c.plane)
@@ -113,7 +113,7 @@ func TestPlanesOfTinyChunksOverHTTPAreRefused(t *testing.T) {
 	}
 	defer src.Close()
 	before := requests.Load()
-	_, _, _, err = loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{'Z': 1}})
+	_, _, _, err = loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY, At: map[byte]int{'Z': 1}})
 	if err == nil || !strings.Contains(err.Error(), "120000 chunks of 1×1×1") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("plane over HTTP: %v", err)
 	}
@@ -121,7 +121,7 @@ func TestPlanesOfTinyChunksOverHTTPAreRefused(t *testing.T) {
 		t.Errorf("%d requests for a refused plane", n)
 	}
 	// A plane of fewer chunks is still read chunk by chunk.
-	got, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "yz", At: map[byte]int{'X': 9}})
+	got, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.YZ, At: map[byte]int{'X': 9}})
 	if err != nil || len(got) != 2*5*400 {
 		t.Fatalf("yz plane: %d bytes, %v", len(got), err)
 	}
@@ -149,7 +149,7 @@ func TestPlanesOfShardedTinyChunksListTheShards(t *testing.T) {
 	}
 	defer src.Close()
 	before := st.gets.Load()
-	got, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy", At: map[byte]int{'Z': 1}})
+	got, _, _, err := loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY, At: map[byte]int{'Z': 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

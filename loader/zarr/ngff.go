@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+
+	"vastview/base/textutil"
 )
 
 // ngffAttrs is the OME-NGFF part of a group's attributes: the .zattrs of
@@ -94,7 +96,7 @@ func axisLetters(axes []ngffAxis, ndim int) (string, []string, error) {
 			return "", nil, err
 		}
 		if strings.IndexByte(sb.String(), l) >= 0 {
-			return "", nil, formatError("axis %q appears twice", clip(a.Name))
+			return "", nil, formatError("axis %q appears twice", textutil.Clip(a.Name))
 		}
 		sb.WriteByte(l)
 		units[i] = a.Unit
@@ -118,13 +120,13 @@ func axisLetter(a ngffAxis) (byte, error) {
 		if l, ok := letterOf(name); ok && strings.Contains("ZYX", string(l)) {
 			return l, nil
 		}
-		return 0, unsupported("space axis %q", clip(a.Name))
+		return 0, unsupported("space axis %q", textutil.Clip(a.Name))
 	case "":
 		if l, ok := letterOf(name); ok {
 			return l, nil
 		}
 	}
-	return 0, unsupported("axis %q of type %q", clip(a.Name), clip(a.Type))
+	return 0, unsupported("axis %q of type %q", textutil.Clip(a.Name), textutil.Clip(a.Type))
 }
 
 // letterOf maps an axis name t, c, z, y or x to its letter.
@@ -169,7 +171,7 @@ func names(axes []ngffAxis) string {
 	for _, a := range axes {
 		s = append(s, a.Name)
 	}
-	return clip(strings.Join(s, ","))
+	return textutil.Clip(strings.Join(s, ","))
 }
 
 // geometry combines a dataset's transformations with the multiscale's into
@@ -207,7 +209,7 @@ func geometry(ds, ms []transform, n int) (scale, trans []float64, err error) {
 				trans[i] += v
 			}
 		default:
-			return nil, nil, unsupported("coordinate transformation %q", clip(t.Type))
+			return nil, nil, unsupported("coordinate transformation %q", textutil.Clip(t.Type))
 		}
 	}
 	return scale, trans, nil

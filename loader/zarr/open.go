@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/zarr/store"
 )
@@ -233,7 +234,7 @@ func readDataset(ctx context.Context, st store.Store, dir string, ver int, p str
 		return nil, err
 	}
 	if !ok {
-		return nil, formatError("%s: missing, yet multiscales lists dataset %q", key, clip(p))
+		return nil, formatError("%s: missing, yet multiscales lists dataset %q", key, textutil.Clip(p))
 	}
 	var a *array
 	if ver == 3 {
@@ -292,7 +293,7 @@ func multiscaleMeta(ms *multiscale, arrays []*array) (*loader.Meta, error) {
 		}
 		scale, trans, err := geometry(ds, ms.Transforms, n)
 		if err != nil {
-			return nil, keyed(fmt.Sprintf("dataset %q", clip(ms.Datasets[i].Path)), err)
+			return nil, keyed(fmt.Sprintf("dataset %q", textutil.Clip(ms.Datasets[i].Path)), err)
 		}
 		m.Levels = append(m.Levels, loader.Level{Shape: a.shape, Chunk: a.chunk, Scale: scale, Translation: trans})
 		if i > 0 {
@@ -335,11 +336,11 @@ func newSource(st store.Store, m *loader.Meta, arrays []*array) (*Source, error)
 func relPath(p string) (string, error) {
 	r := strings.Trim(p, "/")
 	if r == "" || strings.ContainsAny(r, "\\\x00") {
-		return "", formatError("path %q is not a relative path in the store", clip(p))
+		return "", formatError("path %q is not a relative path in the store", textutil.Clip(p))
 	}
 	for seg := range strings.SplitSeq(r, "/") {
 		if seg == "" || seg == "." || seg == ".." {
-			return "", formatError("path %q is not a relative path in the store", clip(p))
+			return "", formatError("path %q is not a relative path in the store", textutil.Clip(p))
 		}
 	}
 	return r, nil

@@ -459,7 +459,7 @@ func BenchmarkS3OpenFirstPlane(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: "xy"})
+					loader.ReadPlane(context.Background(), src, 0, loader.Plane{Orientation: loader.XY})
 					src.Close()
 				}
 				loadertest.OpenFirstPlane(b, "", open)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"vastview/base/textutil"
 	"vastview/loader/zarr/codec"
 )
 
@@ -61,7 +62,7 @@ func parseSharding(conf json.RawMessage, shard []int, st sampleType) (*sharding,
 			sh.atStart = true
 		case "end":
 		default:
-			return nil, pipeline{}, formatError("sharding_indexed: index_location %q is not \"start\" or \"end\"", clip(*loc))
+			return nil, pipeline{}, formatError("sharding_indexed: index_location %q is not \"start\" or \"end\"", textutil.Clip(*loc))
 		}
 	}
 	if err := sh.parseIndexCodecs(c.IndexCodecs); err != nil {
@@ -85,7 +86,7 @@ func (sh *sharding) parseIndexCodecs(specs []codecSpec) error {
 		return formatError("sharding_indexed: no index_codecs")
 	}
 	if specs[0].Name != "bytes" {
-		return unsupported("shard index codec %q", clip(specs[0].Name))
+		return unsupported("shard index codec %q", textutil.Clip(specs[0].Name))
 	}
 	big, err := bigEndian(specs[0].Configuration)
 	if err != nil {
@@ -94,7 +95,7 @@ func (sh *sharding) parseIndexCodecs(specs []codecSpec) error {
 	sh.indexBig = big
 	for _, s := range specs[1:] {
 		if s.Name != "crc32c" {
-			return unsupported("shard index codec %q", clip(s.Name))
+			return unsupported("shard index codec %q", textutil.Clip(s.Name))
 		}
 		c, err := codec.FromV3(s.Name, s.Configuration)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"vastview/base/textutil"
 	"vastview/loader/zarr/codec"
 )
 
@@ -55,7 +56,7 @@ func parseNodeV3(doc []byte) (*zarrJSON, error) {
 	switch z.NodeType {
 	case "array", "group":
 	default:
-		return nil, formatError("node_type %q is not \"array\" or \"group\"", clip(z.NodeType))
+		return nil, formatError("node_type %q is not \"array\" or \"group\"", textutil.Clip(z.NodeType))
 	}
 	return &z, nil
 }
@@ -63,7 +64,7 @@ func parseNodeV3(doc []byte) (*zarrJSON, error) {
 // parseArrayV3 reads an array's zarr.json for the array under dir.
 func parseArrayV3(dir string, z *zarrJSON) (*array, error) {
 	if z.NodeType != "array" {
-		return nil, formatError("node_type is %q, not \"array\"", clip(z.NodeType))
+		return nil, formatError("node_type is %q, not \"array\"", textutil.Clip(z.NodeType))
 	}
 	if len(z.StorageTransformers) > 0 {
 		return nil, unsupported("storage transformers")
@@ -73,7 +74,7 @@ func parseArrayV3(dir string, z *zarrJSON) (*array, error) {
 	case "":
 		return nil, formatError("chunk_grid has no name")
 	default:
-		return nil, unsupported("chunk grid %q", clip(z.ChunkGrid.Name))
+		return nil, unsupported("chunk grid %q", textutil.Clip(z.ChunkGrid.Name))
 	}
 	a := &array{dir: dir}
 	var err error
@@ -148,11 +149,11 @@ func parseChain(specs []codecSpec, chunk []int, st sampleType, nested bool) (pip
 			return p, nil, err
 		}
 		if i+1 < len(specs) {
-			return p, nil, unsupported("codec %q after sharding_indexed", clip(specs[i+1].Name))
+			return p, nil, unsupported("codec %q after sharding_indexed", textutil.Clip(specs[i+1].Name))
 		}
 		return p, sh, nil
 	default:
-		return p, nil, unsupported("codec %q", clip(s.Name))
+		return p, nil, unsupported("codec %q", textutil.Clip(s.Name))
 	}
 	for _, s := range specs[i+1:] {
 		switch s.Name {
@@ -186,7 +187,7 @@ func bigEndian(conf json.RawMessage) (bool, error) {
 	case "big":
 		return true, nil
 	}
-	return false, formatError("bytes codec: endian %q is not \"little\" or \"big\"", clip(*c.Endian))
+	return false, formatError("bytes codec: endian %q is not \"little\" or \"big\"", textutil.Clip(*c.Endian))
 }
 
 // transposeOrder reads a transpose codec's "order": a permutation of the
@@ -204,11 +205,11 @@ func transposeOrder(conf json.RawMessage, n int) ([]int, error) {
 		case "F":
 			return reversed(n), nil
 		}
-		return nil, formatError("transpose order %q is not a permutation", clip(s))
+		return nil, formatError("transpose order %q is not a permutation", textutil.Clip(s))
 	}
 	var perm []int
 	if err := json.Unmarshal(c.Order, &perm); err != nil || !isPermutation(perm, n) {
-		return nil, formatError("transpose order %s is not a permutation of %d axes", clip(string(c.Order)), n)
+		return nil, formatError("transpose order %s is not a permutation of %d axes", textutil.Clip(string(c.Order)), n)
 	}
 	return perm, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"vastview/base/textutil"
 )
 
 // MaxFiles bounds how many data files a header may name.
@@ -14,14 +16,14 @@ const MaxFiles = 1 << 20
 func Pattern(format, smin, smax, sstep string, want int) ([]string, error) {
 	verb, ok := intFormat(format)
 	if !ok {
-		return nil, fmt.Errorf("data file pattern %q needs exactly one integer conversion", clip(format))
+		return nil, fmt.Errorf("data file pattern %q needs exactly one integer conversion", textutil.Clip(format))
 	}
 	lo, err1 := strconv.Atoi(smin)
 	hi, err2 := strconv.Atoi(smax)
 	step, err3 := strconv.Atoi(sstep)
 	bad := func(v int) bool { return v < -1e9 || v > 1e9 }
 	if err1 != nil || err2 != nil || err3 != nil || step == 0 || bad(lo) || bad(hi) || bad(step) || (hi-lo)/step < 0 {
-		return nil, fmt.Errorf("data file range %q %q %q", clip(smin), clip(smax), clip(sstep))
+		return nil, fmt.Errorf("data file range %q %q %q", textutil.Clip(smin), textutil.Clip(smax), textutil.Clip(sstep))
 	}
 	n := (hi-lo)/step + 1
 	if n != want {
@@ -59,12 +61,4 @@ func intFormat(format string) (string, bool) {
 		verbs++
 	}
 	return string(out), verbs == 1
-}
-
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

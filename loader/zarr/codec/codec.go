@@ -29,7 +29,7 @@ type Codec interface {
 
 // errorf returns a *loader.FormatError for a malformed chunk.
 func errorf(format string, a ...any) error {
-	return &loader.FormatError{Format: "zarr", Msg: fmt.Sprintf(format, a...)}
+	return loader.Errorf("zarr", format, a...)
 }
 
 // unsupported returns a *loader.UnsupportedError naming feature.

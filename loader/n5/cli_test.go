@@ -1,6 +1,4 @@
-// Package clitest runs the command line on N5 containers, apart from the
-// reader's own tests so that fuzzing them does not build the GUI.
-package clitest
+package n5_test
 
 import (
 	"bytes"

@@ -1,13 +1,9 @@
-// Package clitest runs the command line on HDF5 files h5py writes; it is
-// apart from package hdf5 so that its tests (and fuzzing) do not build the
-// user interface the command line links.
-package clitest
+package hdf5_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -71,10 +67,7 @@ with h5py.File(sys.argv[1], 'w') as f:
 // TestCLIImaris: info --json on Bitplane's minimal Imaris file gives the
 // size h5py reads from its Channel group.
 func TestCLIImaris(t *testing.T) {
-	const ims = "/work/shared/testdata/ims/Minimal_IMS_File.ims"
-	if _, err := os.Stat(ims); err != nil {
-		t.Skip(err)
-	}
+	ims := testtool.SharedData(t, "ims/Minimal_IMS_File.ims")
 	testtool.RequirePython(t, "h5py")
 	want := testtool.RunPython(t, `
 import sys, json, h5py
@@ -129,14 +122,12 @@ with h5py.File(sys.argv[1], 'w') as f:
 // 8192×8192 uint16 gzip chunk of zeros (a 128 MiB plane) decodes the
 // chunk into the plane itself: the peak memory is the plane and a bounded
 // working set (it was about four planes: the plane, the decoded chunk
-// grown by doubling, and its copy). The program is built without the race
-// detector, whose shadow memory would be measured too. A budget smaller
+// grown by doubling, and its copy). The command line runs in a child
+// process built without the race detector (testtool.CLICommand). A budget smaller
 // than the chunk is refused by pyramid in one line, as for any file.
 func TestBigChunkDecodesInPlace(t *testing.T) {
 	testtool.RequirePython(t, "h5py", "numpy")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "vastview")
-	testtool.Run(t, "go", "build", "-o", bin, "vastview")
 	src := filepath.Join(dir, "zeros.h5")
 	testtool.RunPython(t, `
 import sys, h5py, numpy as np
@@ -147,8 +138,8 @@ with h5py.File(sys.argv[1], 'w') as f:
 `, src)
 	const plane = 8192 * 8192 * 2
 	out := filepath.Join(dir, "plane.raw")
-	cmd := exec.Command(bin, "plane", src, "--out", out)
-	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	cmd := testtool.CLICommand(t, "plane", src, "--out", out)
+	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("plane: %v\n%s", err, msg)
 	}
@@ -160,8 +151,8 @@ with h5py.File(sys.argv[1], 'w') as f:
 	if st, err := os.Stat(out); err != nil || st.Size() != plane {
 		t.Fatalf("plane written: %v %v", st, err)
 	}
-	cmd = exec.Command(bin, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "64MiB")
-	cmd.Env = append(cmd.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
+	cmd = testtool.CLICommand(t, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "64MiB")
+	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
 	msg, err := cmd.CombinedOutput()
 	if s := strings.TrimSpace(string(msg)); err == nil || strings.Count(s, "\n") > 0 || !strings.Contains(s, "larger than the memory budget of 64 MiB") {
 		t.Errorf("a budget smaller than a chunk: %v: %q", err, s)

@@ -1,6 +1,4 @@
-// Package clitest runs the command line on MRC files, apart from the
-// reader's own tests so that fuzzing them does not build the GUI.
-package clitest
+package mrc_test
 
 import (
 	"bytes"

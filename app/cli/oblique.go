@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"context"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"vastview/levels"
+	"vastview/loader"
+	"vastview/render"
+	"vastview/render/oblique"
+	"vastview/session"
+)
+
+// obliqueOpts are the options of an oblique plane (any orientation).
+type obliqueOpts struct {
+	rotate, center, size string
+	pixel                float64
+	interp               string
+}
+
+// flags registers the oblique plane's options.
+func (ob *obliqueOpts) flags(fs *flag.FlagSet) {
+	fs.StringVar(&ob.rotate, "rotate", "", "AXIS:DEG[,AXIS:DEG...]: turn the plane about the physical axes x, y, z in order")
+	fs.StringVar(&ob.center, "center", "", "Z,Y,X: the plane's centre in level-0 sample indices")
+	fs.StringVar(&ob.size, "size", "", "H,W: the output's rows and columns")
+	fs.Float64Var(&ob.pixel, "pixel", 0, "the output's sample spacing, in the spacing's unit")
+	fs.StringVar(&ob.interp, "interp", "nearest", "nearest or linear")
+}
+
+// asked reports whether the flags given ask for an oblique plane.
+func (ob *obliqueOpts) asked(given map[string]bool) bool {
+	return given["rotate"] || given["center"] || given["size"] || given["pixel"] || given["interp"]
+}
+
+// obliqueBudget bounds the bytes of chunks held at once while an oblique
+// plane is sampled: a plane needing more is sampled in bands of rows.
+const obliqueBudget = 1 << 30
+
+// plane works out the plane the options ask for over data m: centre,
+// directions, pixel and size as the command-line contract states.
+func (ob *obliqueOpts) plane(m *loader.Meta, t, c int) (oblique.Plane, oblique.Interp, error) {
+	var p oblique.Plane
+	in, ok := oblique.ParseInterp(ob.interp)
+	if !ok {
+		return p, in, fmt.Errorf("--interp must be nearest or linear, not %q", ob.interp)
+	}
+	var turns []oblique.Turn
+	if ob.rotate != "" {
+		var err error
+		if turns, err = oblique.ParseRotate(ob.rotate); err != nil {
+			return p, in, fmt.Errorf("--rotate: %v", err)
+		}
+	}
+	p.U, p.V, _ = oblique.Basis(turns)
+	sp, n := oblique.Spacing(m), oblique.Extent(m)
+	idx := [3]float64{float64(n[0]-1) / 2, float64(n[1]-1) / 2, float64(n[2]-1) / 2}
+	if ob.center != "" {
+		f := strings.Split(ob.center, ",")
+		if len(f) != 3 {
+			return p, in, fmt.Errorf("--center wants Z,Y,X, not %q", ob.center)
+		}
+		for a := range f {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f[a]), 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return p, in, fmt.Errorf("--center wants three numbers Z,Y,X, not %q", ob.center)
+			}
+			idx[a] = v
+		}
+	}
+	for a := range idx {
+		p.Center[a] = idx[a] * sp[a]
+	}
+	p.Pixel = ob.pixel
+	if p.Pixel == 0 {
+		p.Pixel = math.Inf(1)
+		for a, c := range []byte("ZYX") {
+			if m.AxisIndex(c) >= 0 {
+				p.Pixel = min(p.Pixel, sp[a])
+			}
+		}
+	}
+	if !(p.Pixel > 0) || math.IsInf(p.Pixel, 0) {
+		return p, in, fmt.Errorf("--pixel wants a positive number, not %v", ob.pixel)
+	}
+	const maxSide = 1 << 16
+	if ob.size != "" {
+		h, w, ok := strings.Cut(ob.size, ",")
+		hv, e1 := strconv.Atoi(strings.TrimSpace(h))
+		wv, e2 := strconv.Atoi(strings.TrimSpace(w))
+		if !ok || e1 != nil || e2 != nil || hv < 1 || wv < 1 || hv > maxSide || wv > maxSide {
+			return p, in, fmt.Errorf("--size wants H,W, whole numbers from 1 to %d, not %q", maxSide, ob.size)
+		}
+		p.H, p.W = hv, wv
+	} else {
+		p.H = int(min(maxSide, max(1, math.Round(float64(n[1])*sp[1]/p.Pixel))))
+		p.W = int(min(maxSide, max(1, math.Round(float64(n[2])*sp[2]/p.Pixel))))
+	}
+	if int64(p.H)*int64(p.W) > 1<<28 {
+		return p, in, fmt.Errorf("--size %d,%d: more than %d samples", p.H, p.W, 1<<28)
+	}
+	p.T, p.C = t, c
+	return p, in, nil
+}
+
+// writeOblique writes the oblique plane the options ask for: its samples
+// (.raw: the data's type for nearest, float32 for linear) or its picture
+// (.png, one channel, as a plane is drawn). It reads only the chunks the
+// plane crosses, of --level (a computed level is computed from the ones
+// it covers).
+func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts, ext string) error {
+	for _, f := range []string{"plane", "index", "z", "project", "slab", "overlay", "channels", "colors", "windows"} {
+		if o.given[f] {
+			return usageError{"plane: --" + f + " does not go with an oblique plane (--rotate, --center, --size, --pixel, --interp)"}
+		}
+	}
+	m := src.Meta()
+	if m.RGB && ext == ".png" && !o.given["c"] {
+		return usageError{"plane: an oblique plane draws one channel: pick one of the colour samples with --c"}
+	}
+	p, in, err := ob.plane(m, o.t, o.c)
+	if err != nil {
+		return usageError{"plane: " + err.Error()}
+	}
+	for _, a := range []byte("TC") {
+		at := map[byte]int{'T': o.t, 'C': o.c}[a]
+		if at < 0 || at >= m.Size(a) {
+			return usageError{fmt.Sprintf("plane: --%c %d is outside 0..%d", a+'a'-'A', at, m.Size(a)-1)}
+		}
+	}
+	var from loader.Source = src
+	if o.level >= len(m.Levels) {
+		pyr, err := levels.Open(src, levels.Options{CacheBytes: 512 << 20})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer pyr.Close()
+		from = pyr
+	}
+	fm := from.Meta()
+	if o.level < 0 || o.level >= len(fm.Levels) {
+		return usageError{fmt.Sprintf("plane: no level %d (%d with the computed ones)", o.level, len(fm.Levels))}
+	}
+	n := p.W * p.H
+	var nat []byte
+	var flt []float32
+	if in == oblique.Nearest {
+		nat = make([]byte, n*m.DType.Size())
+	} else {
+		flt = make([]float32, n)
+	}
+	if err := sampleOblique(context.Background(), from, p, o.level, in, nat, flt); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	buf, dt := nat, m.DType
+	if in == oblique.Linear {
+		buf, dt = float32Bytes(flt), loader.Float32
+	}
+	if ext == ".raw" {
+		return writeOut(o.out, buf)
+	}
+	def, _, _ := session.DefaultChannels(m)
+	ch := render.Channel{Colormap: o.colormap}
+	if len(def) > 0 && !m.RGB {
+		ch = def[min(max(o.c, 0), len(def)-1)]
+	}
+	if o.given["colormap"] {
+		ch.Colormap = o.colormap
+	}
+	if o.given["window"] || o.given["level-range"] {
+		if ch.Lo, ch.Hi, err = o.displayRange(); err != nil {
+			return usageError{"plane: " + err.Error()}
+		}
+	} else if ch.Lo >= ch.Hi {
+		ch.Lo, ch.Hi = render.AutoRange(buf, dt)
+	}
+	img := render.Plane(buf, dt, p.W, p.H, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap))
+	if o.scalebar {
+		unit := ""
+		if i := m.AxisIndex('X'); i >= 0 && i < len(m.Units) {
+			unit = m.Units[i]
+		}
+		sm := loader.NewMeta(m.Format, "YX", []int{p.H, p.W}, dt, []int{p.H, p.W}, []float64{p.Pixel, p.Pixel}, []string{unit, unit})
+		render.DrawScaleBar(img, sm, render.View{Zoom: 1, Center: render.Point{Col: float64(p.W) / 2, Row: float64(p.H) / 2},
+			Width: p.W, Height: p.H})
+	}
+	return writePNG(o.out, img)
+}
+
+// float32Bytes returns the little-endian bytes of f.
+func float32Bytes(f []float32) []byte {
+	b := make([]byte, 4*len(f))
+	for i, v := range f {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+// chunkStore is an oblique.Source over the chunks read so far.
+type chunkStore struct {
+	meta   *loader.Meta
+	chunks map[string][]byte
+}
+
+func chunkName(level int, idx []int) string { return fmt.Sprint(level, idx) }
+
+func (c *chunkStore) Meta() *loader.Meta                             { return c.meta }
+func (c *chunkStore) Get(level int, idx []int) []byte                { return c.chunks[chunkName(level, idx)] }
+func (c *chunkStore) Request(levels.Priority, uint64, int, ...[]int) {}
+func (c *chunkStore) Failed(int, []int) error                        { return nil }
+
+// sampleOblique samples plane p of level of src into nat (nearest) or flt
+// (linear), reading the chunks the plane crosses and no others: in bands
+// of rows when they would hold more than obliqueBudget bytes at once.
+func sampleOblique(ctx context.Context, src loader.Source, p oblique.Plane, level int, in oblique.Interp,
+	nat []byte, flt []float32) error {
+	m := src.Meta()
+	store := &chunkStore{meta: m, chunks: map[string][]byte{}}
+	cb := int64(m.Levels[level].ChunkBytes(m.DType))
+	var s oblique.Sampler
+	s.NoFallback = true
+	run := func() oblique.Info {
+		if in == oblique.Nearest {
+			return s.Native(nat, p, store, level)
+		}
+		return s.Float(flt, p, store, level, in)
+	}
+	for from := 0; from < p.H; {
+		// The band from this row: as many rows as fit in the budget.
+		to := p.H
+		var need [][]int
+		for {
+			s.FromRow, s.ToRow = from, to
+			s.Forget()
+			run()
+			_, need = s.Missing()
+			if int64(len(need))*cb <= obliqueBudget || to-from == 1 {
+				break
+			}
+			to = from + (to-from)/2
+		}
+		clear(store.chunks)
+		for _, idx := range need {
+			b := make([]byte, cb)
+			if err := src.ReadChunk(ctx, level, idx, b); err != nil {
+				return err
+			}
+			store.chunks[chunkName(level, idx)] = b
+		}
+		s.Forget()
+		if info := run(); !info.Complete {
+			return fmt.Errorf("oblique plane: %d chunks of level %d not read", info.Missing, level)
+		}
+		from = to
+	}
+	return nil
+}

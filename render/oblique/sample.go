@@ -1,0 +1,778 @@
+package oblique
+
+import (
+	"slices"
+	"unsafe"
+
+	"vastview/levels"
+	"vastview/loader"
+)
+
+// Source is the multi-resolution data a Sampler reads; a *levels.Pyramid
+// is one.
+type Source interface {
+	// Meta describes every level, level 0 first.
+	Meta() *loader.Meta
+	// Get returns a chunk if it is in memory now, else nil, without
+	// blocking. The bytes are not modified by anyone afterwards.
+	Get(level int, idx []int) []byte
+	// Request asks for chunks to be loaded in the background, without
+	// blocking; requests of an older generation may be dropped.
+	Request(prio levels.Priority, gen uint64, level int, idxs ...[]int)
+	// Failed returns why the last load of a chunk failed, if it did
+	// lately (nil otherwise): such chunks are not asked for again.
+	Failed(level int, idx []int) error
+}
+
+// Interp is how a sample between the data's samples is made.
+type Interp uint8
+
+// The interpolations.
+const (
+	// Nearest takes the sample whose index is floor(q + 0.5) on each axis,
+	// for the continuous index q; q outside [−0.5, n−0.5] on an axis is 0.
+	Nearest Interp = iota
+	// Linear interpolates trilinearly between the 8 samples around q; a
+	// point needing a sample outside the data is 0.
+	Linear
+)
+
+// String is "nearest" or "linear".
+func (in Interp) String() string {
+	if in == Linear {
+		return "linear"
+	}
+	return "nearest"
+}
+
+// ParseInterp reads "nearest" or "linear".
+func ParseInterp(s string) (Interp, bool) {
+	switch s {
+	case "nearest":
+		return Nearest, true
+	case "linear":
+		return Linear, true
+	}
+	return Nearest, false
+}
+
+// The states of an output sample in Sampler.Mask.
+const (
+	Outside  = 0 // outside the data: the value is 0
+	Sampled  = 1 // drawn from data in memory
+	Unfilled = 2 // no level had its data in memory: the value is 0
+)
+
+// Info says how a plane was sampled.
+type Info struct {
+	// Level is the level asked for, the finest the output shows.
+	Level int
+	// Complete is true when every chunk of that level the plane needs was
+	// in memory.
+	Complete bool
+	// Missing counts the chunks of that level that were not, and are
+	// listed by Missing (to Request them).
+	Missing int
+	// Unfilled counts the output samples that no level in memory could
+	// give (0 for now).
+	Unfilled int
+	// Failed counts the chunks of that level that could not be read, and
+	// Err says why.
+	Failed int
+	Err    error
+}
+
+// snap moves positions that fall on a sample boundary up to rounding to
+// the same side whatever the rounding of the arithmetic that led there.
+const snap = 1e-9
+
+type chunkKey struct{ level, z, y, x int32 }
+
+type missing struct {
+	dist float64
+	key  chunkKey
+}
+
+// Sampler samples planes of a Source. It keeps its buffers and the chunks
+// of the last two calls, so that sampling the same or a similar plane
+// again allocates nothing. It is not safe for concurrent use; the zero
+// value is ready to use.
+type Sampler struct {
+	// Mask, when it holds at least W×H bytes, receives the state of each
+	// output sample (Outside, Sampled or Unfilled).
+	Mask []uint8
+	// NoFallback leaves samples whose chunks are not in memory unfilled
+	// rather than drawing them from coarser levels.
+	NoFallback bool
+	// FromRow and ToRow, when ToRow > FromRow, restrict sampling to the
+	// rows from FromRow up to ToRow; the other rows of the output are left
+	// as they are.
+	FromRow, ToRow int
+
+	src       Source
+	meta      *loader.Meta
+	t, c      int
+	cur, prev map[chunkKey][]byte
+	idx       []int
+
+	g       levelGeom
+	level   int
+	k       int32 // the level being sampled
+	strides [3]int
+	base    int // byte offset of the T and C position within a chunk
+	fixed   []int
+	row     [3][]float64
+	col     [3][]float64
+
+	// The window: the 2×2×2 chunks from (wz, wy, wx) on, with sample ranges
+	// starting at lo; each entry's data, or nil if not in memory.
+	win    [8]unsafe.Pointer
+	winOK  [8]uint8 // 0: not looked up, 1: looked up
+	wc     [3]int
+	lo     [3]int
+	hi     [3]int // lo + 2·chunk
+	first  bool   // sampling the level asked for: note missing chunks
+	todo   []int32
+	next   []int32
+	missed map[chunkKey]float64
+	miss   []missing
+	reqs   [][]int
+	reqBuf []int
+	failed int
+	err    error
+	pi, pj int // the output sample being taken (for missing chunks' distance)
+	hh, hw float64
+}
+
+// Native samples the plane at level with the nearest sample into dst (W×H
+// samples of the data's type, little-endian, row-major): samples outside
+// the data are 0, as are those no level in memory holds (see Info).
+func (s *Sampler) Native(dst []byte, p Plane, src Source, level int) Info {
+	return s.sample(dst, nil, p, src, level, Nearest)
+}
+
+// Float samples the plane at level into dst (W×H float32 values, row-major)
+// with interpolation in.
+func (s *Sampler) Float(dst []float32, p Plane, src Source, level int, in Interp) Info {
+	return s.sample(nil, dst, p, src, level, in)
+}
+
+// Missing returns the chunks of the level last asked for that were not in
+// memory, nearest the plane's centre first. The slices are the Sampler's,
+// valid until its next call.
+func (s *Sampler) Missing() (level int, idxs [][]int) {
+	return s.level, s.reqs
+}
+
+// Request asks src for the chunks Missing lists, at priority prio for the
+// view generation gen.
+func (s *Sampler) Request(src Source, prio levels.Priority, gen uint64) {
+	if len(s.reqs) > 0 {
+		src.Request(prio, gen, s.level, s.reqs...)
+	}
+}
+
+// Forget drops the chunks remembered from recent calls, so that the next
+// one asks the source for each again.
+func (s *Sampler) Forget() {
+	clear(s.cur)
+	clear(s.prev)
+}
+
+func (s *Sampler) begin(p Plane, src Source) {
+	m := src.Meta()
+	if s.cur == nil {
+		s.cur, s.prev, s.missed = map[chunkKey][]byte{}, map[chunkKey][]byte{}, map[chunkKey]float64{}
+	}
+	if m != s.meta || p.T != s.t || p.C != s.c || src != s.src {
+		clear(s.cur)
+		clear(s.prev)
+		s.meta, s.t, s.c, s.src = m, p.T, p.C, src
+	}
+	s.prev, s.cur = s.cur, s.prev
+	clear(s.cur)
+	clear(s.missed)
+	s.miss, s.reqs, s.reqBuf = s.miss[:0], s.reqs[:0], s.reqBuf[:0]
+	s.failed, s.err = 0, nil
+	if cap(s.idx) < len(m.Axes) {
+		s.idx, s.fixed = make([]int, len(m.Axes)), make([]int, len(m.Axes))
+	}
+	s.idx, s.fixed = s.idx[:len(m.Axes)], s.fixed[:len(m.Axes)]
+	s.hh, s.hw = float64(p.H-1)/2, float64(p.W-1)/2
+}
+
+// prepare readies level k: its geometry, the per-row and per-column parts
+// of each sample's continuous index, and the chunk strides.
+func (s *Sampler) prepare(p *Plane, k int) {
+	m := s.meta
+	s.k = int32(k)
+	s.g = geometry(m, k)
+	l := &m.Levels[k]
+	es := m.DType.Size()
+	var st [5]int
+	acc := es
+	for i := len(l.Chunk) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= l.Chunk[i]
+	}
+	s.base = 0
+	for a, c := range []byte("ZYX") {
+		s.strides[a] = 0
+		if i := m.AxisIndex(c); i >= 0 {
+			s.strides[a] = st[i]
+		}
+	}
+	for i := range s.fixed {
+		s.fixed[i] = 0
+		var at int
+		switch m.Axes[i] {
+		case 'T':
+			at = p.T
+		case 'C':
+			at = p.C
+		default:
+			continue
+		}
+		at = max(0, min(l.Shape[i]-1, at))
+		s.fixed[i] = at / l.Chunk[i]
+		s.base += (at % l.Chunk[i]) * st[i]
+	}
+	for a := 0; a < 3; a++ {
+		s.row[a] = grow(s.row[a], p.H)
+		s.col[a] = grow(s.col[a], p.W)
+		sc, off := s.g.scale[a], s.g.offset[a]
+		for i := range s.row[a] {
+			s.row[a][i] = (p.Center[a] + (float64(i)-s.hh)*p.Pixel*p.V[a] + off) / sc
+		}
+		for j := range s.col[a] {
+			s.col[a][j] = (float64(j) - s.hw) * p.Pixel * p.U[a] / sc
+		}
+	}
+	s.wc = [3]int{-1 << 40, -1 << 40, -1 << 40}
+	s.lo, s.hi = [3]int{}, [3]int{}
+}
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+// move sets the window to the chunks from the one holding sample (z, y, x).
+func (s *Sampler) move(z, y, x int) {
+	for a, v := range [3]int{z, y, x} {
+		c := s.g.chunk[a]
+		s.wc[a] = v / c
+		s.lo[a] = s.wc[a] * c
+		s.hi[a] = s.lo[a] + 2*c
+	}
+	s.winOK = [8]uint8{}
+}
+
+// entry returns the data of window entry e, looking it up if needed.
+func (s *Sampler) entry(e int) unsafe.Pointer {
+	if s.winOK[e] != 0 {
+		return s.win[e]
+	}
+	s.winOK[e] = 1
+	key := chunkKey{s.k, int32(s.wc[0] + e>>2), int32(s.wc[1] + e>>1&1), int32(s.wc[2] + e&1)}
+	d, ok := s.cur[key]
+	if !ok {
+		if d, ok = s.prev[key]; ok {
+			s.cur[key] = d
+		}
+	}
+	if !ok {
+		s.chunkIdx(key)
+		d = s.src.Get(int(key.level), s.idx)
+		if len(d) < s.meta.Levels[key.level].ChunkBytes(s.meta.DType) {
+			d = nil
+		}
+		if d != nil {
+			s.cur[key] = d
+		} else if s.first {
+			if err := s.src.Failed(int(key.level), s.idx); err != nil {
+				if _, seen := s.missed[key]; !seen {
+					s.missed[key] = -1
+					s.failed++
+					s.err = err
+				}
+			}
+		}
+	}
+	if d == nil {
+		if s.first {
+			dist := (float64(s.pi)-s.hh)*(float64(s.pi)-s.hh) + (float64(s.pj)-s.hw)*(float64(s.pj)-s.hw)
+			if old, seen := s.missed[key]; !seen || (old >= 0 && dist < old) {
+				s.missed[key] = dist
+			}
+		}
+		s.win[e] = nil
+		return nil
+	}
+	s.win[e] = unsafe.Pointer(unsafe.SliceData(d))
+	return s.win[e]
+}
+
+// chunkIdx sets s.idx to the full chunk index of key.
+func (s *Sampler) chunkIdx(key chunkKey) {
+	m := s.meta
+	copy(s.idx, s.fixed)
+	for a, c := range []byte("ZYX") {
+		if i := m.AxisIndex(c); i >= 0 {
+			s.idx[i] = int([3]int32{key.z, key.y, key.x}[a])
+		}
+	}
+}
+
+func (s *Sampler) sample(nat []byte, flt []float32, p Plane, src Source, level int, in Interp) Info {
+	s.begin(p, src)
+	m := s.meta
+	level = max(0, min(len(m.Levels)-1, level))
+	s.level = level
+	n := p.W * p.H
+	if p.W <= 0 || p.H <= 0 {
+		return Info{Level: level, Complete: true}
+	}
+	mask := s.Mask
+	if len(mask) < n {
+		mask = nil
+	} else {
+		mask = mask[:n]
+	}
+	s.first = true
+	s.prepare(&p, level)
+	s.todo = s.todo[:0]
+	s.pass(nat, flt, mask, in, -1)
+	s.first = false
+	s.note()
+	for k := level + 1; k < len(m.Levels) && len(s.todo) > 0 && !s.NoFallback; k++ {
+		s.prepare(&p, k)
+		s.next, s.todo = s.todo, s.next[:0]
+		s.pass(nat, flt, mask, in, k)
+	}
+	return Info{Level: level, Complete: len(s.missed) == 0, Missing: len(s.reqs), Unfilled: len(s.todo),
+		Failed: s.failed, Err: s.err}
+}
+
+// note lists the missing chunks noted, nearest the centre first.
+func (s *Sampler) note() {
+	for k, d := range s.missed {
+		if d >= 0 {
+			s.miss = append(s.miss, missing{d, k})
+		}
+	}
+	slices.SortFunc(s.miss, func(a, b missing) int {
+		switch {
+		case a.dist < b.dist:
+			return -1
+		case a.dist > b.dist:
+			return 1
+		}
+		return int(a.key.z-b.key.z)*1<<20 + int(a.key.y-b.key.y)*1<<10 + int(a.key.x-b.key.x)
+	})
+	n := len(s.idx)
+	if cap(s.reqBuf) < n*len(s.miss) {
+		s.reqBuf = make([]int, 0, n*len(s.miss))
+	}
+	for _, ms := range s.miss {
+		s.chunkIdx(ms.key)
+		at := len(s.reqBuf)
+		s.reqBuf = append(s.reqBuf, s.idx...)
+		s.reqs = append(s.reqs, s.reqBuf[at:at+n:at+n])
+	}
+}
+
+// pass samples every output sample (level < 0: the level prepared first)
+// or those listed in s.next, noting in s.todo those whose chunks are not
+// in memory.
+func (s *Sampler) pass(nat []byte, flt []float32, mask []uint8, in Interp, level int) {
+	dt := s.meta.DType
+	switch dt {
+	case loader.Uint8:
+		run[uint8](s, nat, flt, mask, in, level)
+	case loader.Int8:
+		run[int8](s, nat, flt, mask, in, level)
+	case loader.Uint16:
+		run[uint16](s, nat, flt, mask, in, level)
+	case loader.Int16:
+		run[int16](s, nat, flt, mask, in, level)
+	case loader.Uint32:
+		run[uint32](s, nat, flt, mask, in, level)
+	case loader.Int32:
+		run[int32](s, nat, flt, mask, in, level)
+	case loader.Uint64:
+		run[uint64](s, nat, flt, mask, in, level)
+	case loader.Int64:
+		run[int64](s, nat, flt, mask, in, level)
+	case loader.Float32:
+		run[float32](s, nat, flt, mask, in, level)
+	case loader.Float64:
+		run[float64](s, nat, flt, mask, in, level)
+	}
+}
+
+type number interface {
+	~uint8 | ~int8 | ~uint16 | ~int16 | ~uint32 | ~int32 | ~uint64 | ~int64 | ~float32 | ~float64
+}
+
+func run[T number](s *Sampler, nat []byte, flt []float32, mask []uint8, in Interp, level int) {
+	if nat != nil {
+		out := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(nat))), len(nat)/int(unsafe.Sizeof(T(0))))
+		rows[T, T](s, out, mask, in, level)
+		return
+	}
+	rows[T, float32](s, flt, mask, in, level)
+}
+
+func rows[T, O number](s *Sampler, out []O, mask []uint8, in Interp, level int) {
+	if level < 0 {
+		from, to := 0, len(s.row[0])
+		if s.ToRow > s.FromRow {
+			from, to = max(0, s.FromRow), min(to, s.ToRow)
+		}
+		for i := from; i < to; i++ {
+			if in == Linear {
+				linearRow[T](s, out, mask, i, -1)
+			} else {
+				nearestRow[T](s, out, mask, i, -1)
+			}
+		}
+		return
+	}
+	w := len(s.col[0])
+	for _, at := range s.next {
+		i := int(at) / w
+		if in == Linear {
+			linearRow[T](s, out, mask, i, int(at)-i*w)
+		} else {
+			nearestRow[T](s, out, mask, i, int(at)-i*w)
+		}
+	}
+}
+
+// span is the samples [lo, hi) of the chunk the last sample came from
+// along each axis, with that chunk's data: the fast path of a row.
+type span struct {
+	zl, zh, yl, yh, xl, xh int
+	d                      unsafe.Pointer
+}
+
+// locate returns the window entry of the chunk holding sample (z, y, x),
+// moving the window if needed, and that chunk's span.
+func (s *Sampler) locate(z, y, x, i, j int) (d unsafe.Pointer, sp span) {
+	if z < s.lo[0] || z >= s.hi[0] || y < s.lo[1] || y >= s.hi[1] || x < s.lo[2] || x >= s.hi[2] {
+		s.move(z, y, x)
+	}
+	e := 0
+	sp.zl, sp.yl, sp.xl = s.lo[0], s.lo[1], s.lo[2]
+	if z-sp.zl >= s.g.chunk[0] {
+		e, sp.zl = e+4, sp.zl+s.g.chunk[0]
+	}
+	if y-sp.yl >= s.g.chunk[1] {
+		e, sp.yl = e+2, sp.yl+s.g.chunk[1]
+	}
+	if x-sp.xl >= s.g.chunk[2] {
+		e, sp.xl = e+1, sp.xl+s.g.chunk[2]
+	}
+	sp.zh, sp.yh, sp.xh = sp.zl+s.g.chunk[0], sp.yl+s.g.chunk[1], sp.xl+s.g.chunk[2]
+	if s.winOK[e] == 0 {
+		s.pi, s.pj = i, j
+		s.entry(e)
+	}
+	sp.d = s.win[e]
+	return sp.d, sp
+}
+
+// nearestRow samples row i (only column only, if only ≥ 0) by the nearest
+// sample.
+func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
+	rz, ry, rx := s.row[0][i], s.row[1][i], s.row[2][i]
+	cz, cy, cx := s.col[0], s.col[1], s.col[2]
+	nz, ny, nx := float64(s.g.n[0])+snap, float64(s.g.n[1])+snap, float64(s.g.n[2])+snap
+	mz, my, mx := s.g.n[0]-1, s.g.n[1]-1, s.g.n[2]-1
+	sz, sy, sx, base := s.strides[0], s.strides[1], s.strides[2], s.base
+	w := len(cx)
+	j0, j1 := 0, w
+	if only >= 0 {
+		j0, j1 = only, only+1
+	}
+	cz, cy, cx = cz[:w], cy[:w], cx[:w]
+	row := out[i*w : i*w+w]
+	var mrow []uint8
+	if mask != nil {
+		mrow = mask[i*w : i*w+w]
+	}
+	sp := span{zh: -1, yh: -1, xh: -1}
+	for j := j0; j < j1; j++ {
+		// t = q + 0.5 must lie in [0, n] (q in [−0.5, n−0.5]).
+		tz, ty, tx := rz+cz[j]+(0.5+snap), ry+cy[j]+(0.5+snap), rx+cx[j]+(0.5+snap)
+		if !(tz >= 0 && tz <= nz && ty >= 0 && ty <= ny && tx >= 0 && tx <= nx) {
+			row[j] = 0
+			if mrow != nil {
+				mrow[j] = Outside
+			}
+			continue
+		}
+		z, y, x := min(int(tz), mz), min(int(ty), my), min(int(tx), mx)
+		if z < sp.zl || z >= sp.zh || y < sp.yl || y >= sp.yh || x < sp.xl || x >= sp.xh {
+			_, sp = s.locate(z, y, x, i, j)
+		}
+		if sp.d == nil {
+			s.todo = append(s.todo, int32(i*w+j))
+			row[j] = 0
+			if mrow != nil {
+				mrow[j] = Unfilled
+			}
+			continue
+		}
+		row[j] = O(*(*T)(unsafe.Add(sp.d, base+(z-sp.zl)*sz+(y-sp.yl)*sy+(x-sp.xl)*sx)))
+		if mrow != nil {
+			mrow[j] = Sampled
+		}
+		if only >= 0 || j+1 >= j1 {
+			continue
+		}
+		// The samples that follow in the same chunk and inside the data
+		// need no checks: t stays in [lo, min(hi, n)) on every axis.
+		k := steps(tz, cz[j+1]-cz[j], float64(sp.zl), float64(min(sp.zh, mz+1)))
+		k = min(k, steps(ty, cy[j+1]-cy[j], float64(sp.yl), float64(min(sp.yh, my+1))))
+		k = min(k, steps(tx, cx[j+1]-cx[j], float64(sp.xl), float64(min(sp.xh, mx+1))))
+		end := min(j1, j+1+k)
+		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
+		if mrow != nil {
+			fill(mrow[j+1:end], Sampled)
+		}
+		for j++; j < end; j++ {
+			z, y, x := int(rz+cz[j]+(0.5+snap)), int(ry+cy[j]+(0.5+snap)), int(rx+cx[j]+(0.5+snap))
+			row[j] = O(*(*T)(unsafe.Add(d, c0+z*sz+y*sy+x*sx)))
+		}
+		j--
+	}
+}
+
+// steps returns how many steps of d from t certainly stay within [lo, hi)
+// (a margin allows for rounding), at most 1<<30.
+func steps(t, d, lo, hi float64) int {
+	const margin = 1e-6
+	var k float64
+	switch {
+	case d > 0:
+		k = (hi - margin - t) / d
+	case d < 0:
+		k = (t - lo - margin) / -d
+	default:
+		k = 1 << 30
+	}
+	if !(t >= lo && t < hi-margin && k >= 0) {
+		return 0
+	}
+	return int(min(k, 1<<30))
+}
+
+// pairSteps is steps for the pair of samples from int(q) on, in [lo, hi),
+// along an axis: q in [lo, hi−1). An axis where the second sample is not
+// needed (pair unset) allows any number of steps only if q does not move.
+func pairSteps(q, d float64, lo, hi int, pair bool) int {
+	if !pair {
+		if d == 0 {
+			return 1 << 30
+		}
+		return 0
+	}
+	return steps(q, d, float64(lo), float64(hi-1))
+}
+
+// linearRow samples row i (only column only, if only ≥ 0) by trilinear
+// interpolation.
+func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
+	rz, ry, rx := s.row[0][i], s.row[1][i], s.row[2][i]
+	cz, cy, cx := s.col[0], s.col[1], s.col[2]
+	tz, ty, tx := float64(s.g.n[0]-1)+snap, float64(s.g.n[1]-1)+snap, float64(s.g.n[2]-1)+snap
+	mz, my, mx := s.g.n[0]-1, s.g.n[1]-1, s.g.n[2]-1
+	sz, sy, sx, base := s.strides[0], s.strides[1], s.strides[2], s.base
+	w := len(cx)
+	j0, j1 := 0, w
+	if only >= 0 {
+		j0, j1 = only, only+1
+	}
+	cz, cy, cx = cz[:w], cy[:w], cx[:w]
+	row := out[i*w : i*w+w]
+	var mrow []uint8
+	if mask != nil {
+		mrow = mask[i*w : i*w+w]
+	}
+	sp := span{zh: -1, yh: -1, xh: -1}
+	for j := j0; j < j1; j++ {
+		qz, qy, qx := rz+cz[j], ry+cy[j], rx+cx[j]
+		if !(qz >= -snap && qz <= tz && qy >= -snap && qy <= ty && qx >= -snap && qx <= tx) {
+			row[j] = 0
+			if mrow != nil {
+				mrow[j] = Outside
+			}
+			continue
+		}
+		qz, qy, qx = max(qz, 0), max(qy, 0), max(qx, 0)
+		z, y, x := int(qz+snap), int(qy+snap), int(qx+snap)
+		fz, fy, fx := max(0, qz-float64(z)), max(0, qy-float64(y)), max(0, qx-float64(x))
+		// The second sample along an axis; at the last sample, the weight
+		// is 0 and the sample itself stands in.
+		dz, dy, dx := sz, sy, sx
+		if z >= mz {
+			z, fz, dz = mz, 0, 0
+		}
+		if y >= my {
+			y, fy, dy = my, 0, 0
+		}
+		if x >= mx {
+			x, fx, dx = mx, 0, 0
+		}
+		var v float64
+		hz, hy, hx := b2i(dz != 0), b2i(dy != 0), b2i(dx != 0)
+		if sp.d != nil && z >= sp.zl && z+hz < sp.zh && y >= sp.yl && y+hy < sp.yh && x >= sp.xl && x+hx < sp.xh {
+			// All 8 in the chunk of the last sample.
+			p := unsafe.Add(sp.d, base+(z-sp.zl)*sz+(y-sp.yl)*sy+(x-sp.xl)*sx)
+			v000 := float64(*(*T)(p))
+			v001 := float64(*(*T)(unsafe.Add(p, dx)))
+			v010 := float64(*(*T)(unsafe.Add(p, dy)))
+			v011 := float64(*(*T)(unsafe.Add(p, dy+dx)))
+			v100 := float64(*(*T)(unsafe.Add(p, dz)))
+			v101 := float64(*(*T)(unsafe.Add(p, dz+dx)))
+			v110 := float64(*(*T)(unsafe.Add(p, dz+dy)))
+			v111 := float64(*(*T)(unsafe.Add(p, dz+dy+dx)))
+			a00 := v000 + fx*(v001-v000)
+			a01 := v010 + fx*(v011-v010)
+			a10 := v100 + fx*(v101-v100)
+			a11 := v110 + fx*(v111-v110)
+			b0 := a00 + fy*(a01-a00)
+			b1 := a10 + fy*(a11-a10)
+			v = b0 + fz*(b1-b0)
+		} else {
+			var ok bool
+			v, ok, sp = linearSlow[T](s, i, j, z, y, x, dz != 0, dy != 0, dx != 0, fz, fy, fx)
+			if !ok {
+				s.todo = append(s.todo, int32(i*w+j))
+				row[j] = 0
+				if mrow != nil {
+					mrow[j] = Unfilled
+				}
+				continue
+			}
+		}
+		row[j] = O(v)
+		if mrow != nil {
+			mrow[j] = Sampled
+		}
+		if only >= 0 || j+1 >= j1 || sp.d == nil {
+			continue
+		}
+		// The samples that follow with all 8 in the same chunk and inside
+		// the data need no checks.
+		k := pairSteps(qz, cz[j+1]-cz[j], sp.zl, min(sp.zh, mz+1), dz != 0)
+		k = min(k, pairSteps(qy, cy[j+1]-cy[j], sp.yl, min(sp.yh, my+1), dy != 0))
+		k = min(k, pairSteps(qx, cx[j+1]-cx[j], sp.xl, min(sp.xh, mx+1), dx != 0))
+		end := min(j1, j+1+k)
+		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
+		if mrow != nil {
+			fill(mrow[j+1:end], Sampled)
+		}
+		for j++; j < end; j++ {
+			qz, qy, qx := rz+cz[j], ry+cy[j], rx+cx[j]
+			z, y, x := int(qz+snap), int(qy+snap), int(qx+snap)
+			fz, fy, fx := max(0, qz-float64(z)), max(0, qy-float64(y)), max(0, qx-float64(x))
+			p := unsafe.Add(d, c0+z*sz+y*sy+x*sx)
+			v000 := float64(*(*T)(p))
+			v001 := float64(*(*T)(unsafe.Add(p, dx)))
+			v010 := float64(*(*T)(unsafe.Add(p, dy)))
+			v011 := float64(*(*T)(unsafe.Add(p, dy+dx)))
+			v100 := float64(*(*T)(unsafe.Add(p, dz)))
+			v101 := float64(*(*T)(unsafe.Add(p, dz+dx)))
+			v110 := float64(*(*T)(unsafe.Add(p, dz+dy)))
+			v111 := float64(*(*T)(unsafe.Add(p, dz+dy+dx)))
+			a00 := v000 + fx*(v001-v000)
+			a01 := v010 + fx*(v011-v010)
+			a10 := v100 + fx*(v101-v100)
+			a11 := v110 + fx*(v111-v110)
+			b0 := a00 + fy*(a01-a00)
+			b1 := a10 + fy*(a11-a10)
+			row[j] = O(b0 + fz*(b1-b0))
+		}
+		j--
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// linearSlow interpolates at a point whose 8 samples, from (z, y, x) on
+// (the second along an axis only if its flag is set), may lie in several
+// chunks: all within the window of 2×2×2 chunks once it holds (z, y, x)
+// and (z+1, y+1, x+1). It returns the span of the chunk of (z, y, x) for
+// the samples that follow.
+func linearSlow[T number](s *Sampler, i, j, z, y, x int, hz, hy, hx bool, fz, fy, fx float64) (float64, bool, span) {
+	if z < s.lo[0] || z+1 >= s.hi[0] || y < s.lo[1] || y+1 >= s.hi[1] || x < s.lo[2] || x+1 >= s.hi[2] {
+		s.move(z, y, x)
+	}
+	_, first := s.locate(z, y, x, i, j)
+	ez0, ez1, oz0, oz1 := split(z, hz, s.lo[0], s.g.chunk[0])
+	ey0, ey1, oy0, oy1 := split(y, hy, s.lo[1], s.g.chunk[1])
+	ex0, ex1, ox0, ox1 := split(x, hx, s.lo[2], s.g.chunk[2])
+	sz, sy, sx, b := s.strides[0], s.strides[1], s.strides[2], s.base
+	es := [8]int{ez0<<2 | ey0<<1 | ex0, ez0<<2 | ey0<<1 | ex1, ez0<<2 | ey1<<1 | ex0, ez0<<2 | ey1<<1 | ex1,
+		ez1<<2 | ey0<<1 | ex0, ez1<<2 | ey0<<1 | ex1, ez1<<2 | ey1<<1 | ex0, ez1<<2 | ey1<<1 | ex1}
+	offs := [8]int{oz0*sz + oy0*sy + ox0*sx, oz0*sz + oy0*sy + ox1*sx, oz0*sz + oy1*sy + ox0*sx, oz0*sz + oy1*sy + ox1*sx,
+		oz1*sz + oy0*sy + ox0*sx, oz1*sz + oy0*sy + ox1*sx, oz1*sz + oy1*sy + ox0*sx, oz1*sz + oy1*sy + ox1*sx}
+	var v [8]float64
+	ok := true
+	for c, e := range es {
+		if s.winOK[e] == 0 {
+			s.pi, s.pj = i, j
+			s.entry(e)
+		}
+		d := s.win[e]
+		if d == nil {
+			ok = false
+			continue
+		}
+		v[c] = float64(*(*T)(unsafe.Add(d, b+offs[c])))
+	}
+	if !ok {
+		return 0, false, first
+	}
+	a00 := v[0] + fx*(v[1]-v[0])
+	a01 := v[2] + fx*(v[3]-v[2])
+	a10 := v[4] + fx*(v[5]-v[4])
+	a11 := v[6] + fx*(v[7]-v[6])
+	b0 := a00 + fy*(a01-a00)
+	b1 := a10 + fy*(a11-a10)
+	return b0 + fz*(b1-b0), true, first
+}
+
+// split returns, for sample i and the one after it (i itself unless next
+// is set), their window entry bits and offsets (in samples) within their
+// chunks, for a window starting at sample lo in chunks of c.
+func split(i int, next bool, lo, c int) (e0, e1, o0, o1 int) {
+	o0 = i - lo
+	o1 = o0
+	if next {
+		o1++
+	}
+	if o0 >= c {
+		o0, e0 = o0-c, 1
+	}
+	if o1 >= c {
+		o1, e1 = o1-c, 1
+	}
+	return e0, e1, o0, o1
+}
+
+func fill(b []uint8, v uint8) {
+	for i := range b {
+		b[i] = v
+	}
+}
