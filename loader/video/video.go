@@ -139,10 +139,6 @@ func (s *Source) Frames() int { return s.ix.frames() }
 // for concurrent use.
 func (s *Source) Time(t int) float64 { return s.ix.seconds(s.ix.pts[t]) }
 
-// KeyFrame reports whether frame t (in 0..Frames()-1) is a keyframe. It
-// is safe for concurrent use.
-func (s *Source) KeyFrame(t int) bool { return s.ix.key[t] }
-
 // Meta describes the movie. It is safe for concurrent use.
 func (s *Source) Meta() *loader.Meta { return s.meta }
 
