@@ -69,6 +69,11 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 
 // OpenVideo is Open with the concrete type, which also tells frame times.
 func OpenVideo(ctx context.Context, path string) (*Source, error) {
+	return openWith(ctx, path, options{})
+}
+
+// openWith is OpenVideo with the Source's options.
+func openWith(ctx context.Context, path string, opts options) (*Source, error) {
 	ffprobe, err := tool("ffprobe")
 	if err != nil {
 		return nil, err
@@ -89,7 +94,7 @@ func OpenVideo(ctx context.Context, path string) (*Source, error) {
 		}
 		storeIndex(id, ix)
 	}
-	return newSource(path, ffmpeg, ix)
+	return newSource(path, ffmpeg, ix, opts)
 }
 
 // tool finds a program on PATH, or says which package brings it.
