@@ -58,6 +58,7 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 // must), and builds the program into a new folder, which it returns.
 func windowTest(t *testing.T) (dir, bin string) {
 	t.Helper()
+	testtool.Long(t, "a real window driven through X (under -short, TestStderrUnderCLocale opens one)")
 	if os.Getenv("DISPLAY") == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("no DISPLAY under CI (.ci/test starts Xvfb)")

@@ -69,7 +69,7 @@ func (p *Pyramid) Progress() []LevelProgress {
 // kept. It returns when every chunk is built, or ctx ends, or a chunk
 // fails, or the pyramid is closed (Close stops it and waits).
 func (p *Pyramid) Build(ctx context.Context, workers int) error {
-	ctx, done, ok := p.startFlight(ForBackground(ctx))
+	ctx, done, ok := p.startFlight(forBuild(ForBackground(ctx)))
 	if !ok {
 		return errClosed
 	}
@@ -88,7 +88,7 @@ func (p *Pyramid) build(ctx context.Context, workers int) error {
 	if p.cascadeOK() {
 		// A source still being written (chunks not stored yet) goes level
 		// by level instead, which keeps placeholders out of the disk cache.
-		if err := p.buildCascade(ctx, max(1, workers), nil); !loader.IsNotStored(err) {
+		if err := p.buildCascade(ctx, max(1, workers), nil, nil); !loader.IsNotStored(err) {
 			return err
 		}
 		for k := range p.prog.done {

@@ -68,8 +68,9 @@ func (p *Pyramid) cascadeOK() bool {
 // buildCascade builds every computed level; each combination of the axes
 // other than Z, Y and X (time points, channels) is one independent pass.
 // With a sink, every chunk of the last stored level and of every computed
-// level goes to it instead of the caches.
-func (p *Pyramid) buildCascade(ctx context.Context, workers int, sink ChunkFunc) error {
+// level goes to it instead of the caches. A span, when not nil, limits the
+// pass to its part of the image (see StreamSpan).
+func (p *Pyramid) buildCascade(ctx context.Context, workers int, sink ChunkFunc, sp *Span) error {
 	base := &p.meta.Levels[p.stored-1]
 	n := len(p.meta.Axes)
 	za := p.meta.AxisIndex('Z')
@@ -83,11 +84,15 @@ func (p *Pyramid) buildCascade(ctx context.Context, workers int, sink ChunkFunc)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, workers/2)) // each pass also has a reader
-	outer := make([]int, n)
+	lo := make([]int, n)
+	if sp != nil && sp.Axis != za {
+		lo[sp.Axis], ext[sp.Axis] = sp.From, sp.To
+	}
+	outer := append([]int(nil), lo...)
 	for {
 		oidx := append([]int(nil), outer...)
-		g.Go(func() error { return p.cascadePass(gctx, oidx, sink, workers) })
-		if !nd.Next(outer, ext) || gctx.Err() != nil {
+		g.Go(func() error { return p.cascadePass(gctx, oidx, sink, workers, sp) })
+		if !nd.NextIn(outer, lo, ext) || gctx.Err() != nil {
 			break
 		}
 	}
@@ -95,8 +100,11 @@ func (p *Pyramid) buildCascade(ctx context.Context, workers int, sink ChunkFunc)
 }
 
 // cascadePass streams the planes of one outer index through every level.
-func (p *Pyramid) cascadePass(ctx context.Context, oidx []int, sink ChunkFunc, workers int) error {
+func (p *Pyramid) cascadePass(ctx context.Context, oidx []int, sink ChunkFunc, workers int, sp *Span) error {
 	stages := p.newStages(oidx, sink != nil)
+	if sp != nil {
+		stages = p.spanStages(stages, sp)
+	}
 	for _, st := range stages {
 		st.sink = sink
 	}
@@ -120,7 +128,8 @@ func (p *Pyramid) cascadePass(ctx context.Context, oidx []int, sink ChunkFunc, w
 	}
 	full := make(chan pairBuf, 1)
 	errc := make(chan error, 1)
-	go func() { errc <- p.readPairs(ctx, oidx, first, full, free) }()
+	z0 := first.zin
+	go func() { errc <- p.readPairs(ctx, oidx, first, z0, full, free) }()
 	for pb := range full {
 		first.pair, first.have = pb.b, pb.n
 		first.zin += pb.n
@@ -139,8 +148,9 @@ func (p *Pyramid) cascadePass(ctx context.Context, oidx []int, sink ChunkFunc, w
 }
 
 // readPairs reads the stored planes in order, in the groups the first
-// computed level reduces together, and closes full at the end.
-func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full chan<- pairBuf, free chan []byte) error {
+// computed level reduces together, from plane z0 on, and closes full at the
+// end.
+func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, z0 int, full chan<- pairBuf, free chan []byte) error {
 	defer close(full)
 	n := len(oidx)
 	za := p.meta.AxisIndex('Z')
@@ -150,7 +160,7 @@ func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, full 
 	}
 	idx := append([]int(nil), oidx...)
 	idx[n-2], idx[n-1] = 0, 0
-	for z := 0; z < first.zinTotal; z += group {
+	for z := z0; z < first.zinTotal; z += group {
 		var b []byte
 		select {
 		case b = <-free:

@@ -93,3 +93,29 @@ func TestEntriesOfTheEarlierLayoutAreRemoved(t *testing.T) {
 		t.Errorf("entry of the earlier layout in use removed: %v", err)
 	}
 }
+
+// TestBuildReadsEachBandOnce builds the levels of a plane stored in bands
+// of rows (as a TIFF strip too large to read whole is read) with a disk
+// cache and a memory cache of a few bands: each band is read from the
+// source once, the chunks computed from it going to disk rather than
+// pushing the bands out of memory.
+func TestBuildReadsEachBandOnce(t *testing.T) {
+	shape, band := []int{1, 4096, 4096}, []int{1, 256, 4096}
+	src := newHash("ZYX", shape, band)
+	d, err := OpenDisk(t.TempDir(), 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(src, Options{CacheBytes: 6 << 20, Disk: d, Identity: loader.Identity{Path: "/bands", Size: 1, MTime: 1}})
+	if err != nil || p.DiskError() != nil {
+		t.Fatal(err, p.DiskError())
+	}
+	defer p.Close()
+	if err := p.Build(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if n, bands := src.reads.Load(), int64(nd.Product(p.Levels()[0].Grid())); n != bands {
+		t.Errorf("%d bands read for %d bands", n, bands)
+	}
+	checkLevels(t, p, refLevels(shape, allValues(shape), p.reduce))
+}

@@ -335,6 +335,16 @@ func ForBackground(ctx context.Context) context.Context {
 
 func isBackground(ctx context.Context) bool { return ctx.Value(backgroundKey{}) != nil }
 
+// buildingKey marks a context of Build, whose computed chunks go to the
+// disk cache and are read back from there when wanted.
+type buildingKey struct{}
+
+func forBuild(ctx context.Context) context.Context {
+	return context.WithValue(ctx, buildingKey{}, true)
+}
+
+func isBuild(ctx context.Context) bool { return ctx.Value(buildingKey{}) != nil }
+
 // countRead counts one chunk of a stored level read from the source.
 func (p *Pyramid) countRead(ctx context.Context, level int) {
 	p.loads.Add(1)
@@ -375,6 +385,7 @@ var errClosed = errors.New("pyramid is closed")
 type loaded struct {
 	data        []byte
 	provisional bool
+	onDisk      bool // computed and just stored in the disk cache
 }
 
 // load returns the chunk's bytes from the cache, the disk cache, the source
@@ -383,7 +394,7 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 	k := Key{Level: level, Idx: IdxKey(idx)}
 	for {
 		if b, prov := p.cache.get(k); b != nil {
-			return loaded{b, prov}, nil
+			return loaded{data: b, provisional: prov}, nil
 		}
 		if p.closed.Load() {
 			return loaded{}, errClosed
@@ -393,7 +404,7 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 		// another caller whose own context is alive then starts it again.
 		ch := p.flight.DoChan(fmt.Sprint(k), func() (any, error) {
 			if b, prov := p.cache.get(k); b != nil {
-				return loaded{b, prov}, nil
+				return loaded{data: b, provisional: prov}, nil
 			}
 			ctx, done, ok := p.startFlight(ctx)
 			if !ok {
@@ -410,7 +421,14 @@ func (p *Pyramid) load(ctx context.Context, level int, idx []int) (loaded, error
 			if p.hasFailures() {
 				p.noteLoad(k, nil)
 			}
-			p.cache.put(k, c.data, class, c.provisional)
+			// A chunk Build computed into the disk cache is read back
+			// from there when wanted: in memory it would push out the
+			// chunks of the level below that the next ones need (a band
+			// of a strip decoded again from the strip's start). Other
+			// work (views, read-ahead) keeps what it computed.
+			if !c.onDisk || !isBuild(ctx) {
+				p.cache.put(k, c.data, class, c.provisional)
+			}
 			p.subs.notify(Arrival{Level: level, Idx: append([]int(nil), idx...)})
 			return c, nil
 		})
@@ -459,22 +477,20 @@ func (p *Pyramid) fetch(ctx context.Context, level int, idx []int) (loaded, int,
 		p.countRead(ctx, level)
 		err := p.src.ReadChunk(ctx, level, idx, buf)
 		if loader.IsNotStored(err) {
-			return loaded{buf, true}, classSource, nil
+			return loaded{data: buf, provisional: true}, classSource, nil
 		}
-		return loaded{buf, false}, classSource, err
+		return loaded{data: buf}, classSource, err
 	}
 	if d := p.disk.Load(); d != nil && d.get(level, idx, buf) {
-		return loaded{buf, false}, classComputed, nil
+		return loaded{data: buf}, classComputed, nil
 	}
 	prov, err := p.computeChunk(ctx, level, idx, buf)
 	if err != nil {
 		return loaded{}, 0, err
 	}
 	p.compute.Add(1)
-	if !prov && level >= p.built {
-		p.putDisk(level, idx, buf)
-	}
-	return loaded{buf, prov}, classComputed, nil
+	onDisk := !prov && level >= p.built && p.putDisk(level, idx, buf)
+	return loaded{buf, prov, onDisk}, classComputed, nil
 }
 
 // computeChunk fills dst with chunk idx of a computed level: the region of

@@ -43,5 +43,5 @@ func (p *Pyramid) StreamChunks(ctx context.Context, workers int, fn ChunkFunc) (
 		return 0, errClosed
 	}
 	defer done()
-	return p.stored - 1, p.buildCascade(ctx, workers, fn)
+	return p.stored - 1, p.buildCascade(ctx, workers, fn, nil)
 }

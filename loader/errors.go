@@ -77,9 +77,9 @@ var ErrNotStored = errors.New("chunk not stored yet")
 var ErrClosed = errors.New("source is closed")
 
 // Closing is what a source that holds nothing to release keeps to keep
-// the Close contract: a read after Close is an error. Embed it, call
-// SetClosed from Close and check Closed in ReadChunk. The zero value is
-// open; it is safe for concurrent use.
+// the Close contract: a read after Close is an error. Keep one in a field,
+// call SetClosed from Close and check Closed in ReadChunk. The zero value
+// is open; it is safe for concurrent use.
 type Closing struct{ closed atomic.Bool }
 
 // SetClosed marks the source closed. It reports whether it already was.

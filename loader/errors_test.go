@@ -61,7 +61,7 @@ func TestCheckChunkRefusesBadArguments(t *testing.T) {
 
 func TestOpenStopsWhenTheContextEnds(t *testing.T) {
 	started := make(chan struct{})
-	Register(Format{Name: "ctxtest", Match: func(p string, _ []byte) bool { return strings.Contains(p, ".ctxtest") },
+	Register(Format{Name: "ctxtest", Patterns: true,
 		Open: func(ctx context.Context, _ string) (Source, error) {
 			close(started)
 			<-ctx.Done() // a server that never answers

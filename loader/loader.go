@@ -1,6 +1,7 @@
 // Package loader opens image volumes and movies lazily behind one Source
-// interface. Formats register themselves (see Register) and are found by
-// their magic bytes; a file name's extension is only a hint.
+// interface. Formats register themselves as data (see Format and Register)
+// and the registry decides which one reads a path from all their claims
+// (see Open); a file name's extension is only a hint.
 //
 // A Source describes an N-dimensional array whose axes are letters from
 // "TCZYX" in storage order, always ending in "YX", and reads it one chunk
@@ -11,10 +12,8 @@ package loader
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 )
 
 // Source is an opened image: metadata, and chunks read on demand.
@@ -230,83 +229,6 @@ const (
 	maxChunkBytes = 1 << 31
 )
 
-// Format describes a registered image format.
-type Format struct {
-	// Name is the short name reported in Meta.Format.
-	Name string
-	// Match reports whether the file at path, whose first bytes are head
-	// (up to 4 KiB; nil for a directory, a glob pattern or a URL), is in
-	// this format. It must not do I/O beyond cheap checks.
-	Match func(path string, head []byte) bool
-	// Open opens the file; it returns ctx.Err() if ctx ends first (a slow
-	// server, a user who gave up). Errors do not repeat the path.
-	Open func(ctx context.Context, path string) (Source, error)
-	// Exts are the file name endings the format's files usually have
-	// (".tif", ".nii.gz"), lower case: listing a folder for browsing
-	// goes by them, without reading the files.
-	Exts []string
-}
-
-var (
-	formatsMu sync.Mutex
-	formats   []Format
-)
-
-// Register makes a format known to Open. Formats registered earlier are
-// tried first. It is safe for concurrent use, and usually called from init.
-func Register(f Format) {
-	formatsMu.Lock()
-	defer formatsMu.Unlock()
-	formats = append(formats, f)
-}
-
-// Formats returns the registered formats, in the order Open tries them.
-// It is safe for concurrent use.
-func Formats() []Format {
-	formatsMu.Lock()
-	defer formatsMu.Unlock()
-	return append([]Format(nil), formats...)
-}
-
-// Listed reports whether name (a file's base name) ends as the files of a
-// registered format do (see Format.Exts). Hidden files are not listed. It
-// is safe for concurrent use.
-func Listed(name string) bool {
-	if name == "" || name[0] == '.' {
-		return false
-	}
-	formatsMu.Lock()
-	defer formatsMu.Unlock()
-	for _, f := range formats {
-		if HasExt(name, f.Exts...) {
-			return true
-		}
-	}
-	return false
-}
-
-// FolderFormat returns the name of the first registered format that reads
-// the folder at path as one image (a Zarr store, a DICOM series, a folder
-// of frames), or "" when none does or path is not a folder. It reads no
-// more than the formats' Match functions do; it is safe for concurrent use.
-func FolderFormat(path string) string {
-	if IsURL(path) || IsPattern(path) {
-		return ""
-	}
-	if st, err := os.Stat(path); err != nil || !st.IsDir() {
-		return ""
-	}
-	formatsMu.Lock()
-	fs := append([]Format(nil), formats...)
-	formatsMu.Unlock()
-	for _, f := range fs {
-		if f.Match(path, nil) {
-			return f.Name
-		}
-	}
-	return ""
-}
-
 // IsPattern reports whether path is a glob pattern rather than a file name.
 func IsPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
 
@@ -322,10 +244,18 @@ func IsURL(path string) bool {
 	return false
 }
 
-// Open opens the file, folder, glob pattern or URL at path with the first
-// registered format that matches it. Opening stops with ctx.Err() when ctx
-// ends first. Errors do not repeat the path; they keep their cause
-// (errors.Is(err, fs.ErrNotExist) for a missing file). A path that names
+// Open opens the file, folder, glob pattern or URL at path with the format
+// that reads it. Every registered format's claim is checked once: a file by
+// its signatures and content (Format.Magic, Format.Sniff), else by its name
+// for formats without a signature (Format.ByName); a folder by its marker
+// files (Format.Markers), else by its entries (Format.Folder); a glob
+// pattern or a URL by the formats that take them. One format claiming it
+// reads it; where several do, one reads it only when a precedence given to
+// Arrange says so, else the error (an *AmbiguousError) names them; when
+// none does, the error wraps ErrFormat and names the formats tried (see
+// Detect). Opening stops with ctx.Err() when ctx ends first. Errors do not
+// repeat the path; they keep their cause (errors.Is(err, fs.ErrNotExist)
+// for a missing file). A path that names
 // neither a regular file nor a folder (a named pipe, a device, a socket,
 // which reading could block on or never finish) is refused with
 // ErrNotRegular before it is opened.
@@ -346,46 +276,23 @@ func Open(ctx context.Context, path string) (Source, error) {
 
 // open is Open without a series selector.
 func open(ctx context.Context, path string) (Source, error) {
-	var head []byte
-	if !IsPattern(path) && !IsURL(path) {
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, StripPath(err)
-		}
-		if !st.IsDir() && !st.Mode().IsRegular() {
-			return nil, notRegular(st.Mode())
-		}
-		if !st.IsDir() {
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, StripPath(err)
-			}
-			head = make([]byte, 4096)
-			n, _ := f.ReadAt(head, 0)
-			head = head[:n]
-			f.Close()
-		}
+	head, err := readHead(path)
+	if err != nil {
+		return nil, err
 	}
-	formatsMu.Lock()
-	fs := append([]Format(nil), formats...)
-	formatsMu.Unlock()
-	for _, f := range fs {
-		if f.Match(path, head) {
-			src, err := f.Open(ctx, path)
-			if err != nil {
-				return nil, err
-			}
-			if err := src.Meta().Validate(); err != nil {
-				src.Close()
-				return nil, &FormatError{Format: f.Name, Msg: err.Error()}
-			}
-			return src, nil
-		}
+	f, err := detect(path, head)
+	if err != nil {
+		return nil, err
 	}
-	if head == nil {
-		return nil, fmt.Errorf("no readable image frames found: %w", ErrFormat)
+	src, err := f.Open(ctx, path)
+	if err != nil {
+		return nil, err
 	}
-	return nil, ErrFormat
+	if err := src.Meta().Validate(); err != nil {
+		src.Close()
+		return nil, &FormatError{Format: f.Name, Msg: err.Error()}
+	}
+	return src, nil
 }
 
 // HasExt reports whether path ends in one of exts, ignoring case.

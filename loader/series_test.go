@@ -45,7 +45,7 @@ func (s *threeImages) OpenSeries(_ context.Context, i int) (Source, error) {
 var threeClosed int
 
 func init() {
-	Register(Format{Name: "threetest", Match: func(p string, _ []byte) bool { return strings.HasSuffix(p, ".three") },
+	Register(Format{Name: "threetest", Exts: []string{".three"}, ByName: true,
 		Open: func(context.Context, string) (Source, error) { return openThree(0, &threeClosed), nil }})
 }
 

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/binary"
+	"math"
 
 	"vastview/loader"
 )
@@ -45,18 +46,31 @@ func (p *Painter) Paint(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Co
 		for i := 0; i < n; i++ {
 			le.PutUint32(pix[4*i:], pal[lut[le.Uint16(buf[2*i:])]])
 		}
-	default:
-		span := hi - lo
-		for i := 0; i < n; i++ {
-			e := 0
-			if cm.Label && dt.Is64BitInt() { // exact ids: a float64 rounds those beyond 2^53
-				e = labelIndexBits(dt.Bits(buf, i), dt.Signed())
-			} else {
-				e = cm.entry(Sample(buf, dt, i), lo, span)
-			}
-			c := cm.LUT[e]
-			q := pix[4*i : 4*i+4 : 4*i+4]
-			q[0], q[1], q[2], q[3] = c[0], c[1], c[2], 255
+		return
+	case loader.Float32:
+		if cm.Label {
+			break
 		}
+		palette(&p.pal, cm)
+		p.ok = false // the table of 8/16-bit values no longer matches p.pal
+		span := hi - lo
+		le := binary.LittleEndian
+		for i := 0; i < n; i++ {
+			v := float64(math.Float32frombits(le.Uint32(buf[4*i:])))
+			le.PutUint32(pix[4*i:], p.pal[index(v, lo, span)])
+		}
+		return
+	}
+	span := hi - lo
+	for i := 0; i < n; i++ {
+		e := 0
+		if cm.Label && dt.Is64BitInt() { // exact ids: a float64 rounds those beyond 2^53
+			e = labelIndexBits(dt.Bits(buf, i), dt.Signed())
+		} else {
+			e = cm.entry(Sample(buf, dt, i), lo, span)
+		}
+		c := cm.LUT[e]
+		q := pix[4*i : 4*i+4 : 4*i+4]
+		q[0], q[1], q[2], q[3] = c[0], c[1], c[2], 255
 	}
 }

@@ -75,7 +75,7 @@ func (s *Session) OpenFolder(dir string, asStack bool) {
 	dir = Canonical(dir)
 	s.startOpen(dir, func(ctx context.Context, current func() bool) {
 		list := []Entry{{Path: dir}}
-		if !asStack && !isZarr(dir) {
+		if !asStack && !loader.ListedFolder(dir) {
 			list = nil
 			for _, f := range folderFiles(dir) {
 				list = append(list, Entry{Path: f})
@@ -683,10 +683,7 @@ func expandList(ctx context.Context, paths []string) ([]Entry, int, error) {
 // of volumes, movies or mixed files).
 func listedFiles(ctx context.Context, p string) []string {
 	st, err := os.Stat(p)
-	if err != nil || !st.IsDir() || isZarr(p) {
-		return nil
-	}
-	if f := loader.FolderFormat(p); f != "" && f != "sequence" {
+	if err != nil || !st.IsDir() || loader.FolderIsImage(p) {
 		return nil
 	}
 	if isStack(ctx, p) {
@@ -715,8 +712,9 @@ func folderList(path string) ([]Entry, int) {
 	return list, i
 }
 
-// folderFiles lists the files of dir that a format reads (by their names)
-// and its Zarr stores, in natural order.
+// folderFiles lists the files of dir that a format reads and the folders
+// that are one image (a Zarr store, an N5 container), by their names and
+// markers (loader.Listed, loader.ListedFolder), in natural order.
 func folderFiles(dir string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -725,26 +723,13 @@ func folderFiles(dir string) []string {
 	var out []string
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if e.IsDir() && (strings.HasSuffix(strings.ToLower(e.Name()), ".zarr") || isZarr(p)) || !e.IsDir() && loader.Listed(e.Name()) {
+		if e.IsDir() && loader.ListedFolder(p) || !e.IsDir() && loader.Listed(e.Name()) {
 			out = append(out, p)
 		}
 	}
 	slices.SortFunc(out, loader.NaturalCompare)
 	return out
 }
-
-// isZarr reports whether the folder is a Zarr store.
-func isZarr(dir string) bool {
-	for _, m := range []string{"zarr.json", ".zattrs", ".zgroup", ".zarray"} {
-		if st, err := os.Stat(filepath.Join(dir, m)); err == nil && st.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
-}
-
-// frameExts are the endings of the files a folder of frames is made of.
-var frameExts = []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
 
 // isStack reports whether a folder is one stack of frames: its files are
 // all 2-D images, and its first and last have one shape and type. A
@@ -755,7 +740,7 @@ func isStack(ctx context.Context, dir string) bool {
 		return false
 	}
 	for _, f := range files {
-		if !loader.HasExt(f, frameExts...) {
+		if !loader.IsFrame(filepath.Base(f)) {
 			return false
 		}
 	}

@@ -13,9 +13,7 @@ import (
 	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/demo"
-	_ "vastview/loader/dicom"
-	_ "vastview/loader/sequence"
-	_ "vastview/loader/tiff"
+	_ "vastview/loader/formats" // every format, as the viewer has them
 	"vastview/loader/tiff/tiffwrite"
 )
 
@@ -96,6 +94,32 @@ func TestOpeningAFileListsItsFolderInNaturalOrder(t *testing.T) {
 	}
 	if got := h.s.Title(); got != "vastview — b.tif — 2/5" {
 		t.Errorf("title %q", got)
+	}
+}
+
+// TestStoresBesideFilesAreInTheList opens a file whose folder also holds
+// an N5 container, a Zarr store and a folder of frames: the stores are
+// entries of the list (a format reads each as one image, by its marker),
+// the folder of frames is not.
+func TestStoresBesideFilesAreInTheList(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, filepath.Join(dir, "a.tif"), 3, 10, 10, 5)
+	writeStack(t, filepath.Join(dir, "d.tif"), 3, 10, 10, 50)
+	for p, s := range map[string]string{"b.n5/attributes.json": `{"n5": "4.0.0"}`, "c.zarr/.zgroup": `{"zarr_format": 2}`} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "frames"), 0o755)
+	writePNG(t, filepath.Join(dir, "frames", "f1.png"), 8, 8, 1)
+	h := newHarness(t, Options{})
+	h.s.Open(filepath.Join(dir, "a.tif"))
+	want := paths(dir, "a.tif", "b.n5", "c.zarr", "d.tif")
+	var list []Entry
+	h.waitUpdate(func(Update) bool { list, _ = h.s.List(); return len(list) == len(want) })
+	if got := listPaths(list); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("list %v, want %v", got, want)
 	}
 }
 

@@ -58,7 +58,7 @@ type drawer struct {
 	poke chan struct{}
 	quit chan struct{}
 	done chan struct{}
-	p    painter
+	p    painter // draws each scene: the drawing loop's one call into the renderers
 
 	// The latest-frame slot. The renderer draws into three buffers in
 	// turn, so at most two frames may be drawn after the one on screen

@@ -111,6 +111,10 @@ func (ft *frameTracer) shown(prev, f *Frame, now time.Time) {
 		}
 		fields["channels"] = chans
 	}
+	if Oblique(v) {
+		fields["turn"] = v.Turn[:] // the rotation matrix minus the identity (Z, Y, X order)
+		fields["interp"] = map[bool]string{false: "nearest", true: "linear"}[v.Linear]
+	}
 	if f.Layers > 0 {
 		fields["layers"] = f.Layers // layers drawn over the data
 	}

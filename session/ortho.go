@@ -41,10 +41,12 @@ var panelNames = [numPanels]string{"xy", "xz", "yz", "max"}
 // panelGap is the width of the gutter between panels, in pixels.
 const panelGap = 2
 
-// orthoState is the four-panel layout. The panel the pointer is over is
-// the active one: the session's view is its view (its plane, zoom, centre
-// and size), so that keys, the wheel and drags act on it; the others keep
-// their zoom and centre here.
+// orthoState is the four-panel layout, a part of the session. The panel
+// the pointer is over is the active one: the session's view is its view
+// (its plane, zoom, centre and size), so that keys, the wheel and drags
+// act on it; the others keep their zoom and centre here. Its geometry
+// (panelAt, zoomOthers, layout) is handed the views and fit boxes it
+// needs, under the session's lock (it has none of its own).
 type orthoState struct {
 	on     bool
 	active int
@@ -189,17 +191,26 @@ func (s *Session) toPanelLocked(x, y float64) (px, py float64) {
 	if !s.ortho.on {
 		return x, y
 	}
-	for i, r := range panelRects(s.ortho.w, s.ortho.h) {
+	i, px, py := s.ortho.panelAt(x, y)
+	if s.activateLocked(i) {
+		s.askLocked(s.clock.Now(), 0)
+		s.noteLocked(ViewChanged)
+	}
+	return px, py
+}
+
+// panelAt is the panel under viewport position (x, y) (the active one
+// when none is: the gutter), and the position in it.
+func (o *orthoState) panelAt(x, y float64) (i int, px, py float64) {
+	rects := panelRects(o.w, o.h)
+	i = o.active
+	for k, r := range rects {
 		if image.Pt(int(x), int(y)).In(r) {
-			if s.activateLocked(i) {
-				s.askLocked(s.clock.Now(), 0)
-				s.noteLocked(ViewChanged)
-			}
-			return x - float64(r.Min.X), y - float64(r.Min.Y)
+			i = k
+			break
 		}
 	}
-	r := panelRects(s.ortho.w, s.ortho.h)[s.ortho.active]
-	return x - float64(r.Min.X), y - float64(r.Min.Y)
+	return i, x - float64(rects[i].Min.X), y - float64(rects[i].Min.Y)
 }
 
 // toPanel is toPanelLocked, taking the lock.
@@ -259,19 +270,25 @@ func (s *Session) Click(x, y float64) {
 // zoomOthersLocked zooms the panels other than the active one by factor
 // about their centres, when zooms are linked.
 func (s *Session) zoomOthersLocked(m *loader.Meta, factor float64) {
-	if !s.ortho.on || !s.ortho.linked {
-		return
+	if s.ortho.on && s.ortho.linked {
+		s.ortho.zoomOthers(m, factor, s.fitBoxLocked)
 	}
-	rects := panelRects(s.ortho.w, s.ortho.h)
-	for i := range s.ortho.zoom {
-		if i == s.ortho.active {
+}
+
+// zoomOthers zooms the panels other than the active one by factor about
+// their centres, a fitted one from its fit (the part fitBox bounds of its
+// plane of data m).
+func (o *orthoState) zoomOthers(m *loader.Meta, factor float64, fitBox func(render.Orientation) (lo, hi render.Point)) {
+	rects := panelRects(o.w, o.h)
+	for i := range o.zoom {
+		if i == o.active {
 			continue
 		}
-		z := &s.ortho.zoom[i]
-		o := panelOrient[i]
+		z := &o.zoom[i]
+		or := panelOrient[i]
 		if !(z.zoom > 0) {
-			lo, hi := s.fitBoxLocked(o)
-			z.zoom, z.center = render.FitBox(m, o, rects[i].Dx(), rects[i].Dy(), lo, hi)
+			lo, hi := fitBox(or)
+			z.zoom, z.center = render.FitBox(m, or, rects[i].Dx(), rects[i].Dy(), lo, hi)
 		}
 		z.zoom *= factor
 	}
@@ -297,23 +314,31 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	o := &orthoDraw{w: s.ortho.w, h: s.ortho.h, active: s.ortho.active}
-	rects := panelRects(s.ortho.w, s.ortho.h)
-	at := [3]float64{float64(s.view.Z) + 0.5, float64(s.view.Y) + 0.5, float64(s.view.X) + 0.5}
-	for i := range o.panels {
-		p := &o.panels[i]
+	return s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+}
+
+// layout is the four panels as the painter draws them: each panel gets
+// view v (the active panel's) on its own plane and at its own size, the
+// others with the zoom and centre kept for them, the part fitBox bounds
+// of its plane to fit, and the crosshair at pos's position; proj is the
+// fourth panel's projection.
+func (o *orthoState) layout(v, pos render.View, fitBox func(render.Orientation) (lo, hi render.Point), proj *projection) *orthoDraw {
+	od := &orthoDraw{w: o.w, h: o.h, active: o.active, proj: proj}
+	rects := panelRects(o.w, o.h)
+	at := [3]float64{float64(pos.Z) + 0.5, float64(pos.Y) + 0.5, float64(pos.X) + 0.5}
+	for i := range od.panels {
+		p := &od.panels[i]
 		p.rect, p.at = rects[i], at
-		v := r.view
-		v.Orientation = panelOrient[i]
-		v.Width, v.Height = rects[i].Dx(), rects[i].Dy()
-		if i != s.ortho.active {
-			v.Zoom, v.Center = s.ortho.zoom[i].zoom, s.ortho.zoom[i].center
+		pv := v
+		pv.Orientation = panelOrient[i]
+		pv.Width, pv.Height = rects[i].Dx(), rects[i].Dy()
+		if i != o.active {
+			pv.Zoom, pv.Center = o.zoom[i].zoom, o.zoom[i].center
 		}
-		p.view = v
-		p.fitLo, p.fitHi = s.fitBoxLocked(v.Orientation)
+		p.view = pv
+		p.fitLo, p.fitHi = fitBox(pv.Orientation)
 	}
-	o.proj = s.orthoProjLocked()
-	return o
+	return od
 }
 
 // orthoProjLocked is the fourth panel's projection: the maximum over

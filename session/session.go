@@ -27,6 +27,7 @@
 //     handed the time and positions under the session's lock.
 //   - scrubber (scrub.go): the held key the session repeats, likewise.
 //   - frameTracer (frame.go): the frames shown, written to the trace.
+//   - orthoState (ortho.go): the four panels' layout and zooms.
 //   - histWorker (hist.go): histograms, on their own goroutine.
 //
 // Locks are taken in one order: the session's (mu) first, then a part's;

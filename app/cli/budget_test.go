@@ -18,6 +18,7 @@ import (
 // program has nothing to say about it. The command line runs in a child
 // process built without the race detector (testtool.CLICommand).
 func TestPyramidKeepsToItsBudget(t *testing.T) {
+	testtool.Long(t, "pyramids of 8192² planes in a child process")
 	testtool.RequirePython(t, "tifffile", "numpy")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "pages.tif")

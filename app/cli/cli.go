@@ -11,23 +11,7 @@ import (
 	"strings"
 
 	"vastview/loader"
-	_ "vastview/loader/cine" // the formats register themselves
-	_ "vastview/loader/czi"
-	_ "vastview/loader/dicom"
-	_ "vastview/loader/hdf5"
-	_ "vastview/loader/lif"
-	_ "vastview/loader/metaimage"
-	_ "vastview/loader/mrc"
-	_ "vastview/loader/n5"
-	_ "vastview/loader/nd2"
-	_ "vastview/loader/nifti"
-	_ "vastview/loader/norpix"
-	_ "vastview/loader/nrrd"
-	_ "vastview/loader/sequence"
-	_ "vastview/loader/spe"
-	_ "vastview/loader/tiff"
-	_ "vastview/loader/video"
-	_ "vastview/loader/zarr"
+	_ "vastview/loader/formats" // every format, in the order help lists them
 )
 
 // errReported is an error whose line is on stderr already: the status is

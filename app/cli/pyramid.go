@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +19,7 @@ import (
 	"vastview/levels"
 	"vastview/levels/omezarr"
 	"vastview/loader"
+	"vastview/loader/zarr/store"
 	"vastview/session"
 )
 
@@ -29,6 +31,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	budget := fs.String("budget", "", "memory for cached chunks, e.g. 1GiB (default: min(25% of RAM, 4GiB))")
 	codec := fs.String("codec", "zstd", "chunk compression: zstd, gzip or none")
 	overwrite := fs.Bool("overwrite", false, "replace an existing output")
+	partArg := fs.String("part", "", "I/N: write only the I-th of N disjoint parts of the chunks")
+	shardArg := fs.String("shard", "", "Z,Y,X: samples per shard with --zarr 3 (0: automatic; default automatic; none: no shards)")
+	finishArg := fs.Bool("finish", false, "after every --part I/N: check their chunks, write the rest and the metadata")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"pyramid: " + err.Error()}
@@ -42,6 +47,19 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	if *method != "" && *method != "mean" && *method != "mode" {
 		return usageError{"pyramid: --method must be mean or mode"}
 	}
+	part, parts := 0, 0
+	if *partArg != "" {
+		if part, parts, err = parsePart(*partArg); err != nil {
+			return usageError{"pyramid: --part: " + err.Error()}
+		}
+		if *finishArg {
+			return usageError{"pyramid: --part and --finish go in separate runs"}
+		}
+	}
+	shard, err := parseShard(*shardArg, *zarrVer)
+	if err != nil {
+		return usageError{"pyramid: --shard: " + err.Error()}
+	}
 	var cacheBytes int64
 	if *budget != "" {
 		if cacheBytes, err = levels.ParseBudget(*budget, false); err != nil {
@@ -49,6 +67,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		}
 	}
 	srcPath, out := pos[0], pos[1]
+	if store.IsObjectURL(out) || strings.Contains(out, "://") {
+		return fmt.Errorf("%s: writing to an object store or a URL is not supported: write to a folder (a shared file system for parts) and copy it", out)
+	}
 	src, err := openSource(srcPath)
 	if err != nil {
 		return err
@@ -71,7 +92,8 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	// computes them first into the disk cache, then reads them back with
 	// level 0; an earlier build's levels found there are reused.
 	streams := levels.Streams(src.Meta())
-	if !streams {
+	inParts := parts > 0 || *finishArg
+	if !streams && !*finishArg {
 		if err := useDiskCache(srcPath, src, &opt); err != nil {
 			fmt.Fprintf(stderr, "vastview: disk cache not used: %v\n", err)
 		}
@@ -97,8 +119,10 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	defer warnDisk()
 	// What an earlier export to out that was killed left behind goes now,
 	// its space freed before the levels are built.
-	if note := staleNote(omezarr.RemoveStale(out)); note != "" {
-		bar.note("vastview: " + note)
+	if !inParts {
+		if note := staleNote(omezarr.RemoveStale(out)); note != "" {
+			bar.note("vastview: " + note)
+		}
 	}
 	// Ctrl+C, a kill (SIGTERM) or a closed terminal (SIGHUP) stop the
 	// work, and the output's temporary folder is removed.
@@ -113,8 +137,23 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		limit = need
 	}
 	debug.SetMemoryLimit(limit + limit/8 + 64<<20)
+	// A part or the finish, off a terminal (a cluster's log), says when
+	// each level is done and how fast.
+	var levelLine func(level, chunks int, bytes int64)
+	if inParts && !bar.tty {
+		what := "finish"
+		if parts > 0 {
+			what = "part " + *partArg
+		}
+		start := time.Now()
+		levelLine = func(level, chunks int, bytes int64) {
+			s := time.Since(start).Seconds()
+			bar.note(fmt.Sprintf("vastview: %s: level %d done: %d chunks, %.1f MB in %.1f s, %.1f MB/s",
+				what, level, chunks, float64(bytes)/1e6, s, float64(bytes)/1e6/max(s, 1e-3)))
+		}
+	}
 	workers := inFlight(pyr.Meta(), cacheBytes-opt.CacheBytes)
-	if !streams {
+	if !streams && !inParts {
 		if err := buildLevels(ctx, pyr, workers, bar); err != nil {
 			warnDisk()
 			if ctx.Err() != nil {
@@ -127,6 +166,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	err = omezarr.Write(ctx, out, pyr, omezarr.Options{
 		Version: *zarrVer, Codec: *codec, Overwrite: *overwrite, Workers: workers,
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
+		Shard: shard, Part: part, Parts: parts, Finish: *finishArg, LevelDone: levelLine,
 	})
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
@@ -137,7 +177,52 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
+	if levelLine != nil && parts > 0 {
+		view, bg := pyr.BytesRead()
+		bar.note(fmt.Sprintf("vastview: part %s: read %.1f MB of the source", *partArg, float64(view+bg)/1e6))
+	}
 	return nil
+}
+
+// parseShard reads --shard: Z,Y,X samples per shard (0: automatic), ""
+// for automatic shards with Zarr v3, or none.
+func parseShard(s string, ver int) ([]int, error) {
+	switch {
+	case s == "none" || s == "" && ver != 3:
+		return nil, nil
+	case s == "":
+		return []int{0, 0, 0}, nil
+	case ver != 3:
+		return nil, fmt.Errorf("shards need --zarr 3")
+	}
+	f := strings.Split(s, ",")
+	var v []int
+	for _, x := range f {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 0 {
+			break
+		}
+		v = append(v, n)
+	}
+	if len(f) != 3 || len(v) != 3 {
+		return nil, fmt.Errorf("%q is not Z,Y,X (samples per shard, 0 for automatic) or none", s)
+	}
+	return v, nil
+}
+
+// parsePart reads "I/N" with 1 ≤ I ≤ N.
+func parsePart(s string) (part, parts int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		part, err = strconv.Atoi(strings.TrimSpace(a))
+		if err == nil {
+			parts, err = strconv.Atoi(strings.TrimSpace(b))
+		}
+	}
+	if !ok || err != nil || parts < 1 || part < 1 || part > parts {
+		return 0, 0, fmt.Errorf("%q is not I/N with 1 ≤ I ≤ N", s)
+	}
+	return part, parts, nil
 }
 
 // buildLevels builds the computed levels of pyr, showing their progress

@@ -132,14 +132,14 @@ func TestPyramidWithoutAWritableDiskCache(t *testing.T) {
 			os.WriteFile(f, nil, 0o644)
 			return f
 		}},
-		{"level folders of the entry are files", func(t *testing.T) string {
+		{"level files of the entry are folders", func(t *testing.T) string {
 			// The entry opens, and the first chunk written to it fails.
 			for k := 1; k < len(want); k++ {
-				l := filepath.Join(entry, fmt.Sprintf("L%d", k))
+				l := filepath.Join(entry, fmt.Sprintf("L%d.0", k))
 				if err := os.RemoveAll(l); err != nil {
 					t.Fatal(err)
 				}
-				os.WriteFile(l, nil, 0o644)
+				os.Mkdir(l, 0o755)
 			}
 			return filepath.Join(dir, "cache")
 		}},

@@ -20,6 +20,7 @@ import (
 // it: the child ends with one line naming the file, not with a crash
 // (a fault on the mapping used to be a fatal SIGBUS).
 func TestPyramidOfAFileCutWhileRead(t *testing.T) {
+	testtool.Long(t, "pyramids of 256 MiB files in a child process")
 	testtool.RequirePython(t, "tifffile", "numpy", "nibabel")
 	dir := t.TempDir()
 	for _, c := range []struct{ name, script string }{

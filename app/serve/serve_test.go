@@ -123,7 +123,7 @@ def check_levels(u):
 
 // TestTIFFStackAsZarr serves a TIFF stack written by tifffile and reads it
 // back with zarr and dask over fsspec's HTTP: level 0 equals tifffile's
-// read, raw and zstd-compressed, and every computed level is the mean
+// read, zstd-compressed and raw (-short: zstd only), and every computed level is the mean
 // numpy computes from the level below.
 func TestTIFFStackAsZarr(t *testing.T) {
 	dir := t.TempDir()
@@ -131,7 +131,7 @@ func TestTIFFStackAsZarr(t *testing.T) {
 rng = np.random.default_rng(7)
 tifffile.imwrite(d + '/stack.tif', rng.integers(0, 65536, (10, 300, 20), dtype=np.uint16))
 `)
-	for _, codec := range []string{"none", "zstd"} {
+	for _, codec := range testtool.Quick([]string{"zstd", "none"}, 1) {
 		t.Run(codec, func(t *testing.T) {
 			url, srv := served(t, serve.Options{Codec: codec}, filepath.Join(dir, "stack.tif"))
 			out := python(t, dir, url+"/stack.ome.zarr", meanCheck+`
@@ -217,9 +217,7 @@ print(a.shape)
 // read of every hundredth frame asks the server for about a hundred
 // chunks, not ten thousand, and gets tifffile's frames 0, 100, ...
 func TestStridedRead(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10,000 pages")
-	}
+	testtool.Long(t, "10,000 pages")
 	dir := t.TempDir()
 	python(t, dir, "", `
 rng = np.random.default_rng(11)

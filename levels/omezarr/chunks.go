@@ -3,16 +3,19 @@ package omezarr
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
-	"vastview/base/nd"
+	"vastview/levels"
 	"vastview/loader"
 )
 
@@ -26,6 +29,24 @@ type chunkWriter struct {
 	comp compressor    // nil: chunks stored raw
 	bufs chan *buffers // one set per worker
 	prog progress
+	// keep makes store compare each chunk with what the output holds
+	// under its name already, and leave it when it is the same (a rerun
+	// of a part that was stopped); a chunk of zeros then removes one.
+	keep bool
+	// sets, when set, record per level the chunks stored (not zero).
+	setMu sync.Mutex
+	sets  []*chunkSet
+	// levels count the chunks of each level left to do; levelDone is
+	// Options.LevelDone.
+	levels    []levelCount
+	levelDone func(level, chunks int, bytes int64)
+	// shards are the shard shapes per level (source order), nil when
+	// the chunks are stored one per object; sh gathers them.
+	shards [][]int
+	sh     shardSet
+	// nWritten and nKept count the chunks stored and those kept as an
+	// earlier run wrote them.
+	nWritten, nKept atomic.Int64
 }
 
 // buffers are one worker's chunk buffers, grown as needed.
@@ -48,6 +69,37 @@ func (p *progress) add() {
 	p.fn(p.done, p.total)
 }
 
+// levelCount counts the chunks of one level still to do, and calls
+// Options.LevelDone when none are left.
+type levelCount struct {
+	left  atomic.Int64
+	total int
+	bytes int64
+}
+
+// expect sets the number of chunks of level k the writer is to do.
+func (w *chunkWriter) expect(k, chunks int) {
+	if w.levels == nil {
+		w.levels = make([]levelCount, len(w.lay.src))
+	}
+	c := &w.levels[k]
+	c.total += chunks
+	c.left.Add(int64(chunks))
+	c.bytes += int64(chunks) * int64(w.lay.src[k].ChunkBytes(w.lay.dtype))
+}
+
+// doneChunk counts a chunk of level k done.
+func (w *chunkWriter) doneChunk(k int) {
+	w.prog.add()
+	if w.levels == nil || w.levelDone == nil {
+		return
+	}
+	c := &w.levels[k]
+	if c.left.Add(-1) == 0 {
+		w.levelDone(k, c.total, c.bytes)
+	}
+}
+
 // writeChunks stores every chunk of every level under dir, at most
 // opts.Workers at a time.
 func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout, opts Options) error {
@@ -58,35 +110,44 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	if comp != nil {
 		defer comp.close()
 	}
+	w := newChunkWriter(dir, src, lay, opts, comp)
+	for k, l := range lay.src {
+		w.prog.total += count(l.Grid())
+		w.expect(k, count(l.Grid()))
+	}
+	from := len(lay.src)
+	if st, ok := src.(streamer); ok {
+		if from, err = w.stream(ctx, st.StreamChunks, opts.Workers); err != nil {
+			return err
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Workers)
+	for k := range lay.src[:from] {
+		w.eachChunk(k, make([]int, len(lay.perm)), w.unitGrid(k), func(idx []int) bool {
+			i := append([]int(nil), idx...)
+			g.Go(func() error { return w.chunk(gctx, k, i) })
+			return gctx.Err() == nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// newChunkWriter returns a writer of chunks into dir with opts.Workers
+// sets of buffers.
+func newChunkWriter(dir string, src loader.Source, lay *layout, opts Options, comp compressor) *chunkWriter {
 	w := &chunkWriter{dir: dir, src: src, lay: lay, ver: opts.Version, comp: comp,
 		bufs: make(chan *buffers, opts.Workers)}
 	for range opts.Workers {
 		w.bufs <- &buffers{}
 	}
 	w.prog.fn = opts.Progress
-	for _, l := range lay.src {
-		w.prog.total += count(l.Grid())
-	}
-	from := len(lay.src)
-	if st, ok := src.(streamer); ok {
-		if from, err = w.stream(ctx, st, opts.Workers); err != nil {
-			return err
-		}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.Workers)
-	for k, l := range lay.src[:from] {
-		grid := l.Grid()
-		idx := make([]int, len(grid))
-		for more := true; more && gctx.Err() == nil; more = nd.Next(idx, grid) {
-			i := append([]int(nil), idx...)
-			g.Go(func() error { return w.chunk(gctx, k, i) })
-		}
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return ctx.Err()
+	w.levelDone = opts.LevelDone
+	w.shards = shardsOf(lay, opts)
+	return w
 }
 
 // A SourceError is a failure to read the image being written, not to
@@ -102,9 +163,10 @@ type streamer interface {
 	StreamChunks(ctx context.Context, workers int, fn func(level int, idx []int, data []byte, release func()) error) (int, error)
 }
 
-// stream stores the chunks src streams, with workers goroutines encoding
-// and writing them as they come, and returns the first level streamed.
-func (w *chunkWriter) stream(ctx context.Context, src streamer, workers int) (int, error) {
+// stream stores the chunks run streams (StreamChunks, say), with workers
+// goroutines encoding and writing them as they come, and returns the
+// first level streamed.
+func (w *chunkWriter) stream(ctx context.Context, run func(context.Context, int, levels.ChunkFunc) (int, error), workers int) (int, error) {
 	type job struct {
 		k       int
 		idx     []int
@@ -134,7 +196,7 @@ func (w *chunkWriter) stream(ctx context.Context, src streamer, workers int) (in
 	g.Go(func() error {
 		defer close(jobs)
 		var err error
-		from, err = src.StreamChunks(gctx, workers, func(k int, idx []int, data []byte, release func()) error {
+		from, err = run(gctx, workers, func(k int, idx []int, data []byte, release func()) error {
 			select {
 			case jobs <- job{k, idx, data, release}:
 				return nil
@@ -175,31 +237,75 @@ func (w *chunkWriter) chunk(ctx context.Context, k int, idx []int) error {
 // idx, with the worker's buffers b, unless it holds only zeros, and counts
 // it done.
 func (w *chunkWriter) put(k int, idx []int, data []byte, b *buffers) error {
-	if !zero(data) {
+	isZero := zero(data)
+	var enc []byte
+	if !isZero {
 		if !w.lay.same {
 			l := &w.lay.src[k]
 			b.perm = grow(b.perm, len(data))
 			w.lay.transpose(b.perm, data, l.Chunk)
 			data = b.perm
 		}
-		if err := w.store(k, permute(idx, w.lay.perm), data, b); err != nil {
-			return err
+		enc = data
+		if w.comp != nil {
+			var err error
+			if enc, err = w.comp.compress(data, b.enc); err != nil {
+				return fmt.Errorf("compressing level %d chunk %v: %v", k, idx, err)
+			}
+			b.enc = enc
 		}
 	}
-	w.prog.add()
+	var err error
+	switch key := chunkKey(w.ver, k, permute(idx, w.lay.perm)); {
+	case w.shards != nil && w.shards[k] != nil:
+		if enc != nil {
+			enc = append([]byte(nil), enc...) // kept until the shard is complete
+		}
+		err = w.addInner(k, idx, enc)
+	case isZero:
+		err = w.removeStale(key)
+	default:
+		w.mark(k, idx)
+		err = w.writeFile(key, enc)
+	}
+	if err != nil {
+		return err
+	}
+	w.doneChunk(k)
 	return nil
 }
 
-// store encodes data and writes it as the chunk at written index idx.
-func (w *chunkWriter) store(k int, idx []int, data []byte, b *buffers) error {
-	if w.comp != nil {
-		enc, err := w.comp.compress(data, b.enc)
-		if err != nil {
-			return fmt.Errorf("compressing level %d chunk %v: %v", k, idx, err)
-		}
-		b.enc, data = enc, enc
+// mark records unit idx of level k (a chunk, or a shard) as stored.
+func (w *chunkWriter) mark(k int, idx []int) {
+	if w.sets != nil && w.sets[k] != nil {
+		w.setMu.Lock()
+		w.sets[k].set(idx)
+		w.setMu.Unlock()
 	}
-	p := filepath.Join(w.dir, filepath.FromSlash(chunkKey(w.ver, k, idx)))
+}
+
+// removeStale removes the object key that a run before may have left,
+// when the writer keeps what it finds: the data there is zeros now.
+func (w *chunkWriter) removeStale(key string) error {
+	if !w.keep {
+		return nil
+	}
+	p := filepath.Join(w.dir, filepath.FromSlash(key))
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
+	}
+	return nil
+}
+
+// writeFile writes the object key, unless the writer keeps what it finds
+// and finds data there already.
+func (w *chunkWriter) writeFile(key string, data []byte) error {
+	p := filepath.Join(w.dir, filepath.FromSlash(key))
+	if w.keep && same(p, data) {
+		w.nKept.Add(1)
+		return nil
+	}
+	w.nWritten.Add(1)
 	err := os.MkdirAll(filepath.Dir(p), 0o755)
 	if err == nil {
 		err = os.WriteFile(p, data, 0o644)
@@ -208,6 +314,16 @@ func (w *chunkWriter) store(k int, idx []int, data []byte, b *buffers) error {
 		return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
 	}
 	return nil
+}
+
+// same reports whether the file p holds exactly data.
+func same(p string, data []byte) bool {
+	st, err := os.Stat(p)
+	if err != nil || st.Size() != int64(len(data)) {
+		return false
+	}
+	old, err := os.ReadFile(p)
+	return err == nil && bytes.Equal(old, data)
 }
 
 // chunkKey is the slash-separated path of level k's chunk idx: "k/i/j/l"

@@ -194,13 +194,26 @@ func zarrayV3(lay *layout, k int, opts Options) map[string]any {
 	for j := range names {
 		names[j] = strings.ToLower(lay.axes[j : j+1])
 	}
+	grid := l.Chunk
+	if sh := shardsOf(lay, opts); sh != nil {
+		grid = permute(sh[k], lay.perm)
+		codecs = []any{map[string]any{"name": "sharding_indexed", "configuration": map[string]any{
+			"chunk_shape": l.Chunk,
+			"codecs":      codecs,
+			"index_codecs": []any{
+				map[string]any{"name": "bytes", "configuration": map[string]any{"endian": "little"}},
+				map[string]any{"name": "crc32c"},
+			},
+			"index_location": "end",
+		}}}
+	}
 	return map[string]any{
 		"zarr_format": 3,
 		"node_type":   "array",
 		"shape":       l.Shape,
 		"data_type":   lay.dtype.String(),
 		"chunk_grid": map[string]any{"name": "regular",
-			"configuration": map[string]any{"chunk_shape": l.Chunk}},
+			"configuration": map[string]any{"chunk_shape": grid}},
 		"chunk_key_encoding": map[string]any{"name": "default",
 			"configuration": map[string]any{"separator": "/"}},
 		"fill_value":      0,

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"vastview/loader"
@@ -44,6 +45,17 @@ type Options struct {
 	// chunks done and the total over all levels. Calls come from worker
 	// goroutines, one at a time, with done increasing.
 	Progress func(done, total int)
+	// Shard, for Zarr v3, stores the chunks in shards (the
+	// sharding_indexed codec) of this many samples along Z, Y and X
+	// (rounded up to whole chunks, no more than a level needs); an entry
+	// of 0 sizes that axis automatically (see DefaultShardBytes). nil
+	// stores each chunk as an object of its own.
+	Shard []int
+	// LevelDone, when set, is called once all the chunks of a level that
+	// the write does (all of them, or a part's) are done, with their
+	// number and their size before compression. Calls come from worker
+	// goroutines, possibly at once.
+	LevelDone func(level, chunks int, bytes int64)
 	// Name is the multiscale image's name; "" means the output's base
 	// name without its .ome.zarr or .zarr extension.
 	Name string
@@ -53,6 +65,15 @@ type Options struct {
 	// Overwrite allows replacing an existing Zarr folder at the output.
 	// The old one is removed only after the new one is in place.
 	Overwrite bool
+	// Part and Parts, when Parts > 0, write only part Part (1 to Parts)
+	// of the chunks of every level, straight into the folder out, and a
+	// record of them; Finish, once every part has, checks that all their
+	// chunks are there, computes the coarsest levels, which span parts,
+	// and writes the metadata. Parts may run at once, in different
+	// processes; a part run again keeps the chunks it finds equal to what
+	// it computes. See planParts for how the chunks are shared out.
+	Part, Parts int
+	Finish      bool
 	// Channels, when set, describe the channels in the "omero" metadata
 	// (name, colour, display window), one per position of the C axis (or
 	// one for data without one); nil means the source's own
@@ -91,6 +112,12 @@ func Write(ctx context.Context, out string, src loader.Source, opts Options) err
 		return err
 	}
 	out = filepath.Clean(out)
+	switch {
+	case opts.Parts > 0:
+		return writePart(ctx, out, src, lay, opts)
+	case opts.Finish:
+		return finish(ctx, out, src, lay, opts)
+	}
 	RemoveStale(out)
 	if err := checkTarget(out, opts.Overwrite); err != nil {
 		return err
@@ -159,6 +186,12 @@ func (o Options) normalise(out string) (Options, error) {
 	case "none":
 	default:
 		return o, fmt.Errorf("codec %q: want zstd, gzip or none", o.Codec)
+	}
+	if o.Parts < 0 || o.Parts > 0 && (o.Part < 1 || o.Part > o.Parts) || o.Parts > 0 && o.Finish {
+		return o, fmt.Errorf("part %d of %d: want 1 ≤ I ≤ N, and not with finish", o.Part, o.Parts)
+	}
+	if o.Shard != nil && (o.Version != 3 || len(o.Shard) != 3 || slices.Min(o.Shard) < 0) {
+		return o, fmt.Errorf("shards need Zarr v3 and three sizes (Z, Y, X) of at least 0")
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)

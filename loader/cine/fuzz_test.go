@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"testing"
+
 	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )

@@ -53,8 +53,18 @@ import (
 	"vastview/loader/internal/mapped"
 )
 
+// format is CZI as the registry knows it: the ZISRAW file header
+// segment's identifier, zero-padded to 16 bytes.
+var format = loader.Format{
+	Name: "czi", Titles: []string{"CZI"}, Exts: []string{".czi"},
+	Magic: []loader.Magic{{Bytes: "ZISRAWFILE\x00\x00\x00\x00\x00\x00"}},
+}
+
+// init registers the format; Open, which checks the signature again
+// through Match, is set here to keep the declaration free of a cycle.
 func init() {
-	loader.Register(loader.Format{Name: "czi", Match: Match, Open: Open, Exts: []string{".czi"}})
+	format.Open = Open
+	loader.Register(format)
 }
 
 // Segment layout (libCZI's published structures).
@@ -80,9 +90,7 @@ var magic = []byte("ZISRAWFILE")
 
 // Match reports whether head starts with the ZISRAW file header segment.
 // It is safe for concurrent use.
-func Match(_ string, head []byte) bool {
-	return len(head) >= 16 && bytes.Equal(head[:len(magic)], magic) && allZero(head[len(magic):16])
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 func allZero(b []byte) bool {
 	for _, c := range b {

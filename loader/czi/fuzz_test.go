@@ -1,10 +1,8 @@
 package czi
 
 import (
-	"os"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -16,11 +14,7 @@ import (
 // subblock where JxrEncApp can make it.
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"tiles.czi"} {
-		if p, ok := testtool.LookSharedData("czi/" + name); ok {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
+		if b, ok := loadertest.SharedSeed(f, "czi/"+name); ok {
 			f.Add(b)
 		}
 	}

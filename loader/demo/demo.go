@@ -17,9 +17,9 @@ const chunkXY = 256
 
 // Source is the demo data. It is safe for concurrent use.
 type Source struct {
-	meta  *loader.Meta
-	scene *scene
-	loader.Closing
+	meta   *loader.Meta
+	scene  *scene
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // New returns the demo: axes "TZYX", shape [4, 1024, 2048, 2048] uint16
@@ -47,7 +47,7 @@ func (s *Source) Meta() *loader.Meta { return s.meta }
 // Close ends reading: the demo holds no resources, but a read after Close
 // is an error, as from every source.
 func (s *Source) Close() error {
-	s.SetClosed()
+	s.closed.SetClosed()
 	return nil
 }
 
@@ -57,7 +57,7 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := s.Closed(); err != nil {
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	l := &s.meta.Levels[0]

@@ -3,8 +3,8 @@ package dicom
 import (
 	"path/filepath"
 	"testing"
-	"vastview/base/testtool"
 
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 

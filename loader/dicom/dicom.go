@@ -55,13 +55,20 @@ import (
 	"vastview/loader"
 )
 
-// init registers the format. Packages initialise in the order of their
-// import paths (Go 1.21 and later), so "vastview/loader/dicom" registers
-// before "vastview/loader/sequence", whose folder match takes any folder:
-// a folder of DICOM files is tried as DICOM first.
-func init() {
-	loader.Register(loader.Format{Name: "dicom", Match: Match, Open: Open, Exts: []string{".dcm", ".dicom", ".dic", ".ima"}})
+// format is DICOM as the registry knows it: a file with the "DICM" magic
+// at byte 128, or a .dcm file starting with a plausible group 0002 or 0008
+// element; a folder holding a DICOMDIR, or DICOM files (see isSeries).
+var format = loader.Format{
+	Name: "dicom", Titles: []string{"DICOM"}, Open: Open, Exts: dicomExts,
+	Magic: []loader.Magic{{Offset: 128, Bytes: "DICM"}},
+	Sniff: func(path string, head []byte) bool {
+		return loader.HasExt(path, dicomExts...) && plausibleStart(head)
+	},
+	Markers: []string{"DICOMDIR"},
+	Folder:  isSeries,
 }
+
+func init() { loader.Register(format) }
 
 var errTruncated = loader.ErrTruncated
 
@@ -78,28 +85,15 @@ func unsupported(format string, args ...any) error {
 // dicomExts are the names a DICOM file without a preamble may have.
 var dicomExts = []string{".dcm", ".dicom", ".dic", ".ima"}
 
-// imageExts are the endings of other images, which make a folder a
-// sequence of frames rather than of DICOM files.
-var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
-
 // Match reports whether path is a DICOM file (the "DICM" magic at byte 128,
 // or a .dcm file starting with a plausible group 0002 or 0008 element), or
 // a folder holding a DICOMDIR or DICOM files (more of them among its first
 // files than other images). It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	if head != nil {
-		return hasPreamble(head) || (loader.HasExt(path, dicomExts...) && plausibleStart(head))
-	}
-	if loader.IsURL(path) || loader.IsPattern(path) {
-		return false
-	}
-	st, err := os.Stat(path)
-	if err != nil || !st.IsDir() {
-		return false
-	}
-	if st, err := os.Stat(filepath.Join(path, "DICOMDIR")); err == nil && st.Mode().IsRegular() {
-		return true
-	}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
+
+// isSeries reports whether the folder holds DICOM files: more of them among
+// its first files than frames of other images (loader.IsFrame).
+func isSeries(path string) bool {
 	d, err := os.Open(path)
 	if err != nil {
 		return false
@@ -112,11 +106,7 @@ func Match(path string, head []byte) bool {
 		if name == "" || name[0] == '.' || !e.Type().IsRegular() || tried == 16 {
 			continue
 		}
-		switch name {
-		case ".zgroup", ".zarray", ".zattrs", "zarr.json":
-			return false
-		}
-		if loader.HasExt(name, imageExts...) {
+		if loader.IsFrame(name) {
 			images++
 			continue
 		}
@@ -254,7 +244,7 @@ func listFolder(dir string) ([]string, error) {
 	var names []string
 	for _, e := range ents {
 		n := e.Name()
-		if n == "" || n[0] == '.' || strings.EqualFold(n, "DICOMDIR") || loader.HasExt(n, imageExts...) {
+		if n == "" || n[0] == '.' || strings.EqualFold(n, "DICOMDIR") || loader.IsFrame(n) {
 			continue
 		}
 		if e.Type().IsRegular() || e.Type()&os.ModeSymlink != 0 {
@@ -963,14 +953,14 @@ type source struct {
 
 	mu     sync.Mutex
 	frames map[*slice]*frameIndex // fragment indexes of encapsulated files, built when first read
-	loader.Closing
+	closed loader.Closing         // a read after Close is ErrClosed
 }
 
 func (s *source) Meta() *loader.Meta { return s.meta }
 
 // Close ends reading; the files are opened per read, so nothing is held.
 func (s *source) Close() error {
-	s.SetClosed()
+	s.closed.SetClosed()
 	return nil
 }
 
@@ -990,7 +980,7 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := s.Closed(); err != nil {
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	z := 0

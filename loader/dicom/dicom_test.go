@@ -77,6 +77,9 @@ func TestSyntaxes(t *testing.T) {
 	for _, syntax := range []string{"implicit", "explicit", "bigendian", "deflated"} {
 		for _, dt := range []string{"<u1", "<i1", "<u2", "<i2", "<u4", "<i4"} {
 			t.Run(syntax+dt, func(t *testing.T) {
+				if syntax != "explicit" && dt != "<u2" {
+					testtool.Long(t, "every syntax with every type (-short: each syntax with <u2, each type explicit)")
+				}
 				s := series{N: 6, Rows: 9, Cols: 11, DType: dt, Syntax: syntax, Orient: orient, Origin: []float64{3, -4, 10},
 					Step: 1.25, Shuffle: true, Slope: ptr(2.0), Intercept: ptr(-1024.0), WC: ptr(40.0), WW: ptr(400.0), Desc: "Axial", Number: ptr(3)}
 				dir, want := generate(t, "", s)

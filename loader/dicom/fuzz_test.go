@@ -1,10 +1,8 @@
 package dicom
 
 import (
-	"os"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -16,15 +14,9 @@ import (
 // per-frame positions, colour), made by TestWriteSeeds.
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"dicom/CT_small.dcm", "dicom/CT5N_series/2062"} {
-		p, ok := testtool.LookSharedData(name)
-		if !ok {
-			continue
+		if b, ok := loadertest.SharedSeed(f, name); ok {
+			f.Add(b)
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
 	}
 	loadertest.Fuzz(f, "f.dcm", 64<<10, Match, Open)
 }

@@ -29,15 +29,20 @@ import (
 
 const bdvFormat = "bdv"
 
-func init() {
-	loader.Register(loader.Format{Name: bdvFormat, Match: MatchBDV, Open: OpenBDV, Exts: []string{".xml"}})
+// bdv is BigDataViewer XML as the registry knows it: a file named
+// .xml whose first bytes hold a SpimData element.
+var bdv = loader.Format{
+	Name: bdvFormat, Titles: []string{"BigDataViewer"}, Open: OpenBDV, Exts: []string{".xml"},
+	Sniff: func(path string, head []byte) bool {
+		return loader.HasExt(path, ".xml") && bytes.Contains(head, []byte("<SpimData"))
+	},
 }
+
+func init() { loader.Register(bdv) }
 
 // MatchBDV reports whether path is an XML file whose head holds a
 // SpimData element.
-func MatchBDV(path string, head []byte) bool {
-	return loader.HasExt(path, ".xml") && bytes.Contains(head, []byte("<SpimData"))
-}
+func MatchBDV(path string, head []byte) bool { return bdv.Claims(path, head) }
 
 type bdvPath struct {
 	Type string `xml:"type,attr"`

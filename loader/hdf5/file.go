@@ -127,14 +127,7 @@ func findSuperblock(r io.ReaderAt, size int64) (int64, error) {
 
 // Match reports whether head starts with the HDF5 signature (or holds it
 // at 512, 1024 or 2048, after a user block).
-func Match(path string, head []byte) bool {
-	for _, off := range []int{0, 512, 1024, 2048} {
-		if len(head) >= off+8 && string(head[off:off+8]) == string(signature) {
-			return true
-		}
-	}
-	return false
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // NewFile reads the superblock of the HDF5 file r of size bytes.
 func NewFile(r io.ReaderAt, size int64) (*File, error) {

@@ -13,9 +13,18 @@ import (
 	"vastview/loader"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: formatName, Match: Match, Open: Open, Exts: []string{".h5", ".hdf5", ".he5", ".hdf", ".ims"}})
+// format is HDF5 as the registry knows it: the signature at byte 0, 512,
+// 1024 or 2048 (after a user block).
+var format = loader.Format{
+	Name: formatName, Titles: []string{"HDF5", "Imaris"}, Open: Open,
+	Exts: []string{".h5", ".hdf5", ".he5", ".hdf", ".ims"},
+	Magic: []loader.Magic{
+		{Bytes: string(signature)}, {Offset: 512, Bytes: string(signature)},
+		{Offset: 1024, Bytes: string(signature)}, {Offset: 2048, Bytes: string(signature)},
+	},
 }
+
+func init() { loader.Register(format) }
 
 // maxObjects bounds the objects a walk of the file visits.
 const maxObjects = 1 << 16
@@ -152,7 +161,7 @@ type source struct {
 	levels []level
 	path   string
 	open   func(ctx context.Context, i int) (loader.Source, error)
-	loader.Closing
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // level is one stored level: lead leading axes select a dataset of sets
@@ -253,7 +262,7 @@ func (s *source) Meta() *loader.Meta { return s.meta }
 // Close closes the file; a read after Close is an error, also of data
 // the file holds in its header (compact datasets).
 func (s *source) Close() error {
-	if s.SetClosed() {
+	if s.closed.SetClosed() {
 		return nil
 	}
 	return s.h.Close()
@@ -524,7 +533,7 @@ func (s *source) ReadChunk(ctx context.Context, lv int, idx []int, dst []byte) e
 	if err := loader.CheckChunk(ctx, m, lv, idx, dst); err != nil {
 		return err
 	}
-	if err := s.Closed(); err != nil {
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	l := &s.levels[lv]

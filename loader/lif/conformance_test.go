@@ -4,8 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"vastview/base/testtool"
 
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 

@@ -2,11 +2,9 @@ package lif
 
 import (
 	"encoding/binary"
-	"os"
 	"strings"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 
@@ -18,11 +16,7 @@ const fuzzMax = 128 << 10
 // LAS X's XZ file cut after its XML header and the start of its first
 // image's samples, and small files in both block framings.
 func FuzzOpen(f *testing.F) {
-	if p, ok := testtool.LookSharedData("lif/testdata_2channel_xz.lif"); ok {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	if b, ok := loadertest.SharedSeed(f, "lif/testdata_2channel_xz.lif"); ok {
 		f.Add(b[:min(len(b), fuzzMax)])
 		f.Add(shrunk(f, b))
 	}

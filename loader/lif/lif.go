@@ -58,8 +58,19 @@ import (
 	"vastview/loader/internal/rawvol"
 )
 
+// format is LIF as the registry knows it: the block magic 0x70 as a
+// little-endian 32-bit number, the header length, and memByte, up to the
+// XML header.
+var format = loader.Format{
+	Name: "lif", Titles: []string{"LIF"}, Exts: []string{".lif"},
+	Magic: []loader.Magic{{Bytes: "\x70\x00\x00\x00????\x2a????"}},
+}
+
+// init registers the format; Open, which checks the signature again
+// through Match, is set here to keep the declaration free of a cycle.
 func init() {
-	loader.Register(loader.Format{Name: "lif", Match: Match, Open: Open, Exts: []string{".lif"}})
+	format.Open = Open
+	loader.Register(format)
 }
 
 // Block framing.
@@ -74,9 +85,7 @@ const (
 // Match reports whether head starts as a LIF file does: the block magic
 // 0x70 and the byte 0x2A after the header length. It is safe for
 // concurrent use.
-func Match(_ string, head []byte) bool {
-	return len(head) >= xmlAt && binary.LittleEndian.Uint32(head) == magic && head[8] == memByte
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a LIF file at its first image. The returned Source is safe
 // for concurrent use and is a loader.SeriesOpener over the file's images.

@@ -1,8 +1,6 @@
 package metaimage
 
 import (
-	"errors"
-	"io"
 	"strings"
 
 	"vastview/loader/internal/stream"
@@ -20,18 +18,6 @@ var syntax = stream.HeaderSyntax{
 	Form:  "Key = Value",
 	List:  "elementdatafile",
 	Last:  "elementdatafile",
-}
-
-// readHeader parses the header at the start of r.
-func readHeader(r io.Reader) (*header, error) {
-	h, err := stream.ReadHeader(r, syntax)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := h.Fields["elementdatafile"]; !ok {
-		return nil, errors.New("the header has no ElementDataFile")
-	}
-	return h, nil
 }
 
 // splitField splits "Key = Value" into the lower-case key and the value.

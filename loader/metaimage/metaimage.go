@@ -19,7 +19,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,26 +29,29 @@ import (
 	"vastview/loader/internal/stream"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "metaimage", Match: Match, Open: Open, Exts: []string{".mha", ".mhd"}})
+// format is MetaImage as the registry knows it: header lines ("Key =
+// Value", with NDims or ObjectType = Image among them).
+var format = loader.Format{
+	Name: "metaimage", Titles: []string{"MetaImage"}, Open: Open, Exts: []string{".mha", ".mhd"},
+	Sniff: func(_ string, head []byte) bool { return looksLikeHeader(head) },
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts with MetaImage header lines ("Key =
 // Value", with NDims or ObjectType = Image among them). It is safe for
 // concurrent use.
-func Match(path string, head []byte) bool { return looksLikeHeader(head) }
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a .mha or .mhd file. The returned Source is safe for
 // concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := os.Open(path)
+	h, err := stream.ReadHeaderFile(path, syntax, func(err error) error { return formatError("%v", err) })
 	if err != nil {
-		return nil, loader.StripPath(err)
+		return nil, err
 	}
-	h, err := readHeader(f)
-	f.Close()
-	if err != nil {
-		return nil, formatError("%v", err)
+	if _, ok := h.Fields["elementdatafile"]; !ok {
+		return nil, formatError("the header has no ElementDataFile")
 	}
 	return open(ctx, path, h)
 }

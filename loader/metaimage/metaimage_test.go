@@ -9,44 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 	"vastview/loader/internal/stream"
 )
 
-// dataScript makes a random array with numpy of the JSON spec's dtype and
-// shape (the presented axes, slowest first), transposes it by "perm" into
-// the file's storage order, and writes its bytes in the spec's byte order
-// and encoding to argv[2]/data.bin, and the array in presented C order,
-// little-endian, to argv[2]/expected.bin.
-const dataScript = `
-import sys, json, zlib, numpy as np
-spec = json.loads(sys.argv[1]); out = sys.argv[2]
-dt = np.dtype(spec["dtype"])
-rng = np.random.default_rng(5)
-shape = spec["shape"]
-if dt.kind == "f":
-    arr = (rng.standard_normal(shape) * 100).astype(dt)
-else:
-    info = np.iinfo(dt)
-    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
-open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
-stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
-raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
-enc = spec.get("encoding", "raw")
-if enc == "zlib":
-    data = zlib.compress(raw)
-elif enc == "ascii":
-    data = " ".join(str(v) for v in stored.ravel()).encode() + b"\n"
-else:
-    data = raw
-open(out + "/data.bin", "wb").write(data)
-`
-
 type mhaCase struct {
 	name string
-	spec string // for dataScript
+	spec string // for loadertest.NumpyData
 	// header lines; {size} is replaced by the encoded data's size.
 	header string
 	// layout: "local" (data after the header), "file" (data in data.raw
@@ -144,13 +114,10 @@ var mhaCases = []mhaCase{
 }
 
 func TestNumpyFixtures(t *testing.T) {
-	testtool.RequirePython(t, "numpy")
 	for _, c := range mhaCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			testtool.RunPython(t, dataScript, c.spec, dir)
-			data := loadertest.ReadFile(t, filepath.Join(dir, "data.bin"))
-			want := loadertest.ReadFile(t, filepath.Join(dir, "expected.bin"))
+			data, want := loadertest.NumpyData(t, c.spec, dir)
 			path := writeFixture(t, dir, c, data)
 			checkCase(t, c, path, want)
 		})
@@ -182,26 +149,6 @@ func writeFixture(t *testing.T, dir string, c mhaCase, data []byte) string {
 }
 
 func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
-	src, err := loader.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	m := src.Meta()
-	if m.Format != "metaimage" || m.Axes != c.axes || !equal(m.Shape, c.shape) || m.DType != c.dtype {
-		t.Fatalf("meta %s %q %v %v, want metaimage %q %v %v", m.Format, m.Axes, m.Shape, m.DType, c.axes, c.shape, c.dtype)
-	}
-	n := len(c.axes)
-	spacing, trans := c.spacing, c.trans
-	if spacing == nil {
-		spacing = fill(n, 1.0)
-	}
-	if trans == nil {
-		trans = fill(n, 0.0)
-	}
-	if !equal(m.Spacing, spacing) || !equal(m.Units, fill(n, "")) || !equal(m.Levels[0].Translation, trans) {
-		t.Errorf("spacing %v units %q translation %v, want %v, no units, %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, trans)
-	}
 	var files []string // the data files writeFixture wrote, but for the header
 	switch c.layout {
 	case "file":
@@ -211,36 +158,8 @@ func checkCase(t *testing.T, c mhaCase, path string, want []byte) {
 			files = append(files, filepath.Join(filepath.Dir(path), fmt.Sprintf("slice%d.raw", i)))
 		}
 	}
-	if !equal(m.DataFiles, files) {
-		t.Errorf("data files %q, want %q", m.DataFiles, files)
-	}
-	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("samples differ from numpy's (%d vs %d bytes)", len(got), len(want))
-	}
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func fill[T any](n int, v T) []T {
-	s := make([]T, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
+	loadertest.Expect(t, path, loadertest.Want{Format: "metaimage", Axes: c.axes, Shape: c.shape, DType: c.dtype,
+		Spacing: c.spacing, Translation: c.trans, DataFiles: files, Samples: want})
 }
 
 func TestBadFiles(t *testing.T) {

@@ -22,14 +22,28 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "mrc", Match: Match, Open: Open, Exts: exts})
+// format is MRC as the registry knows it: "MAP" at byte 208 (MRC2014) of a
+// whole header; or, for a file named as MRC files are, sizes and a mode
+// that make sense in one byte order.
+var format = loader.Format{
+	Name: "mrc", Titles: []string{"MRC"}, Open: Open, Exts: exts,
+	Magic: []loader.Magic{{Offset: offMap, Bytes: "MAP" + strings.Repeat("?", headerSize-offMap-3)}},
+	Sniff: func(path string, head []byte) bool {
+		if len(head) < headerSize {
+			return false
+		}
+		_, ok := byteOrder(head)
+		return ok && loader.HasExt(path, exts...)
+	},
 }
+
+func init() { loader.Register(format) }
 
 // exts are the names MRC files go by: maps, image stacks, tilt series,
 // aligned stacks and reconstructions.
@@ -71,18 +85,7 @@ var modeTypes = map[int32]loader.DType{
 // Match reports whether head is an MRC header: "MAP " at byte 208 (MRC2014)
 // or, for a file named as MRC files are, sizes and a mode that make sense
 // in one byte order. It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	if len(head) < headerSize {
-		return false
-	}
-	if string(head[offMap:offMap+3]) == "MAP" {
-		// Recognised by its stamp: a header that makes no sense is then
-		// an MRC file with a broken header, and Open says which field.
-		return true
-	}
-	_, ok := byteOrder(head)
-	return ok && loader.HasExt(path, exts...)
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // byteOrder is the byte order of header b: the machine stamp's when the
 // sizes and mode are plausible in it, else (no MRC2014 stamp, or one that

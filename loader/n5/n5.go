@@ -39,53 +39,33 @@ import (
 	"vastview/loader/zarr/store"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "n5", Match: Match, Open: openSource, Exts: []string{".n5"}})
+// format is N5 as the registry knows it: a folder holding an
+// attributes.json (a container, a group or a dataset), or an address at or
+// below a .n5 folder.
+var format = loader.Format{
+	Name: "n5", Titles: []string{"N5"}, Open: openSource, Exts: []string{".n5"},
+	Markers: []string{attributesFile}, URL: isN5Address,
 }
 
-// Match reports whether path is a folder holding an attributes.json that
-// is N5's (its name ends in .n5, or the attributes name the N5 version or
-// describe a dataset or a scale pyramid), or an http(s) address ending in
-// .n5 or naming a folder below one. head must be nil. It is safe for
-// concurrent use.
-func Match(p string, head []byte) bool {
-	if head != nil {
-		return false
+func init() { loader.Register(format) }
+
+// Match reports whether path is a folder holding an attributes.json, or an
+// http(s) address ending in .n5 or naming a folder below one. head must be
+// nil. It is safe for concurrent use.
+func Match(p string, head []byte) bool { return format.Claims(p, head) }
+
+// isN5Address reports whether an address is at or below a .n5 folder, and
+// not a Zarr store kept inside one (a query string is no glob pattern).
+func isN5Address(p string) bool {
+	u := strings.ToLower(p)
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
 	}
-	if loader.IsURL(p) { // a query string is no glob pattern
-		u := strings.ToLower(p)
-		if i := strings.IndexAny(u, "?#"); i >= 0 {
-			u = u[:i]
-		}
-		u = strings.TrimRight(u, "/")
-		if strings.HasSuffix(u, ".zarr") {
-			return false // a Zarr store kept inside an N5 folder
-		}
-		return strings.HasSuffix(u, ".n5") || strings.Contains(u, ".n5/")
+	u = strings.TrimRight(u, "/")
+	if strings.HasSuffix(u, ".zarr") {
+		return false // a Zarr store kept inside an N5 folder
 	}
-	if loader.IsPattern(p) {
-		return false
-	}
-	f, err := os.Open(filepath.Join(p, attributesFile))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	if loader.HasExt(strings.TrimRight(p, `/\`), ".n5") {
-		return true
-	}
-	b := make([]byte, 4096)
-	n, _ := f.Read(b)
-	s := string(b[:n])
-	for _, key := range []string{`"n5"`, `"dimensions"`, `"scales"`, `"downsamplingFactors"`} {
-		if strings.Contains(s, key) {
-			return true
-		}
-	}
-	return false
+	return strings.HasSuffix(u, ".n5") || strings.Contains(u, ".n5/")
 }
 
 // attributesFile is the name of a group's or dataset's attributes.

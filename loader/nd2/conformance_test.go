@@ -3,8 +3,8 @@ package nd2
 import (
 	"path/filepath"
 	"testing"
-	"vastview/base/testtool"
 
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 

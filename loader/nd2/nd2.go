@@ -55,9 +55,18 @@ import (
 	"vastview/loader"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "nd2", Match: Match, Open: Open, Exts: []string{".nd2"}})
+// format is ND2 as the registry knows it: the chunk magic 0x0ABECEDA as a
+// little-endian 32-bit number; a JPEG 2000 file counts only when named
+// .nd2 (a legacy ND2 file, which Open refuses with a clear message).
+var format = loader.Format{
+	Name: "nd2", Titles: []string{"ND2"}, Open: Open, Exts: []string{".nd2"},
+	Magic: []loader.Magic{{Bytes: "\xda\xce\xbe\x0a"}},
+	Sniff: func(path string, head []byte) bool {
+		return bytes.HasPrefix(head, jp2Signature) && loader.HasExt(path, ".nd2")
+	},
 }
+
+func init() { loader.Register(format) }
 
 // chunkMagic starts every chunk (little-endian).
 const chunkMagic = 0x0ABECEDA
@@ -79,12 +88,7 @@ var jp2Signature = []byte{0, 0, 0, 0x0C, 'j', 'P', ' ', ' '}
 // Match reports whether head starts with the ND2 chunk magic, or is a
 // JPEG 2000 file whose path ends in .nd2 (a legacy ND2 file, which Open
 // refuses with a clear message). It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	if len(head) >= 4 && binary.LittleEndian.Uint32(head) == chunkMagic {
-		return true
-	}
-	return bytes.HasPrefix(head, jp2Signature) && loader.HasExt(path, ".nd2")
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 func formatError(format string, args ...any) error {
 	return loader.Errorf("nd2", format, args...)

@@ -29,14 +29,23 @@ import (
 	"vastview/loader/internal/stream"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "nifti", Match: Match, Open: Open, Exts: []string{".nii", ".nii.gz", ".hdr"}})
+// format is NIfTI as the registry knows it: a header, plain or gzip, whose
+// size field and magic are NIfTI-1's or NIfTI-2's (see isHeader).
+var format = loader.Format{
+	Name: "nifti", Titles: []string{"NIfTI"}, Open: Open, Exts: []string{".nii", ".nii.gz", ".hdr"},
+	Sniff: isHeader,
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts a NIfTI header (plain or gzip), or
 // path is the .img of a pair whose .hdr is a NIfTI header. It is safe for
 // concurrent use.
-func Match(path string, head []byte) bool {
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
+
+// isHeader reports whether head starts a NIfTI header (plain or gzip), or
+// path is the .img of a pair whose .hdr is a NIfTI header.
+func isHeader(path string, head []byte) bool {
 	if v, _ := sniff(decodedHead(head)); v != 0 {
 		return true
 	}

@@ -1,10 +1,12 @@
 package nifti
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -203,7 +205,7 @@ func checkCase(t *testing.T, c niftiCase, path string, w *written, want []byte) 
 	}
 	defer src.Close()
 	m := src.Meta()
-	if m.Format != "nifti" || m.Axes != c.axes || !equalInts(m.Shape, c.shape) || m.DType != c.dtype {
+	if m.Format != "nifti" || m.Axes != c.axes || !slices.Equal(m.Shape, c.shape) || m.DType != c.dtype {
 		t.Fatalf("meta %s %q %v %v, want nifti %q %v %v", m.Format, m.Axes, m.Shape, m.DType, c.axes, c.shape, c.dtype)
 	}
 	zoomOf := map[byte]int{'X': 0, 'Y': 1, 'Z': 2, 'T': 3}
@@ -225,7 +227,7 @@ func checkCase(t *testing.T, c niftiCase, path string, w *written, want []byte) 
 			t.Errorf("axis %c: translation %v, want %v", a, m.Levels[0].Translation[i], w.Qoffset[k])
 		}
 	}
-	if got, want := m.DataFiles, pairFiles(c, path); !equalStrings(got, want) {
+	if got, want := m.DataFiles, pairFiles(c, path); !slices.Equal(got, want) {
 		t.Errorf("data files %q, want %q", got, want)
 	}
 	if hdr := pairFiles(c, path); hdr != nil {
@@ -233,7 +235,7 @@ func checkCase(t *testing.T, c niftiCase, path string, w *written, want []byte) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := src.Meta().DataFiles; !equalStrings(got, []string{path}) {
+		if got := src.Meta().DataFiles; !slices.Equal(got, []string{path}) {
 			t.Errorf("the header's data files %q, want %q", got, path)
 		}
 		src.Close()
@@ -251,7 +253,7 @@ func checkCase(t *testing.T, c niftiCase, path string, w *written, want []byte) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytesEqual(got, want) {
+	if !bytes.Equal(got, want) {
 		t.Fatalf("samples differ from nibabel's (%d vs %d bytes)", len(got), len(want))
 	}
 }
@@ -264,24 +266,6 @@ func pairFiles(c niftiCase, path string) []string {
 	}
 	return []string{strings.Replace(path, ".img", ".hdr", 1)}
 }
-
-func equalStrings(a, b []string) bool {
-	return strings.Join(a, "\n") == strings.Join(b, "\n") && len(a) == len(b)
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
 
 // writeNii writes a minimal little-endian NIfTI-1 file through nibabel and
 // returns its bytes, for the tests that damage it.

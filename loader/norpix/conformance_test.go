@@ -3,8 +3,8 @@ package norpix
 import (
 	"path/filepath"
 	"testing"
-	"vastview/base/testtool"
 
+	"vastview/base/testtool"
 	"vastview/loader/internal/loadertest"
 )
 

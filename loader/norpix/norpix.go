@@ -24,9 +24,14 @@ import (
 	"vastview/loader/internal/rawvol"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "norpix-seq", Match: Match, Open: Open, Exts: []string{".seq"}})
+// format is Norpix seq as the registry knows it: the magic 0xFEED as a
+// little-endian 32-bit number, and at least 8 bytes.
+var format = loader.Format{
+	Name: "norpix-seq", Titles: []string{"seq"}, Open: Open, Exts: []string{".seq"},
+	Magic: []loader.Magic{{Bytes: "\xed\xfe\x00\x00????"}},
 }
+
+func init() { loader.Register(format) }
 
 const magic = 0xFEED
 
@@ -55,9 +60,7 @@ const (
 
 // Match reports whether head starts with the sequence magic (0xFEED). It
 // is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	return len(head) >= 8 && binary.LittleEndian.Uint32(head) == magic
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a .seq file. The returned Source is safe for concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {

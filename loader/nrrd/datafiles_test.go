@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestDataFilesNamed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if got := src.Meta().DataFiles; !equal(got, c.want) || strings.Contains(strings.Join(got, ""), "..") {
+		if got := src.Meta().DataFiles; !slices.Equal(got, c.want) || strings.Contains(strings.Join(got, ""), "..") {
 			t.Errorf("%s: data files %q, want %q", c.name, got, c.want)
 		}
 		src.Close()

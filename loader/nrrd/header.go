@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -48,9 +47,6 @@ var syntax = stream.HeaderSyntax{
 	BlankEnds: true,
 	List:      "data file",
 }
-
-// readHeader parses the header at the start of r.
-func readHeader(r io.Reader) (*header, error) { return stream.ReadHeader(r, syntax) }
 
 // isMagic reports whether s is a NRRD magic line, "NRRD000" and a digit.
 func isMagic(s string) bool {

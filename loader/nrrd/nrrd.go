@@ -23,7 +23,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,27 +30,28 @@ import (
 	"vastview/base/textutil"
 	"vastview/loader"
 	"vastview/loader/internal/rawvol"
+	"vastview/loader/internal/stream"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "nrrd", Match: Match, Open: Open, Exts: []string{".nrrd", ".nhdr"}})
+// format is NRRD as the registry knows it: a first line that is a NRRD
+// magic ("NRRD000" and a digit).
+var format = loader.Format{
+	Name: "nrrd", Titles: []string{"NRRD"}, Open: Open, Exts: []string{".nrrd", ".nhdr"},
+	Sniff: func(_ string, head []byte) bool { return headerText(head) },
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts with a NRRD magic line ("NRRD000"
 // and a digit). It is safe for concurrent use.
-func Match(path string, head []byte) bool { return headerText(head) }
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens a .nrrd or .nhdr file. The returned Source is safe for
 // concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
-	f, err := os.Open(path)
+	h, err := stream.ReadHeaderFile(path, syntax, wrap)
 	if err != nil {
-		return nil, loader.StripPath(err)
-	}
-	h, err := readHeader(f)
-	f.Close()
-	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	return open(ctx, path, h)
 }

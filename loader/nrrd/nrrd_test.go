@@ -9,51 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/internal/loadertest"
 	"vastview/loader/internal/stream"
 )
 
-// dataScript makes a random array with numpy of the JSON spec's dtype and
-// shape (the presented axes, slowest first), transposes it by "perm" into
-// the NRRD file's storage order, and writes its bytes in the spec's byte
-// order and encoding to argv[2]/data.bin, and the array in presented C
-// order, little-endian, to argv[2]/expected.bin.
-const dataScript = `
-import sys, json, gzip, bz2, numpy as np
-spec = json.loads(sys.argv[1]); out = sys.argv[2]
-dt = np.dtype(spec["dtype"])
-rng = np.random.default_rng(3)
-shape = spec["shape"]
-if dt.kind == "f":
-    arr = (rng.standard_normal(shape) * 100).astype(dt)
-else:
-    info = np.iinfo(dt)
-    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
-open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
-stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
-raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
-raw = bytes(spec.get("pad", 0)) + raw  # skipped by "byte skip"
-enc = spec.get("encoding", "raw")
-if enc == "gzip":
-    data = gzip.compress(raw)
-elif enc == "bzip2":
-    data = bz2.compress(raw)
-elif enc == "ascii":
-    vals = [str(v) for v in stored.ravel()]
-    data = "\n".join(" ".join(vals[i:i + 7]) for i in range(0, len(vals), 7)).encode() + b"\n"
-elif enc == "hex":
-    h = raw.hex()
-    data = "\n".join(h[i:i + 60] for i in range(0, len(h), 60)).encode()
-else:
-    data = raw
-open(out + "/data.bin", "wb").write(data)
-`
-
 type nrrdCase struct {
 	name   string
-	spec   string // for dataScript
+	spec   string // for loadertest.NumpyData
 	header string // the header, without the magic line
 	// layout: "attached", "detached" (data in data.raw), "list" / "pattern"
 	// (data split into one file per slowest-axis step).
@@ -165,13 +128,10 @@ var nrrdCases = []nrrdCase{
 }
 
 func TestNumpyFixtures(t *testing.T) {
-	testtool.RequirePython(t, "numpy")
 	for _, c := range nrrdCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			testtool.RunPython(t, dataScript, c.spec, dir)
-			data := loadertest.ReadFile(t, filepath.Join(dir, "data.bin"))
-			want := loadertest.ReadFile(t, filepath.Join(dir, "expected.bin"))
+			data, want := loadertest.NumpyData(t, c.spec, dir)
 			path := writeFixture(t, dir, c, data)
 			checkCase(t, c, path, want)
 		})
@@ -206,39 +166,8 @@ func writeFixture(t *testing.T, dir string, c nrrdCase, data []byte) string {
 }
 
 func checkCase(t *testing.T, c nrrdCase, path string, want []byte) {
-	src, err := loader.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	m := src.Meta()
-	if m.Format != "nrrd" || m.Axes != c.axes || !equal(m.Shape, c.shape) || m.DType != c.dtype {
-		t.Fatalf("meta %s %q %v %v, want nrrd %q %v %v", m.Format, m.Axes, m.Shape, m.DType, c.axes, c.shape, c.dtype)
-	}
-	n := len(c.axes)
-	spacing, units, trans := c.spacing, c.units, c.trans
-	if spacing == nil {
-		spacing = fill(n, 1.0)
-	}
-	if units == nil {
-		units = fill(n, "")
-	}
-	if trans == nil {
-		trans = fill(n, 0.0)
-	}
-	if !equal(m.Spacing, spacing) || !equal(m.Units, units) || !equal(m.Levels[0].Translation, trans) {
-		t.Errorf("spacing %v units %q translation %v, want %v %q %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, units, trans)
-	}
-	if files := dataFilesOf(c, filepath.Dir(path)); !equal(m.DataFiles, files) {
-		t.Errorf("data files %q, want %q", m.DataFiles, files)
-	}
-	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("samples differ from numpy's (%d vs %d bytes)", len(got), len(want))
-	}
+	loadertest.Expect(t, path, loadertest.Want{Format: "nrrd", Axes: c.axes, Shape: c.shape, DType: c.dtype,
+		Spacing: c.spacing, Units: c.units, Translation: c.trans, DataFiles: dataFilesOf(c, filepath.Dir(path)), Samples: want})
 }
 
 // dataFilesOf returns the data files writeFixture wrote for c in dir,
@@ -259,26 +188,6 @@ func dataFilesOf(c nrrdCase, dir string) []string {
 		return files
 	}
 	return nil
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func fill[T any](n int, v T) []T {
-	s := make([]T, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
 }
 
 func TestBadFiles(t *testing.T) {

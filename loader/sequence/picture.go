@@ -32,10 +32,10 @@ import (
 // Refused with an error naming the feature: CMYK and 12-bit JPEG, and BMP
 // files with RLE or bit-field compression or 16 bits per pixel.
 type Picture struct {
-	path string
-	info frameInfo
-	meta *loader.Meta
-	loader.Closing
+	path   string
+	info   frameInfo
+	meta   *loader.Meta
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // OpenPicture reads the header of the PNG, JPEG or BMP file at path.
@@ -97,7 +97,7 @@ func (p *Picture) Meta() *loader.Meta { return p.meta }
 // Close ends reading; it releases nothing, as the file is opened while it
 // is read.
 func (p *Picture) Close() error {
-	p.SetClosed()
+	p.closed.SetClosed()
 	return nil
 }
 
@@ -107,7 +107,7 @@ func (p *Picture) ReadChunk(ctx context.Context, level int, idx []int, dst []byt
 	if err := loader.CheckChunk(ctx, p.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := p.Closed(); err != nil {
+	if err := p.closed.Closed(); err != nil {
 		return err
 	}
 	data, err := readWhole(p.path)

@@ -18,27 +18,46 @@ package sequence
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
+	"slices"
 
 	"vastview/loader"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "sequence", Match: Match, Open: openSequence})
-	exts := map[kind][]string{kindPNG: {".png"}, kindJPEG: {".jpg", ".jpeg"}, kindBMP: {".bmp"}}
-	for _, k := range []kind{kindPNG, kindJPEG, kindBMP} {
-		loader.Register(loader.Format{Name: k.String(), Match: matchKind(k), Open: openPicture, Exts: exts[k]})
-	}
-	loader.Register(loader.Format{Name: "gif", Match: matchKind(kindGIF), Open: openGIF, Exts: []string{".gif"}})
+// formats are the pictures and the folder of frames as the registry knows
+// them: each picture by its signature, the frames as any folder (one that a
+// format claims by a marker, a Zarr store say, is that format's) or glob
+// pattern.
+var formats = []loader.Format{
+	{Name: "sequence", Titles: []string{"folder", "glob"}, Open: openSequence,
+		Folder: func(string) bool { return true }, Patterns: true, FrameExts: frameExts},
+	{Name: "png", Titles: []string{"PNG"}, Open: openPicture, Exts: []string{".png"},
+		Magic: []loader.Magic{{Bytes: string(pngMagic)}}},
+	{Name: "jpeg", Titles: []string{"JPEG"}, Open: openPicture, Exts: []string{".jpg", ".jpeg"},
+		Magic: []loader.Magic{{Bytes: string(jpegMagic)}}},
+	{Name: "bmp", Titles: []string{"BMP"}, Open: openPicture, Exts: []string{".bmp"},
+		Magic: bmpMagic()},
+	{Name: "gif", Titles: []string{"GIF"}, Open: openGIF, Exts: []string{".gif"},
+		Magic: []loader.Magic{{Bytes: "GIF87a"}, {Bytes: "GIF89a"}}},
 }
 
-// matchKind returns a Match function for files whose first bytes are of
-// kind k.
-func matchKind(k kind) func(path string, head []byte) bool {
-	return func(path string, head []byte) bool { return sniff(head) == k }
+func init() {
+	for _, f := range formats {
+		loader.Register(f)
+	}
+}
+
+// bmpMagic are the signatures of BMP files: "BM" and a known info header
+// length at byte 14.
+func bmpMagic() []loader.Magic {
+	var out []loader.Magic
+	for _, n := range slices.Sorted(maps.Keys(bmpHeaderSizes)) {
+		out = append(out, loader.Magic{Bytes: "BM????????????" + string(binary.LittleEndian.AppendUint32(nil, n))})
+	}
+	return out
 }
 
 // The Open functions of the formats, returning loader.Source.
@@ -60,38 +79,18 @@ func nonNil[S loader.Source](src S, err error) (loader.Source, error) {
 	return src, nil
 }
 
-// zarrMarkers are files whose presence makes a folder a Zarr store (or an
-// N5 container, attributes.json) rather than a folder of frames.
-var zarrMarkers = []string{".zgroup", ".zarray", ".zattrs", "zarr.json", "attributes.json"}
-
 // Match reports whether path is a glob pattern or a folder (head is nil for
-// both) that is not a Zarr store or a URL. It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	if head != nil || loader.IsURL(path) {
-		return false
-	}
-	if loader.IsPattern(path) {
-		return true
-	}
-	st, err := os.Stat(path)
-	if err != nil || !st.IsDir() {
-		return false
-	}
-	for _, m := range zarrMarkers {
-		if _, err := os.Stat(filepath.Join(path, m)); err == nil {
-			return false
-		}
-	}
-	return true
-}
+// both), leaving aside other formats: a folder a format claims by a marker
+// (a Zarr store) is that format's. It is safe for concurrent use.
+func Match(path string, head []byte) bool { return formats[0].Claims(path, head) }
 
 // Source is an opened image sequence. It is safe for concurrent use.
 type Source struct {
-	paths []string // frame files in order
-	names []string // frame names for messages, relative to the folder
-	first frameInfo
-	meta  *loader.Meta
-	loader.Closing
+	paths  []string // frame files in order
+	names  []string // frame names for messages, relative to the folder
+	first  frameInfo
+	meta   *loader.Meta
+	closed loader.Closing // a read after Close is ErrClosed
 }
 
 // Open lists the frames of a folder or glob pattern and reads the first
@@ -175,7 +174,7 @@ func (s *Source) Frame(i int) string { return s.names[i] }
 // Close ends reading; it releases nothing, as frames are opened while they
 // are read.
 func (s *Source) Close() error {
-	s.SetClosed()
+	s.closed.SetClosed()
 	return nil
 }
 
@@ -185,7 +184,7 @@ func (s *Source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := loader.CheckChunk(ctx, s.meta, level, idx, dst); err != nil {
 		return err
 	}
-	if err := s.Closed(); err != nil {
+	if err := s.closed.Closed(); err != nil {
 		return err
 	}
 	if err := s.readFrame(ctx, idx[0], dst); err != nil {

@@ -2,9 +2,8 @@ package spe
 
 import (
 	"encoding/binary"
-	"os"
 	"testing"
-	"vastview/base/testtool"
+
 	"vastview/loader/internal/loadertest"
 )
 
@@ -12,11 +11,7 @@ import (
 // panic, no hang, and a Source that opens describes a valid array. Seeds:
 // WinSpec's stack cut to one frame, and an SPE 3.0 file with a footer.
 func FuzzOpen(f *testing.F) {
-	if p, ok := testtool.LookSharedData("spe/spestack_test.spe"); ok {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	if b, ok := loadertest.SharedSeed(f, "spe/spestack_test.spe"); ok {
 		one := append([]byte(nil), b[:headerSize+128*128*2]...)
 		binary.LittleEndian.PutUint32(one[offFrames:], 1)
 		f.Add(one)

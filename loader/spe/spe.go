@@ -29,9 +29,13 @@ import (
 	"vastview/loader/internal/rawvol"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "spe", Match: Match, Open: Open, Exts: []string{".spe"}})
+// format is SPE as the registry knows it: by name alone, SPE having no
+// signature.
+var format = loader.Format{
+	Name: "spe", Titles: []string{"SPE"}, Open: Open, Exts: []string{".spe"}, ByName: true,
 }
+
+func init() { loader.Register(format) }
 
 // headerSize is the fixed header of every SPE file.
 const headerSize = 4100
@@ -61,9 +65,7 @@ var pixelFormats = map[string]loader.DType{
 // Match reports whether path ends in .spe. SPE has no magic number: a
 // file so named is taken as SPE, and a header that makes no sense is then
 // refused by Open naming the field. It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	return loader.HasExt(path, ".spe") && head != nil
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // header is what the fixed header says.
 type header struct {

@@ -172,9 +172,7 @@ a.tofile(d + '/a.raw')
 }
 
 func TestWriteStackBigTIFF(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a sparse 4 GiB file")
-	}
+	testtool.Long(t, "writes a sparse 4 GiB file")
 	p := filepath.Join(t.TempDir(), "big.tif")
 	// 2 pages of 32768x32768 uint16 = 4 GiB: BigTIFF, only the last rows
 	// of the last page written.

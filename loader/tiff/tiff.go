@@ -37,22 +37,19 @@ import (
 
 var errClosed = errors.New("tiff: source is closed")
 
-func init() {
-	loader.Register(loader.Format{Name: "tiff", Match: Match, Open: Open, Exts: []string{".tif", ".tiff", ".btf", ".tf8"}})
+// format is TIFF as the registry knows it: a classic or BigTIFF header in
+// either byte order.
+var format = loader.Format{
+	Name: "tiff", Titles: []string{"TIFF", "BigTIFF", "OME-TIFF", "ImageJ hyperstack"},
+	Open: Open, Exts: []string{".tif", ".tiff", ".btf", ".tf8"},
+	Magic: []loader.Magic{{Bytes: "II*\x00"}, {Bytes: "MM\x00*"}, {Bytes: "II+\x00"}, {Bytes: "MM\x00+"}},
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether head starts with a classic or BigTIFF header in
 // either byte order. It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	if len(head) < 4 {
-		return false
-	}
-	switch string(head[:4]) {
-	case "II*\x00", "MM\x00*", "II+\x00", "MM\x00+":
-		return true
-	}
-	return false
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 // Open opens the TIFF file at path. It reads the first page, the metadata
 // and, for stacks whose pages are not laid out uniformly, starts indexing

@@ -415,9 +415,7 @@ func descending(n int) []int {
 // its last image: the images the file holds read, offsets beyond 4 GiB
 // included, and the part of the last image that is cut off fails.
 func TestTruncatedImageJOver4GB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a sparse 6 GiB file")
-	}
+	testtool.Long(t, "writes a sparse 6 GiB file")
 	dir := t.TempDir()
 	python(t, dir, `
 import os

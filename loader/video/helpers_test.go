@@ -138,3 +138,12 @@ func children(t testing.TB) []string {
 	}
 	return kids
 }
+
+// backwards lists the frames n-1 down to 0.
+func backwards(n int) []int {
+	fs := make([]int, n)
+	for i := range fs {
+		fs[i] = n - 1 - i
+	}
+	return fs
+}

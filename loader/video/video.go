@@ -53,9 +53,17 @@ import (
 	"vastview/loader"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "video", Match: Match, Open: Open, Exts: []string{".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm"}})
+// format is video as the registry knows it: an AVI file (RIFF....AVI ), a
+// Matroska/WebM file (EBML magic 1A 45 DF A3), or an ISO base media file
+// (see isoMedia).
+var format = loader.Format{
+	Name: "video", Titles: []string{"video"}, Open: Open,
+	Exts:  []string{".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm"},
+	Magic: []loader.Magic{{Bytes: "RIFF????AVI "}, {Bytes: "\x1a\x45\xdf\xa3"}},
+	Sniff: isoMedia,
 }
+
+func init() { loader.Register(format) }
 
 // Open opens the video file at path. It needs ffmpeg and ffprobe on PATH.
 // The returned Source (a *Source) is safe for concurrent use.
@@ -112,14 +120,16 @@ func tool(name string) (string, error) {
 // leading moov, mdat, free, wide or skip box), an AVI file (RIFF....AVI )
 // or a Matroska/WebM file (EBML magic 1A 45 DF A3). It is safe for
 // concurrent use.
-func Match(path string, head []byte) bool {
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
+
+// isoMedia reports whether head starts an ISO base media file (MP4, MOV):
+// an "ftyp" box, not of a still-image brand such as HEIF or AVIF; or, for
+// files named .mov, .mp4, .m4v, .qt or .3gp, a leading moov, mdat, free,
+// wide or skip box.
+func isoMedia(path string, head []byte) bool {
 	switch {
 	case len(head) >= 12 && string(head[4:8]) == "ftyp":
 		return !stillBrand[string(head[8:12])]
-	case len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "AVI ":
-		return true
-	case len(head) >= 4 && string(head[:4]) == "\x1a\x45\xdf\xa3":
-		return true
 	case len(head) >= 8 && looseBox[string(head[4:8])]:
 		return loader.HasExt(path, ".mov", ".mp4", ".m4v", ".qt", ".3gp")
 	}

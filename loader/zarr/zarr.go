@@ -23,8 +23,6 @@ package zarr
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
@@ -33,31 +31,22 @@ import (
 	"vastview/loader/zarr/store"
 )
 
-func init() {
-	loader.Register(loader.Format{Name: "zarr", Match: Match, Open: openSource, Exts: []string{".zarr"}})
+// format is Zarr as the registry knows it: a folder holding Zarr metadata
+// (zarr.json for v3; .zgroup, .zarray or .zattrs for v2), or any address
+// (a store read over HTTP or from an object store).
+var format = loader.Format{
+	Name: "zarr", Titles: []string{"Zarr"}, Open: openSource, Exts: []string{".zarr"},
+	Markers: []string{"zarr.json", ".zgroup", ".zarray", ".zattrs"},
+	URL:     func(string) bool { return true },
 }
+
+func init() { loader.Register(format) }
 
 // Match reports whether path is a URL (a query string, such as a
 // presigned URL's, is no glob pattern) or a folder holding Zarr metadata
 // (.zgroup, .zattrs, .zarray or zarr.json). head must be nil: files are
 // never Zarr. It is safe for concurrent use.
-func Match(path string, head []byte) bool {
-	if head != nil {
-		return false
-	}
-	if loader.IsURL(path) {
-		return true
-	}
-	if loader.IsPattern(path) {
-		return false
-	}
-	for _, name := range []string{"zarr.json", ".zattrs", ".zgroup", ".zarray"} {
-		if st, err := os.Stat(filepath.Join(path, name)); err == nil && st.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
-}
+func Match(path string, head []byte) bool { return format.Claims(path, head) }
 
 func openSource(ctx context.Context, path string) (loader.Source, error) {
 	s, err := Open(ctx, path)

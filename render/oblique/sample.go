@@ -604,6 +604,7 @@ func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
 		mrow = mask[i*w : i*w+w]
 	}
 	sp := span{zh: -1, yh: -1, xh: -1}
+	next := span{zh: -1, yh: -1, xh: -1} // the chunk after sp along Z, when a pair straddles them
 	for j := j0; j < j1; j++ {
 		qz, qy, qx := rz+cz[j], ry+cy[j], rx+cx[j]
 		if !(qz >= -snap && qz <= tz && qy >= -snap && qy <= ty && qx >= -snap && qx <= tx) {
@@ -641,6 +642,28 @@ func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, only int) {
 			v101 := float64(*(*T)(unsafe.Add(p, dz+dx)))
 			v110 := float64(*(*T)(unsafe.Add(p, dz+dy)))
 			v111 := float64(*(*T)(unsafe.Add(p, dz+dy+dx)))
+			a00 := v000 + fx*(v001-v000)
+			a01 := v010 + fx*(v011-v010)
+			a10 := v100 + fx*(v101-v100)
+			a11 := v110 + fx*(v111-v110)
+			b0 := a00 + fy*(a01-a00)
+			b1 := a10 + fy*(a11-a10)
+			v = b0 + fz*(b1-b0)
+		} else if sp.d != nil && hz == 1 && z+1 == sp.zh && y >= sp.yl && y+hy < sp.yh && x >= sp.xl && x+hx < sp.xh &&
+			s.after(&sp, &next, z, y, x, i, j) {
+			// The pair along Z straddles sp and the chunk after it (as
+			// between the pages of a page stack): 4 samples from each.
+			yx := (y-sp.yl)*sy + (x-sp.xl)*sx
+			p := unsafe.Add(sp.d, base+(z-sp.zl)*sz+yx)
+			q := unsafe.Add(next.d, base+yx)
+			v000 := float64(*(*T)(p))
+			v001 := float64(*(*T)(unsafe.Add(p, dx)))
+			v010 := float64(*(*T)(unsafe.Add(p, dy)))
+			v011 := float64(*(*T)(unsafe.Add(p, dy+dx)))
+			v100 := float64(*(*T)(q))
+			v101 := float64(*(*T)(unsafe.Add(q, dx)))
+			v110 := float64(*(*T)(unsafe.Add(q, dy)))
+			v111 := float64(*(*T)(unsafe.Add(q, dy+dx)))
 			a00 := v000 + fx*(v001-v000)
 			a01 := v010 + fx*(v011-v010)
 			a10 := v100 + fx*(v101-v100)
@@ -775,4 +798,14 @@ func fill(b []uint8, v uint8) {
 	for i := range b {
 		b[i] = v
 	}
+}
+
+// after sets next to the chunk after sp along Z (the one holding sample
+// (z+1, y, x), z being sp's last), looking it up unless next is already
+// that one, and reports whether it is in memory.
+func (s *Sampler) after(sp, next *span, z, y, x, i, j int) bool {
+	if next.zl != sp.zh || next.yl != sp.yl || next.xl != sp.xl || next.zh < 0 {
+		_, *next = s.locate(z+1, y, x, i, j)
+	}
+	return next.d != nil
 }

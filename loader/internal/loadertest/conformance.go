@@ -28,8 +28,8 @@ type Opener func(ctx context.Context) (loader.Source, error)
 
 // ConformanceFile runs Conformance over the file (folder, pattern) at path,
 // which may end in a series selector ("#2"), as the registered format
-// called format reads it: the format must claim the path by its Match
-// function and open it.
+// called format reads it: the registry must give the path to that format,
+// and the format open it.
 func ConformanceFile(t *testing.T, format, path string) {
 	t.Helper()
 	var f *loader.Format
@@ -43,9 +43,8 @@ func ConformanceFile(t *testing.T, format, path string) {
 		t.Fatalf("no registered format %q", format)
 	}
 	path, sel := loader.SplitSelector(path)
-	head := Head(t, path)
-	if !f.Match(path, head) {
-		t.Fatalf("format %q does not claim %s", format, path)
+	if d, err := loader.Detect(path); err != nil || d.Name != format {
+		t.Fatalf("the registry does not give %s to format %q: %v %v", path, format, d.Name, err)
 	}
 	Conformance(t, format, func(ctx context.Context) (loader.Source, error) {
 		src, err := f.Open(ctx, path)
@@ -108,8 +107,14 @@ func Conformance(t *testing.T, format string, open Opener) {
 	t.Run("bad-index", func(t *testing.T) { checkBadIndex(t, src, m) })
 	t.Run("cancel", func(t *testing.T) { checkCancel(t, open, m, ref) })
 	t.Run("close", func(t *testing.T) { checkClose(t, open, m) })
-	if so, ok := src.(loader.SeriesOpener); ok && len(m.Series) > 1 {
-		t.Run("series", func(t *testing.T) { checkSeries(t, so, open) })
+	if len(m.Series) > 1 {
+		t.Run("series", func(t *testing.T) {
+			so, ok := src.(loader.SeriesOpener)
+			if !ok {
+				t.Fatalf("a %T lists %d series but cannot open them", src, len(m.Series))
+			}
+			checkSeries(t, so, open)
+		})
 	}
 }
 

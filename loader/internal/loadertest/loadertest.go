@@ -5,18 +5,21 @@
 package loadertest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"vastview/base/nd"
+	"vastview/base/testtool"
 	"vastview/loader"
 )
 
@@ -79,6 +82,18 @@ func FuzzDir(f *testing.F) string {
 	f.Helper()
 	setDefaultMinimization()
 	return memDir(f)
+}
+
+// SharedSeed returns the bytes of the shared test data file name (as
+// testtool.LookSharedData finds it), for a fuzz target's seed, or false
+// when the shared data is absent (the target then runs without it).
+func SharedSeed(f *testing.F, name string) ([]byte, bool) {
+	f.Helper()
+	p, ok := testtool.LookSharedData(name)
+	if !ok {
+		return nil, false
+	}
+	return ReadFile(f, p), true
 }
 
 // Seeds adds each file of testdata matching pattern as a seed of f,
@@ -318,4 +333,106 @@ func WriteFile(t testing.TB, path string, b []byte) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Want is what a reader's test expects of a file: its metadata (nil
+// Spacing, Units and Translation stand for the defaults: 1, "" and 0 on
+// every axis) and the samples of level 0, as loader.ReadAll gives them.
+type Want struct {
+	Format, Axes string
+	Shape        []int
+	DType        loader.DType
+	Spacing      []float64
+	Units        []string
+	Translation  []float64
+	DataFiles    []string // Meta.DataFiles
+	Samples      []byte
+}
+
+// Expect opens the file at path with loader.Open and checks its metadata
+// and every sample of level 0 against w.
+func Expect(t *testing.T, path string, w Want) {
+	t.Helper()
+	src, err := loader.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := src.Meta()
+	if m.Format != w.Format || m.Axes != w.Axes || !slices.Equal(m.Shape, w.Shape) || m.DType != w.DType {
+		t.Fatalf("meta %s %q %v %v, want %s %q %v %v", m.Format, m.Axes, m.Shape, m.DType, w.Format, w.Axes, w.Shape, w.DType)
+	}
+	n := len(w.Axes)
+	spacing, units, trans := w.Spacing, w.Units, w.Translation
+	if spacing == nil {
+		spacing = slices.Repeat([]float64{1}, n)
+	}
+	if units == nil {
+		units = make([]string, n)
+	}
+	if trans == nil {
+		trans = make([]float64, n)
+	}
+	if !slices.Equal(m.Spacing, spacing) || !slices.Equal(m.Units, units) || !slices.Equal(m.Levels[0].Translation, trans) {
+		t.Errorf("spacing %v units %q translation %v, want %v %q %v", m.Spacing, m.Units, m.Levels[0].Translation, spacing, units, trans)
+	}
+	if !slices.Equal(m.DataFiles, w.DataFiles) {
+		t.Errorf("data files %q, want %q", m.DataFiles, w.DataFiles)
+	}
+	got, err := loader.ReadAll(context.Background(), src, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, w.Samples) {
+		t.Fatalf("samples differ from the reference (%d vs %d bytes)", len(got), len(w.Samples))
+	}
+}
+
+// numpyScript makes a random array with numpy of the JSON spec's dtype and
+// shape (the presented axes, slowest first), transposes it by "perm" into
+// the file's storage order, and writes its bytes in the spec's byte order
+// ("endian"), after "pad" zero bytes, in the spec's encoding (raw, zlib,
+// gzip, bzip2, ascii or hex) to argv[2]/data.bin, and the array in
+// presented C order, little-endian, to argv[2]/expected.bin.
+const numpyScript = `
+import sys, json, zlib, gzip, bz2, numpy as np
+spec = json.loads(sys.argv[1]); out = sys.argv[2]
+dt = np.dtype(spec["dtype"])
+rng = np.random.default_rng(3)
+shape = spec["shape"]
+if dt.kind == "f":
+    arr = (rng.standard_normal(shape) * 100).astype(dt)
+else:
+    info = np.iinfo(dt)
+    arr = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
+open(out + "/expected.bin", "wb").write(arr.astype(dt.newbyteorder("<")).tobytes())
+stored = np.ascontiguousarray(arr.transpose(spec.get("perm", list(range(len(shape))))))
+raw = stored.astype(dt.newbyteorder(spec.get("endian", "<"))).tobytes()
+raw = bytes(spec.get("pad", 0)) + raw
+enc = spec.get("encoding", "raw")
+if enc == "zlib":
+    data = zlib.compress(raw)
+elif enc == "gzip":
+    data = gzip.compress(raw)
+elif enc == "bzip2":
+    data = bz2.compress(raw)
+elif enc == "ascii":
+    vals = [str(v) for v in stored.ravel()]
+    data = "\n".join(" ".join(vals[i:i + 7]) for i in range(0, len(vals), 7)).encode() + b"\n"
+elif enc == "hex":
+    h = raw.hex()
+    data = "\n".join(h[i:i + 60] for i in range(0, len(h), 60)).encode()
+else:
+    data = raw
+open(out + "/data.bin", "wb").write(data)
+`
+
+// NumpyData makes a random array with numpy as the JSON spec says (see
+// numpyScript) in dir, and returns the bytes a file stores (data) and the
+// array a reader should present (want: C order, little-endian).
+func NumpyData(t *testing.T, spec, dir string) (data, want []byte) {
+	t.Helper()
+	testtool.RequirePython(t, "numpy")
+	testtool.RunPython(t, numpyScript, spec, dir)
+	return ReadFile(t, filepath.Join(dir, "data.bin")), ReadFile(t, filepath.Join(dir, "expected.bin"))
 }

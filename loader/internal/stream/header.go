@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+
+	"vastview/loader"
 )
 
 // MaxHeader bounds a text header's size (a LIST of data files can be
@@ -96,6 +99,23 @@ func ReadHeader(r io.Reader, syn HeaderSyntax) (*Header, error) {
 	}
 	if first {
 		return nil, syn.Magic("")
+	}
+	return h, nil
+}
+
+// ReadHeaderFile reads the header at the start of the file at path (see
+// ReadHeader). An error opening the file is returned without the path; an
+// error in the header is returned through bad, which makes it the
+// format's.
+func ReadHeaderFile(path string, syn HeaderSyntax, bad func(error) error) (*Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, loader.StripPath(err)
+	}
+	defer f.Close()
+	h, err := ReadHeader(f, syn)
+	if err != nil {
+		return nil, bad(err)
 	}
 	return h, nil
 }
