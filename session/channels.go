@@ -260,16 +260,6 @@ func (s *Session) adoptWindowsLocked(f *Frame) bool {
 	return took
 }
 
-// ChannelName is the name the file gives the view's channel, or "".
-func (s *Session) ChannelName() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.data == nil {
-		return ""
-	}
-	return channelName(s.data.Pyr.Meta(), s.view.C)
-}
-
 func channelName(m *loader.Meta, c int) string {
 	if m.RGB || c < 0 || c >= len(m.Channels) {
 		return ""

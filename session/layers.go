@@ -227,13 +227,10 @@ func (s *Session) Layers() []Layer {
 	return out
 }
 
-// SetLayer changes how layer i is shown: visibility, opacity, blending,
-// outline and selected label (its name, path and kind stay).
-func (s *Session) SetLayer(i int, set Layer) { s.EditLayer(i, func(l *Layer) { *l = set }) }
-
-// EditLayer changes how layer i is shown by edit, which changes what it
-// is given as SetLayer's argument would, with the session locked: a
-// change of one setting leaves the others as they are now.
+// EditLayer changes how layer i is shown (visibility, opacity, blending,
+// outline, selected label; its name, path and kind stay) by edit, called
+// on its settings with the session locked: a change of one setting leaves
+// the others as they are now.
 func (s *Session) EditLayer(i int, edit func(l *Layer)) {
 	s.mu.Lock()
 	if i < 0 || i >= len(s.layers.list) {
@@ -286,15 +283,9 @@ func (s *Session) RemoveLayer(i int) {
 	go l.d.Release()
 }
 
-// PickLabel shows only the label under viewport position (x, y) of the
-// topmost visible label layer that has one there, or every label again
-// when that one is shown alone already or there is none.
-func (s *Session) PickLabel(x, y float64) {
-	x, y = s.toPanel(x, y)
-	s.pickLabel(x, y)
-}
-
-// pickLabel is PickLabel at position (x, y) of the active panel.
+// pickLabel shows only the label under position (x, y) of the active
+// panel of the topmost visible label layer that has one there, or every
+// label again when that one is shown alone already or there is none.
 func (s *Session) pickLabel(x, y float64) {
 	s.mu.Lock()
 	if s.data == nil || s.shown == nil {
@@ -322,7 +313,7 @@ func (s *Session) pickLabel(x, y float64) {
 	s.mu.Unlock()
 }
 
-// pickLabelAtPointer is PickLabel where the pointer is over the picture.
+// pickLabelAtPointer is pickLabel where the pointer is over the picture.
 func (s *Session) pickLabelAtPointer() {
 	s.mu.Lock()
 	h := s.hover

@@ -102,13 +102,6 @@ func (f *file) has(off, n int64) bool {
 	return off >= 0 && n >= 0 && off <= f.size() && n <= f.size()-off
 }
 
-func (f *file) entrySize() int64 {
-	if f.big {
-		return 20
-	}
-	return 12
-}
-
 // minIFDSize is the size of an IFD with one entry.
 func (f *file) minIFDSize() int64 {
 	if f.big {
