@@ -182,7 +182,7 @@ func (c *chooser) submit(typed bool) {
 		p = filepath.Join(c.dir, p)
 	}
 	st, err := os.Stat(p)
-	if err == nil && st.IsDir() && (c.exts != nil || typed && loader.FolderFormat(p) == "") && filepath.Clean(p) != filepath.Clean(c.dir) {
+	if err == nil && st.IsDir() && (c.exts != nil || typed && !loader.FolderIsImage(p)) && filepath.Clean(p) != filepath.Clean(c.dir) {
 		c.load(filepath.Clean(p))
 		return
 	}

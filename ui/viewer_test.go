@@ -21,7 +21,7 @@ import (
 	"vastview/base/testtool"
 	"vastview/loader"
 	"vastview/loader/demo"
-	_ "vastview/loader/tiff" // the open dialog lists .tif files
+	_ "vastview/loader/formats" // the open dialog lists the files every format reads
 	"vastview/prefs"
 	"vastview/render"
 	"vastview/session"
@@ -757,6 +757,56 @@ func TestTheOpenDialogStartsBesideTheFileAndTakesATypedPath(t *testing.T) {
 	}
 	if got := v.s.Prefs().LastFolder(); got != filepath.Join(dir, "sub") {
 		t.Errorf("last folder %q", got)
+	}
+}
+
+// TestATypedFolderOpensInTheDialogUnlessItIsAnImage: a folder of frames
+// typed in the open dialog's path box is shown in the dialog, as any
+// plain folder is; a Zarr store typed there is opened.
+func TestATypedFolderOpensInTheDialogUnlessItIsAnImage(t *testing.T) {
+	dir := t.TempDir()
+	frames := filepath.Join(dir, "frames")
+	os.Mkdir(frames, 0o755)
+	png := []byte("\x89PNG\r\n\x1a\n")
+	os.WriteFile(filepath.Join(frames, "f1.png"), png, 0o644)
+	os.WriteFile(filepath.Join(frames, "f2.png"), png, 0o644)
+	store := filepath.Join(dir, "s.zarr")
+	os.Mkdir(store, 0o755)
+	os.WriteFile(filepath.Join(store, "zarr.json"), []byte("{}"), 0o644)
+	opened := make(chan string, 4)
+	v := newTestViewer(t, func(ctx context.Context, p string) (loader.Source, error) {
+		opened <- p
+		return stored{demo.NewSized(1, 3, 16, 24)}, nil
+	})
+	onUI(func() { v.open(stored{demo.NewSized(1, 3, 16, 24)}, filepath.Join(dir, "a.tif")) })
+	var shown string
+	var showing bool
+	onUI(func() {
+		v.openDialog()
+		c := v.choosing
+		c.path.SetText(frames)
+		c.path.OnSubmitted(c.path.Text)
+		shown, showing = c.dir, v.dlg != nil
+	})
+	if shown != frames || !showing {
+		t.Fatalf("a typed folder of frames: the dialog shows %s (showing %v), want %s", shown, showing, frames)
+	}
+	onUI(func() {
+		c := v.choosing
+		c.path.SetText(store)
+		c.path.OnSubmitted(c.path.Text)
+		showing = v.dlg != nil
+	})
+	if showing {
+		t.Error("the dialog stays after Enter on a Zarr store")
+	}
+	select {
+	case got := <-opened:
+		if got != store {
+			t.Errorf("opened %s, want %s", got, store)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the typed store did not open")
 	}
 }
 
