@@ -325,10 +325,10 @@ func (s *Session) pickLabel(x, y float64) {
 // pickLabelAtPointer is PickLabel where the pointer is over the picture.
 func (s *Session) pickLabelAtPointer() {
 	s.mu.Lock()
-	h := s.hover
+	x, y, in := s.hover.at()
 	s.mu.Unlock()
-	if h.in {
-		s.pickLabel(h.x, h.y) // the hover's position is the panel's
+	if in {
+		s.pickLabel(x, y) // the hover's position is the panel's
 	}
 }
 

@@ -29,6 +29,8 @@
 //   - frameTracer (frame.go): the frames shown, written to the trace.
 //   - orthoState (ortho.go): the four panels' layout and zooms.
 //   - histWorker (hist.go): histograms, on their own goroutine.
+//   - pointer (hover.go): where the pointer is over the picture, and the
+//     read-out of the data there, handed the data and the frame shown.
 //
 // Locks are taken in one order: the session's (mu) first, then a part's;
 // no part calls back into the session while holding its own.
@@ -130,7 +132,7 @@ type Session struct {
 	mods    Mods
 	scrub   scrubber
 	play    player
-	hover   hoverState
+	hover   pointer // where the pointer is, and the read-out there
 	hist    histState
 	status  string
 	opens   opener    // the open in progress: its own lock
