@@ -29,6 +29,9 @@
 //   - frameTracer (frame.go): the frames shown, written to the trace.
 //   - orthoState (ortho.go): the four panels' layout and zooms.
 //   - histWorker (hist.go): histograms, on their own goroutine.
+//   - thumbnails (thumbs.go): the browsing list's thumbnails and the
+//     worker making them, handed the list, the place in it and whether
+//     the keys and playback rest.
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
 //
@@ -138,7 +141,7 @@ type Session struct {
 	opens   opener    // the open in progress: its own lock
 	exports exportSet // its own lock
 	browse  browseState
-	thumbs  thumbState
+	thumbs  thumbnails
 	layers  layerState
 	noBar   bool // the scale bar is hidden (View → Scale Bar)
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
@@ -164,6 +167,7 @@ func New(opts Options) *Session {
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
 	}
+	s.thumbs.open, s.thumbs.root = s.opts.Open, opts.DiskRoot
 	s.browse.keep = true
 	if s.clock == nil {
 		s.clock = realClock{}
