@@ -28,7 +28,10 @@
 //   - scrubber (scrub.go): the held key the session repeats, likewise.
 //   - frameTracer (frame.go): the frames shown, written to the trace.
 //   - orthoState (ortho.go): the four panels' layout and zooms.
-//   - histWorker (hist.go): histograms, on their own goroutine.
+//   - histState (hist.go): the contrast panel's histogram and the ranges
+//     it is drawn over, handed the frames and the data shown; its
+//     histWorker computes histograms on their own goroutine and hands
+//     them back through two functions it is given.
 //   - thumbnails (thumbs.go): the browsing list's thumbnails and the
 //     worker making them, handed the list, the place in it and whether
 //     the keys and playback rest.
@@ -177,7 +180,7 @@ func New(opts Options) *Session {
 	}
 	s.play.rate = defaultPlayRate
 	s.draw = newDrawer(s)
-	s.hw = newHistWorker(s)
+	s.hw = newHistWorker(s.channelRange, s.setHistogram)
 	go s.draw.run()
 	go s.hw.run()
 	s.mu.Lock()
@@ -321,7 +324,7 @@ func (s *Session) show(d *Data, keep bool) error {
 		s.prefs.AddRecent(d.Name)
 		recent = true
 	}
-	s.hist = histState{}
+	s.hist.reset()
 	s.draw.follow(d)
 	d.Pyr.SetCacheBytes(s.prefs.CacheBytes())
 	s.askLocked(s.clock.Now(), 0)
