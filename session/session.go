@@ -35,6 +35,8 @@
 //   - thumbnails (thumbs.go): the browsing list's thumbnails and the
 //     worker making them, handed the list, the place in it and whether
 //     the keys and playback rest.
+//   - projState (project.go): the projection shown instead of the plane
+//     and the source it is drawn from, handed the data and the view.
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
 //
@@ -209,8 +211,8 @@ func (s *Session) Close() {
 	s.exports.close()
 	d := s.data
 	s.data = nil
-	proj, oproj := s.proj.src, s.ortho.proj
-	s.proj.src, s.ortho.proj = nil, nil
+	proj, oproj := s.proj.take(), s.ortho.proj
+	s.ortho.proj = nil
 	layers := s.dropLayersLocked()
 	ahead := s.browse.ahead
 	s.browse.ahead = nil
