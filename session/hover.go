@@ -48,10 +48,10 @@ func (s *Session) HoverText() string {
 		return ""
 	}
 	t := s.hover.text(s.data, s.shown)
-	if len(s.layers.list) == 0 {
+	if s.layers.empty() {
 		return t
 	}
-	lt := s.layerHoverLocked(s.shown.View, x, y)
+	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, x, y)
 	if t == "" && lt != "" { // beside the image, over a layer
 		loc := s.shown.View.Locate(s.data.Pyr.Meta(), x, y)
 		t = fmt.Sprintf("%c %d  %c %d  (beyond the image)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row)

@@ -37,6 +37,9 @@
 //     the keys and playback rest.
 //   - projState (project.go): the projection shown instead of the plane
 //     and the source it is drawn from, handed the data and the view.
+//   - layerState (layers.go): the layers over the data shown, handed the
+//     data's metadata and the view; the session has the drawer follow
+//     the layers' data.
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
 //

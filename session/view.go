@@ -24,7 +24,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{Scene: Scene{d: s.data, view: s.drawnViewLocked(), gen: s.gen, dir: dir,
-		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.proj.source(s.data, s.view)},
+		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.proj.source(s.data, s.view)},
 		asked: at, play: s.play.on}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
 	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj {
@@ -271,7 +271,7 @@ func (s *Session) saveViewLocked() {
 	if s.multiChannelLocked() {
 		v.Mode = s.mode.String()
 	}
-	s.saveLayersLocked(&v)
+	s.layers.save(&v)
 	s.prefs.SetView(s.data.Name, v)
 }
 
