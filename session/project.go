@@ -309,9 +309,7 @@ func (s *Session) SetProjection(op loader.Projection, thick int) {
 		return
 	}
 	if kind { // every window is chosen again, from what is shown now
-		for i := range s.chans {
-			s.chans[i].lo, s.chans[i].hi = 0, 0
-		}
+		s.chans.forget()
 		s.view.Lo, s.view.Hi = 0, 0
 	}
 	s.askLocked(s.clock.Now(), 0)

@@ -40,6 +40,9 @@
 //   - layerState (layers.go): the layers over the data shown, handed the
 //     data's metadata and the view; the session has the drawer follow
 //     the layers' data.
+//   - channelSet (channels.go): how each channel is shown and the mode,
+//     handed the view, whose window and colormap are the current
+//     channel's.
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
 //
@@ -135,9 +138,8 @@ type Session struct {
 	mu      sync.Mutex
 	data    *Data
 	view    render.View
-	chans   []channelState // per channel: window and colormap
-	mode    ChannelMode    // how several channels are shown
-	fitted  bool           // the view fits the plane (until a zoom or pan)
+	chans   channelSet // per channel: window and colormap; the mode
+	fitted  bool       // the view fits the plane (until a zoom or pan)
 	gen     uint64
 	shown   *Frame // taken by the host: on screen
 	mods    Mods
@@ -370,7 +372,7 @@ func (s *Session) resetViewLocked() {
 	}
 	s.view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
 	s.fitted = true
-	s.chans, s.mode = initialChannels(m)
+	s.chans.reset(m)
 	s.loadChannelLocked()
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
