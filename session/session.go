@@ -43,6 +43,8 @@
 //   - channelSet (channels.go): how each channel is shown and the mode,
 //     handed the view, whose window and colormap are the current
 //     channel's.
+//   - browseState (browse.go): the browsing list, the place in it and
+//     the data opened ahead of need, handed the name of the data shown.
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
 //
@@ -219,8 +221,7 @@ func (s *Session) Close() {
 	proj, oproj := s.proj.take(), s.ortho.proj
 	s.ortho.proj = nil
 	layers := s.dropLayersLocked()
-	ahead := s.browse.ahead
-	s.browse.ahead = nil
+	ahead := s.browse.dropAhead()
 	s.mu.Unlock()
 	s.opens.wait() // before wg: an open may start work wg counts
 	s.wg.Wait()
@@ -337,10 +338,7 @@ func (s *Session) show(d *Data, keep bool) error {
 	s.askLocked(s.clock.Now(), 0)
 	keepOld := old != nil && s.isNeighbourLocked(old.Name)
 	if keepOld {
-		if s.browse.ahead == nil {
-			s.browse.ahead = map[string]*Data{}
-		}
-		s.browse.ahead[old.Name] = old // back is one key away
+		s.browse.holdAhead(old.Name, old) // back is one key away
 	}
 	s.mu.Unlock()
 	if old != nil && !keepOld {
