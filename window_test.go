@@ -261,7 +261,6 @@ tifffile.imwrite(sys.argv[1], a)
 	if f := v.frameAt(n, 21, false); f["colormap"] != "gray-inverted" {
 		t.Errorf("after the colormap menu the colormap is %v", f["colormap"])
 	}
-	n = v.frames()
 	v.key("space")
 	waitFor(t, "playback past plane 23", 20*time.Second, func() bool {
 		for _, e := range v.events("frame_shown") {

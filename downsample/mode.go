@@ -289,7 +289,7 @@ func mode8(v0, v1, v2, v3, v4, v5, v6, v7 int64) int64 {
 	best, bestN, run = runStep(best, bestN, run, v3, v4)
 	best, bestN, run = runStep(best, bestN, run, v4, v5)
 	best, bestN, run = runStep(best, bestN, run, v5, v6)
-	best, bestN, _ = runStep(best, bestN, run, v6, v7)
+	best, _, _ = runStep(best, bestN, run, v6, v7)
 	return best
 }
 

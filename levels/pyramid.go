@@ -162,13 +162,11 @@ func (p *Pyramid) putDisk(level int, idx []int, data []byte) bool {
 // Stored reports how many levels come from the source itself.
 func (p *Pyramid) Stored() int { return p.stored }
 
-// BuiltFrom returns the first level Build computes: Build computes the
-// levels from it on, and the finer computed levels are computed only where
-// they are viewed. It equals Stored unless Options.BuildBytes left some out.
-func (p *Pyramid) BuiltFrom() int { return p.built }
-
-// Thumbnails returns BuiltFrom once Build has finished (every chunk of
-// those levels is then cheap to read), else the number of levels.
+// Thumbnails returns, once Build has finished, the first level Build
+// computes (every chunk of the levels from it on is then cheap to read;
+// finer computed levels are computed only where they are viewed; it is
+// Stored unless Options.BuildBytes left some out), else the number of
+// levels.
 func (p *Pyramid) Thumbnails() int {
 	if p.buildDone.Load() {
 		return p.built

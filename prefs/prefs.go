@@ -138,11 +138,6 @@ func (p *Prefs) SetLastFolder(dir string) {
 	p.s.SetString(keyFolder, dir)
 }
 
-// RemoveRecent drops path from the recent files (it no longer opens).
-func (p *Prefs) RemoveRecent(path string) {
-	p.setJSON(keyRecent, slices.DeleteFunc(p.Recent(), func(s string) bool { return s == path }))
-}
-
 // View returns the last view saved for the file identified by id (its
 // path, say), and whether there was one.
 func (p *Prefs) View(id string) (View, bool) {

@@ -20,10 +20,6 @@ func TestRecentKeepsTenMostRecentFirst(t *testing.T) {
 	if n := len(slices.DeleteFunc(slices.Clone(r), func(s string) bool { return s != "/data/f5.tif" })); n != 1 {
 		t.Errorf("f5 appears %d times", n)
 	}
-	p.RemoveRecent("/data/f5.tif")
-	if slices.Contains(p.Recent(), "/data/f5.tif") {
-		t.Error("removed file still listed")
-	}
 }
 
 func TestViewRoundTripsPerFile(t *testing.T) {

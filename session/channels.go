@@ -348,16 +348,6 @@ func (s *Session) autoAgainLocked() { s.chans.autoAgain() }
 // for the channels still without one; it reports whether it took any.
 func (s *Session) adoptWindowsLocked(f *Frame) bool { return s.chans.adopt(&s.view, f) }
 
-// ChannelName is the name the file gives the view's channel, or "".
-func (s *Session) ChannelName() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.data == nil {
-		return ""
-	}
-	return channelName(s.data.Pyr.Meta(), s.view.C)
-}
-
 func channelName(m *loader.Meta, c int) string {
 	if m.RGB || c < 0 || c >= len(m.Channels) {
 		return ""

@@ -219,17 +219,6 @@ func (x *exportSet) start(path string, onEnd func(*Export), release func(), work
 	return e, nil
 }
 
-// list returns the exports in progress.
-func (x *exportSet) list() []*Export {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	var out []*Export
-	for e := range x.running {
-		out = append(out, e)
-	}
-	return out
-}
-
 // close cancels the exports in progress and refuses new ones; wait then
 // waits for them to end.
 func (x *exportSet) close() {
@@ -243,9 +232,6 @@ func (x *exportSet) close() {
 
 // wait waits for the exports started to end.
 func (x *exportSet) wait() { x.wg.Wait() }
-
-// Exports returns the exports in progress.
-func (s *Session) Exports() []*Export { return s.exports.list() }
 
 // exportChannels describes the channels as they are shown: the file's
 // names, the colours and windows chosen.

@@ -137,9 +137,9 @@ func TestCloseCancelsTheExportAndWaits(t *testing.T) {
 
 func TestSnapshotIsTheImageAreaUnderAPositionalName(t *testing.T) {
 	h := newHarness(t, Options{})
-	f := h.open(small(), "/data/volume.tif")
+	h.open(small(), "/data/volume.tif")
 	h.s.Press(KeyRight)
-	f = h.waitFrame(func(f *Frame) bool { return f.View.Z == 5 && f.Info.Complete })
+	f := h.waitFrame(func(f *Frame) bool { return f.View.Z == 5 && f.Info.Complete })
 	if got := h.s.SnapshotName(); got != "volume_z005_t000.png" {
 		t.Errorf("snapshot offered as %q", got)
 	}

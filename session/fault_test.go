@@ -56,7 +56,7 @@ func TestTruncatedFileShowsWhatItHasAndSaysWhatIsMissing(t *testing.T) {
 	}
 	h.s.Press(KeyLeft)
 	h.s.Press(KeyLeft)
-	f = h.waitFrame(func(f *Frame) bool { return f.View.Z == 4 && f.Info.Complete })
+	h.waitFrame(func(f *Frame) bool { return f.View.Z == 4 && f.Info.Complete })
 	if st := h.s.Status(); strings.Contains(st.Text, "unreadable") {
 		t.Errorf("status back on a good plane: %q", st.Text)
 	}

@@ -374,13 +374,10 @@ func (s *Session) Layers() []Layer {
 	return s.layers.infos()
 }
 
-// SetLayer changes how layer i is shown: visibility, opacity, blending,
-// outline and selected label (its name, path and kind stay).
-func (s *Session) SetLayer(i int, set Layer) { s.EditLayer(i, func(l *Layer) { *l = set }) }
-
-// EditLayer changes how layer i is shown by edit, which changes what it
-// is given as SetLayer's argument would, with the session locked: a
-// change of one setting leaves the others as they are now.
+// EditLayer changes how layer i is shown (visibility, opacity, blending,
+// outline, selected label; its name, path and kind stay) by edit, called
+// on its settings with the session locked: a change of one setting leaves
+// the others as they are now.
 func (s *Session) EditLayer(i int, edit func(l *Layer)) {
 	s.mu.Lock()
 	if !s.layers.edit(i, edit) {
@@ -416,15 +413,9 @@ func (s *Session) RemoveLayer(i int) {
 	go d.Release()
 }
 
-// PickLabel shows only the label under viewport position (x, y) of the
-// topmost visible label layer that has one there, or every label again
-// when that one is shown alone already or there is none.
-func (s *Session) PickLabel(x, y float64) {
-	x, y = s.toPanel(x, y)
-	s.pickLabel(x, y)
-}
-
-// pickLabel is PickLabel at position (x, y) of the active panel.
+// pickLabel shows only the label under position (x, y) of the active
+// panel of the topmost visible label layer that has one there, or every
+// label again when that one is shown alone already or there is none.
 func (s *Session) pickLabel(x, y float64) {
 	s.mu.Lock()
 	if s.data == nil || s.shown == nil {
@@ -439,7 +430,7 @@ func (s *Session) pickLabel(x, y float64) {
 	s.unlockNotify(LayersChanged)
 }
 
-// pickLabelAtPointer is PickLabel where the pointer is over the picture.
+// pickLabelAtPointer is pickLabel where the pointer is over the picture.
 func (s *Session) pickLabelAtPointer() {
 	s.mu.Lock()
 	x, y, in := s.hover.at()

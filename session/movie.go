@@ -354,7 +354,6 @@ type ffmpegSink struct {
 	cmd       *exec.Cmd
 	in        io.WriteCloser
 	stderr    bytes.Buffer
-	row       []byte
 }
 
 func startFFmpeg(path string, fps float64, w, h int) (*ffmpegSink, error) {

@@ -69,13 +69,6 @@ func (s *Session) endScrubLocked() {
 	s.signalIdleLocked()
 }
 
-// Scrubbing reports whether a held key is repeating.
-func (s *Session) Scrubbing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.scrub.active
-}
-
 // repeatedLocked reports whether a typed key is the keyboard repeating the
 // key being scrubbed, to be ignored.
 func (s *Session) repeatedLocked(key string) bool {

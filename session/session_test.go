@@ -299,10 +299,10 @@ func TestOpenErrorIsAProblemAndKeepsTheData(t *testing.T) {
 // one keeps its zoom.
 func TestAFittedViewRefitsWhenTheViewportChanges(t *testing.T) {
 	h := newHarness(t, Options{})
-	f := h.open(small(), "/data/volume.tif")
+	h.open(small(), "/data/volume.tif")
 	want, _ := render.Fit(h.s.Meta(), render.XY, 400, 200)
 	h.s.Resize(400, 200)
-	f = h.waitFrame(func(f *Frame) bool { return f.View.Height == 200 })
+	f := h.waitFrame(func(f *Frame) bool { return f.View.Height == 200 })
 	if abs(f.View.Zoom-want) > 1e-9 {
 		t.Errorf("fitted view at zoom %g after the resize, want %g", f.View.Zoom, want)
 	}

@@ -34,7 +34,7 @@ func (v *Viewer) runExport(title, path string, start func(onEnd func(*session.Ex
 	row.cancel = widget.NewButton("Cancel", nil)
 	row.bar.TextFormatter = func() string { return "" }
 	row.box = container.NewHBox(row.label, container.NewGridWrap(fyne.NewSize(120, row.bar.MinSize().Height), row.bar), row.cancel)
-	e, err := start(func(e *session.Export) { uiDo(func() { v.exportEnded(row, title, e) }) })
+	e, err := start(func(e *session.Export) { v.do(func() { v.exportEnded(row, title, e) }) })
 	if err != nil {
 		v.showProblem(session.Problem{Subject: displayName(path), Err: err})
 		return
@@ -73,7 +73,7 @@ func (v *Viewer) exportEnded(row *exportRow, title string, e *session.Export) {
 	row.bar.Hide()
 	row.cancel.Hide()
 	row.label.SetText("wrote " + displayName(e.Path))
-	time.AfterFunc(exportShown, func() { uiDo(func() { v.exportsBox.Remove(row.box) }) })
+	time.AfterFunc(exportShown, func() { v.do(func() { v.exportsBox.Remove(row.box) }) })
 }
 
 // followExport moves the export's progress bar until it ends.
@@ -84,7 +84,7 @@ func (v *Viewer) followExport(e *session.Export, row *exportRow) {
 			return
 		case <-time.After(200 * time.Millisecond):
 			done, total := e.Progress()
-			uiDo(func() {
+			v.do(func() {
 				row.bar.SetValue(float64(done) / float64(max(total, 1)))
 				if total > 0 {
 					row.label.SetText(fmt.Sprintf("writing %s %d/%d", displayName(e.Path), done, total))

@@ -6,9 +6,7 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -35,6 +33,9 @@ type Options struct {
 	// OpenErr, when Run is given no source but paths, is why the first
 	// of them did not open: the window opens showing it.
 	OpenErr error
+	// Do runs a function on the UI goroutine (frames, updates, the ends
+	// of exports); nil is fyne.Do.
+	Do func(func())
 }
 
 // Layer is a file to lay over the image, and how.
@@ -73,8 +74,9 @@ type Viewer struct {
 	lastFolder string   // where the last save went
 	choosing   *chooser // the last file chooser shown
 	trace      *session.Tracer
-	laidOut    bool // the layout event is written
-	held       bool // the picture's size is not passed on yet: the panels are still being made
+	laidOut    bool         // the layout event is written
+	held       bool         // the picture's size is not passed on yet: the panels are still being made
+	do         func(func()) // runs a function on the UI goroutine (Options.Do)
 
 	shown *session.Frame // on screen
 }
@@ -125,11 +127,14 @@ func newViewer(a fyne.App, opts Options) *Viewer { return buildViewer(a, opts, f
 // buildViewer makes the viewer's window; with held, the picture's size
 // reaches the session only at release.
 func buildViewer(a fyne.App, opts Options, held bool) *Viewer {
-	v := &Viewer{app: a, sliders: map[byte]*axisSlider{}, trace: opts.Session.Trace, held: held}
+	v := &Viewer{app: a, sliders: map[byte]*axisSlider{}, trace: opts.Session.Trace, held: held, do: opts.Do}
+	if v.do == nil {
+		v.do = fyne.Do
+	}
 	so := opts.Session
 	so.Prefs = prefs.New(a.Preferences())
-	so.OnFrame = func() { uiDo(v.takeFrame) }
-	so.OnUpdate = func() { uiDo(v.takeUpdate) }
+	so.OnFrame = func() { v.do(v.takeFrame) }
+	so.OnUpdate = func() { v.do(v.takeUpdate) }
 	v.s = session.New(so)
 	v.win = a.NewWindow("vastview")
 	v.pv = newPlaneView(v)
@@ -455,15 +460,3 @@ func displayName(p string) string {
 	}
 	return p
 }
-
-// now is the session's clock.
-func (v *Viewer) now() time.Time { return v.s.Now() }
-
-// uiDo and uiDoAndWait run a function on the UI goroutine; tests replace
-// them, since the test driver runs functions on the calling goroutine.
-var (
-	uiDo        = fyne.Do
-	uiDoAndWait = fyne.DoAndWait
-)
-
-var _ = fmt.Sprint

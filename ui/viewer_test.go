@@ -30,6 +30,10 @@ import (
 // uiRan is signalled each time the test's UI goroutine has run a function.
 var uiRan = make(chan struct{}, 1)
 
+// uiDo and uiDoAndWait run a function on the test's UI goroutine (see
+// TestMain); the viewers of the tests are given uiDo as Options.Do.
+var uiDo, uiDoAndWait func(func())
+
 // TestMain runs the functions meant for the UI goroutine on one goroutine,
 // in order, as the real driver does (the test driver would run them on
 // whichever goroutine asks).
@@ -69,7 +73,7 @@ func newTestViewer(t *testing.T, open func(context.Context, string) (loader.Sour
 	a := test.NewTempApp(t)
 	var v *Viewer
 	uiDoAndWait(func() {
-		v = newViewer(a, Options{Session: session.Options{Open: open, DiskRoot: "-"}})
+		v = newViewer(a, Options{Session: session.Options{Open: open, DiskRoot: "-"}, Do: uiDo})
 		v.win.Resize(fyne.NewSize(600, 500))
 		v.open(stored{demo.NewSized(2, 9, 64, 96)}, "/data/volume.tif")
 		v.win.Show()

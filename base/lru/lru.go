@@ -130,13 +130,6 @@ func (c *Cache[K, V]) Len() int { return len(c.items) }
 // Used is the sum of the entries' sizes.
 func (c *Cache[K, V]) Used() int64 { return c.used }
 
-// Clear drops every entry.
-func (c *Cache[K, V]) Clear() {
-	clear(c.items)
-	c.root.prev, c.root.next = &c.root, &c.root
-	c.used = 0
-}
-
 func (c *Cache[K, V]) drop(e *entry[K, V]) {
 	c.unlink(e)
 	delete(c.items, e.key)

@@ -69,12 +69,6 @@ var sqTags = map[uint32]bool{
 	tagPlaneOrient: true, tagPixelMeasures: true, tagValueTransform: true, tagFrameVOI: true,
 }
 
-// usTags are the US elements read, whose byte order follows the syntax.
-var usTags = map[uint32]bool{
-	tagSamples: true, tagPlanar: true, tagRows: true, tagColumns: true,
-	tagBitsAllocated: true, tagBitsStored: true, tagPixelRep: true,
-}
-
 // Transfer syntaxes.
 const (
 	tsImplicitLE = "1.2.840.10008.1.2"
@@ -132,11 +126,9 @@ var errShort = errors.New("short")
 // parser reads elements from buf, which holds the stream from its start
 // (offset base in the stream).
 type parser struct {
-	buf      []byte
-	base     int64
-	implicit bool
-	order    binary.ByteOrder
-	eof      bool // buf holds the whole stream
+	buf  []byte
+	base int64
+	eof  bool // buf holds the whole stream
 }
 
 // longVR are the explicit VRs with a 4-byte length.

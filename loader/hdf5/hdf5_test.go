@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -130,5 +129,3 @@ func TestPlugins(t *testing.T) {
 	dir, fs := fixtures(t, "plugins", "hdf5plugin")
 	checkFixtures(t, dir, fs)
 }
-
-func asError(err error, target any) bool { return errors.As(err, target) }

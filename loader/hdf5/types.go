@@ -151,9 +151,6 @@ func (a Attr) Text() string {
 	return strings.Join(s, " ")
 }
 
-// maxAttrBytes bounds an attribute's value.
-const maxAttrBytes = 1 << 24
-
 // splitAttribute splits an attribute message into its name, its flags
 // (bits 0 and 1: the datatype, the dataspace shared), the encoded datatype
 // and dataspace, and the value.

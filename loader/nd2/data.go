@@ -64,7 +64,7 @@ func (img *image) seq(p, i int) int {
 func (img *image) frame(f *loader.File, n int) (ms float64, pix []byte, at int64, err error) {
 	off, ok := img.frames[n]
 	if !ok {
-		return 0, nil, 0, fmt.Errorf("the chunk map lists no ImageDataSeq|%d!", n)
+		return 0, nil, 0, fmt.Errorf("the chunk map lists no ImageDataSeq|%d", n)
 	}
 	name, data, err := chunkAt(f, off)
 	if err != nil {

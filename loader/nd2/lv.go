@@ -58,14 +58,6 @@ func (n *node) get(name string) *node {
 	return nil
 }
 
-// path follows get through names.
-func (n *node) path(names ...string) *node {
-	for _, s := range names {
-		n = n.get(s)
-	}
-	return n
-}
-
 // number returns n's numeric value; ok is false when n is nil or not a
 // number.
 func (n *node) number() (v float64, ok bool) {

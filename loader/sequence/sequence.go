@@ -96,14 +96,14 @@ type Source struct {
 // Open lists the frames of a folder or glob pattern and reads the first
 // frame's header. Errors do not repeat the path.
 func Open(ctx context.Context, path string) (*Source, error) {
-	var paths, names []string
+	var names []string
 	var err error
 	dir := path
 	if loader.IsPattern(path) {
-		paths, names, err = listPattern(path)
+		_, names, err = listPattern(path)
 		dir = patternBase(path)
 	} else {
-		paths, names, err = listFolder(path)
+		_, names, err = listFolder(path)
 	}
 	if err != nil {
 		return nil, loader.StripPath(err)

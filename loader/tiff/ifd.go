@@ -44,6 +44,8 @@ type file struct {
 	b   []byte // the whole file
 	bo  binary.ByteOrder
 	big bool // BigTIFF: 8-byte offsets and counts
+
+	bands banding // how strip pages are cut into chunks
 }
 
 // entry is one IFD entry: its values lie at pos (inline or pointed to).
@@ -100,13 +102,6 @@ func (f *file) size() int64 { return int64(len(f.b)) }
 // has reports whether the n bytes at off lie inside the file.
 func (f *file) has(off, n int64) bool {
 	return off >= 0 && n >= 0 && off <= f.size() && n <= f.size()-off
-}
-
-func (f *file) entrySize() int64 {
-	if f.big {
-		return 20
-	}
-	return 12
 }
 
 // minIFDSize is the size of an IFD with one entry.

@@ -42,8 +42,8 @@ const maxLabel = 256
 // maxIJBlocks bounds the blocks of IJMetadata walked through (ImageJ
 // writes a label block per image): a tag claiming more keeps what the
 // first ones say, so that a crafted file cannot make the open take time
-// in proportion to its size. A variable for tests.
-var maxIJBlocks uint64 = 1 << 24
+// in proportion to its size.
+const maxIJBlocks = 1 << 24
 
 // ijMetadata is the part of an IJMetadata tag the reader uses, for the
 // first n images and channels only.
@@ -72,7 +72,10 @@ func (f *file) ijBlocks(p *page) []byte {
 // wrong size, a bad header) is left out with whatever follows it. Every
 // size comes from the counts tag and is checked against the bytes of the
 // metadata tag before it is used; what is kept is bounded by n.
-func (f *file) ijMeta(p *page, n int) ijMetadata {
+func (f *file) ijMeta(p *page, n int) ijMetadata { return f.ijMetaUpTo(p, n, maxIJBlocks) }
+
+// ijMetaUpTo is ijMeta walking through maxBlocks blocks at the most.
+func (f *file) ijMetaUpTo(p *page, n int, maxBlocks uint64) ijMetadata {
 	md := ijMetadata{n: n}
 	data := f.ijBlocks(p)
 	if data == nil {
@@ -97,7 +100,7 @@ func (f *file) ijMeta(p *page, n int) ijMetadata {
 		typ := f.bo.Uint32(data[4+8*i:])
 		cnt := uint64(f.bo.Uint32(data[8+8*i:]))
 		for k := uint64(0); k < cnt; k++ {
-			if block >= counts.count || block > maxIJBlocks {
+			if block >= counts.count || block > maxBlocks {
 				return md
 			}
 			size := f.uintAt(counts, block)

@@ -377,7 +377,7 @@ func TestImageJDisplaySeeds(t *testing.T) {
 	})
 }
 
-// TestIJMetadataBlockLimit stops at maxIJBlocks blocks, keeping what the
+// TestIJMetadataBlockLimit stops at the limit of blocks, keeping what the
 // first ones say.
 func TestIJMetadataBlockLimit(t *testing.T) {
 	bo := binary.LittleEndian
@@ -386,10 +386,8 @@ func TestIJMetadataBlockLimit(t *testing.T) {
 		ijBlock{"rang", [][]byte{doubles(bo, 1, 2, 3, 4)}},
 		ijBlock{"luts", [][]byte{rampBytes(0, 255, 0), rampBytes(255, 0, 0)}},
 	)
-	defer func(n uint64) { maxIJBlocks = n }(maxIJBlocks)
-	maxIJBlocks = 3
 	f, p := ijPage(bo, data, counts)
-	md := f.ijMeta(p, 2)
+	md := f.ijMetaUpTo(p, 2, 3)
 	if len(md.labels) != 2 || len(md.ranges) != 4 || len(md.luts) != 0 {
 		t.Errorf("labels %q ranges %v, %d tables: want 2 labels, 4 range values, no table", md.labels, md.ranges, len(md.luts))
 	}

@@ -134,7 +134,7 @@ func FuzzParseProbe(f *testing.F) {
 		if err := ix.check(); err != nil {
 			t.Fatalf("parsed an invalid index: %v", err)
 		}
-		s, err := newSource("/fuzz/video.mp4", "ffmpeg", ix)
+		s, err := newSource("/fuzz/video.mp4", "ffmpeg", ix, options{})
 		if err != nil {
 			return // e.g. a frame too large for one chunk: refused, no panic
 		}

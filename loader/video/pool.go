@@ -91,7 +91,7 @@ func (s *Source) acquire(ctx context.Context, t int, dst []byte) (c *cursor, fro
 	return c, from, err
 }
 
-// arrive calls the arrived test hook, if set, for a read of frame t.
+// arrive calls options.arrived, if set, for a read of frame t.
 func (s *Source) arrive(t int) {
 	if s.arrived != nil {
 		s.arrived(t)

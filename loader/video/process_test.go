@@ -15,15 +15,19 @@ import (
 // to reach: 320x240, one keyframe every 250 frames, B-frames. Its clock
 // stands still, so that the cost model keeps its default (read on from a
 // decoder up to 48 frames before the keyframe) however loaded the
-// machine is.
-func longGOP(t *testing.T) *Source {
+// machine is. opts are the source's other options.
+func longGOP(t *testing.T, opts options) *Source {
 	t.Helper()
 	useCache(t)
 	p := ffmpegMake(t, t.TempDir(), "gop.mp4", append(pattern("320x240", 30),
 		"-frames:v", "300", "-c:v", "libx264", "-preset", "veryfast", "-g", "250", "-bf", "3")...)
-	s := openVideo(t, p)
 	still := time.Now()
-	s.now = func() time.Time { return still }
+	opts.now = func() time.Time { return still }
+	s, err := openWith(context.Background(), p, opts)
+	if err != nil {
+		t.Fatalf("open %s: %v", p, err)
+	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -31,7 +35,7 @@ func longGOP(t *testing.T) *Source {
 // interleaved forward walks keep one each, and that a backward walk does
 // not start one per frame; every frame equal to ffmpeg's.
 func TestWalks(t *testing.T) {
-	s := longGOP(t)
+	s := longGOP(t, options{})
 	ref := reference(t, s)
 	n := len(ref)
 	check := func(f int) {
@@ -72,7 +76,7 @@ func TestWalks(t *testing.T) {
 // one's log.
 func TestConcurrentReads(t *testing.T) {
 	readers := logReaders.Load()
-	s := longGOP(t)
+	s := longGOP(t, options{})
 	ref := reference(t, s)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
@@ -125,7 +129,12 @@ func TestConcurrentReads(t *testing.T) {
 // context's error without reading on, kills its ffmpeg, and the source
 // still reads correctly afterwards.
 func TestCancel(t *testing.T) {
-	s := longGOP(t)
+	var passing func(f int) // set while the read to be cancelled runs
+	s := longGOP(t, options{passing: func(f int) {
+		if passing != nil {
+			passing(f)
+		}
+	}})
 	dst := make([]byte, s.frameBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -137,7 +146,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	reached, resume := make(chan struct{}), make(chan struct{})
 	var after []int // frames passed after the cancellation
-	s.passing = func(f int) {
+	passing = func(f int) {
 		switch {
 		case f == 100:
 			close(reached)
@@ -154,7 +163,7 @@ func TestCancel(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled read: %v", err)
 	}
-	s.passing = nil
+	passing = nil
 	if len(after) > 1 {
 		t.Fatalf("the cancelled read went on through frames %v", after)
 	}
@@ -172,11 +181,15 @@ func TestCancel(t *testing.T) {
 // waits for one), as a prefetching viewer does: they take turns on the
 // running ffmpeg rather than start one each.
 func TestPrefetch(t *testing.T) {
-	s := longGOP(t)
+	var arrived chan int // set once the reads to follow start
+	s := longGOP(t, options{arrived: func(f int) {
+		if arrived != nil {
+			arrived <- f
+		}
+	}})
 	ref := reference(t, s)
 	readFrame(t, s, 0)
-	arrived := make(chan int, 1)
-	s.arrived = func(f int) { arrived <- f }
+	arrived = make(chan int, 1)
 	starts := decoderStarts.Load()
 	rounds := 0
 	for base := 1; base+5 <= len(ref); base += 5 {

@@ -52,21 +52,30 @@ type Source struct {
 	life      context.Context // ends when the source is closed
 	endLife   context.CancelFunc
 
+	options
+}
+
+// options are what a Source is made with besides its file; the zero value
+// gives the wall clock and no calls.
+type options struct {
 	// now is the clock that times reads for the cost model and idle
-	// decoders; tests stop it, so that the cost model keeps its default
-	// whatever the machine's load.
+	// decoders (nil: time.Now); a clock that stands still keeps the cost
+	// model at its default whatever the machine's load.
 	now func() time.Time
-	// Test hooks, nil otherwise: arrived(t) once a read of frame t has a
-	// decoder, waits for one or was served from the frame cache;
-	// passing(f) before a read passes frame f on its way.
+	// arrived(t), if set, is called once a read of frame t has a decoder,
+	// waits for one or was served from the frame cache; passing(f) before
+	// a read passes frame f on its way.
 	arrived, passing func(frame int)
 }
 
-func newSource(path, ffmpeg string, ix *index) (*Source, error) {
+func newSource(path, ffmpeg string, ix *index, opts options) (*Source, error) {
 	l := layoutOf(ix)
+	if opts.now == nil {
+		opts.now = time.Now
+	}
 	s := &Source{path: path, ffmpeg: ffmpeg, ix: ix, layout: l, live: map[*cursor]bool{}, last: -1, maxIdle: maxIdle,
 		waiting: map[int]int{}, changed: make(chan struct{}), badKey: map[int]bool{}, verified: map[int]int{},
-		verifying: make(chan struct{}, 1), now: time.Now}
+		verifying: make(chan struct{}, 1), options: opts}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.meta = metaOf(ix, l)
 	if err := s.meta.Validate(); err != nil {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync/atomic"
 	"time"
 )
 
@@ -30,9 +29,6 @@ import (
 // covers: a decoder decodes ahead of what it outputs (frame threads,
 // reordering), so that a problem shows in frames at most this far on.
 const verifyReach = 48
-
-// verifyRuns counts the ffmpeg runs that compare keyframes, for tests.
-var verifyRuns atomic.Int64
 
 // errRestart tells a read to start again with another decoder: the one it
 // used started at a keyframe seeks to which turned out not to give the
@@ -144,7 +140,6 @@ func (s *Source) sameFrames(ctx context.Context, k, ref, upTo int) (bool, error)
 // first frames) and returns the size and checksum of each decoded frame
 // from first to last, as ffmpeg's framecrc muxer gives them.
 func (s *Source) frameSums(ctx context.Context, k, first, last int) ([]string, error) {
-	verifyRuns.Add(1)
 	cmd := exec.CommandContext(ctx, s.ffmpeg, s.sumArgs(k, first, last)...)
 	var stderr tailBuffer
 	cmd.Stderr = &stderr

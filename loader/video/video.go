@@ -77,6 +77,11 @@ func Open(ctx context.Context, path string) (loader.Source, error) {
 
 // OpenVideo is Open with the concrete type, which also tells frame times.
 func OpenVideo(ctx context.Context, path string) (*Source, error) {
+	return openWith(ctx, path, options{})
+}
+
+// openWith is OpenVideo with the Source's options.
+func openWith(ctx context.Context, path string, opts options) (*Source, error) {
 	ffprobe, err := tool("ffprobe")
 	if err != nil {
 		return nil, err
@@ -97,7 +102,7 @@ func OpenVideo(ctx context.Context, path string) (*Source, error) {
 		}
 		storeIndex(id, ix)
 	}
-	return newSource(path, ffmpeg, ix)
+	return newSource(path, ffmpeg, ix, opts)
 }
 
 // tool finds a program on PATH, or says which package brings it.
@@ -148,10 +153,6 @@ func (s *Source) Frames() int { return s.ix.frames() }
 // it (best_effort_timestamp_time); t must be in 0..Frames()-1. It is safe
 // for concurrent use.
 func (s *Source) Time(t int) float64 { return s.ix.seconds(s.ix.pts[t]) }
-
-// KeyFrame reports whether frame t (in 0..Frames()-1) is a keyframe. It
-// is safe for concurrent use.
-func (s *Source) KeyFrame(t int) bool { return s.ix.key[t] }
 
 // Meta describes the movie. It is safe for concurrent use.
 func (s *Source) Meta() *loader.Meta { return s.meta }

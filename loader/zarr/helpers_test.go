@@ -135,12 +135,6 @@ func (m *memStore) put(key string, b []byte) {
 	m.files[key] = b
 }
 
-func (m *memStore) remove(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.files, key)
-}
-
 func (m *memStore) Get(ctx context.Context, key string) ([]byte, error) {
 	m.gets.Add(1)
 	if err := ctx.Err(); err != nil {

@@ -127,10 +127,7 @@ func encode(t testing.TB, codecs []map[string]any, data []byte, shape []int, es 
 		conf, _ := c["configuration"].(map[string]any)
 		switch c["name"] {
 		case "transpose":
-			var perm []int
-			for _, v := range conf["order"].([]int) {
-				perm = append(perm, v)
-			}
+			perm := append([]int(nil), conf["order"].([]int)...)
 			data, shape = transposeEncode(data, shape, perm, es)
 		case "bytes":
 			if conf != nil && conf["endian"] == "big" {

@@ -28,8 +28,8 @@ type Opener func(ctx context.Context) (loader.Source, error)
 
 // ConformanceFile runs Conformance over the file (folder, pattern) at path,
 // which may end in a series selector ("#2"), as the registered format
-// called format reads it: the registry must give the path to that format,
-// and the format open it.
+// called format reads it: the format must claim the path (Format.Claims)
+// and open it.
 func ConformanceFile(t *testing.T, format, path string) {
 	t.Helper()
 	var f *loader.Format
@@ -43,8 +43,9 @@ func ConformanceFile(t *testing.T, format, path string) {
 		t.Fatalf("no registered format %q", format)
 	}
 	path, sel := loader.SplitSelector(path)
-	if d, err := loader.Detect(path); err != nil || d.Name != format {
-		t.Fatalf("the registry does not give %s to format %q: %v %v", path, format, d.Name, err)
+	head := Head(t, path)
+	if !f.Claims(path, head) {
+		t.Fatalf("format %q does not claim %s", format, path)
 	}
 	Conformance(t, format, func(ctx context.Context) (loader.Source, error) {
 		src, err := f.Open(ctx, path)

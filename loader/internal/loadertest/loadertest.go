@@ -199,8 +199,8 @@ func readSome(ctx context.Context, src loader.Source, m *loader.Meta) error {
 }
 
 // Head returns the first bytes of the file at path, as loader.Open hands
-// them to a format's Match (up to 4 KiB), or nil for a folder, a glob
-// pattern or a URL.
+// them to the formats' claims (up to loader.HeadSize), or nil for a
+// folder, a glob pattern or a URL.
 func Head(t testing.TB, path string) []byte {
 	t.Helper()
 	if loader.IsPattern(path) || loader.IsURL(path) {
@@ -218,7 +218,7 @@ func Head(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	head := make([]byte, 4096)
+	head := make([]byte, loader.HeadSize)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF {
 		t.Fatal(err)
