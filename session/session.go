@@ -48,8 +48,14 @@
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
 //
-// Locks are taken in one order: the session's (mu) first, then a part's;
-// no part calls back into the session while holding its own.
+// Still the session's own, under its lock: the data shown, the view and
+// whether it is fitted, the frame shown, the modifier keys, the status
+// line and the scale bar and time stamp switches.
+//
+// Locks are taken in one order: the session's (mu) first, then a part's
+// (notifier, opener, exportSet: the only parts with a lock); no part
+// calls back into the session while holding its own, and the parts under
+// the session's lock take none.
 package session
 
 import (
