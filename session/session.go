@@ -53,9 +53,9 @@
 // line and the scale bar and time stamp switches.
 //
 // Locks are taken in one order: the session's (mu) first, then a part's
-// (notifier, opener, exportSet: the only parts with a lock); no part
-// calls back into the session while holding its own, and the parts under
-// the session's lock take none.
+// (the drawer's, notifier's, opener's, exportSet's, a projection
+// source's); no part calls back into the session while holding its own,
+// and the parts kept under the session's lock have none.
 package session
 
 import (
