@@ -194,8 +194,8 @@ func thin(v []float64) []float64 {
 }
 
 // quantiles returns the auto-contrast window: the values at ranks
-// floor(0.001*(n-1)) and ceil(0.999*(n-1)) of the n samples counted, as
-// AutoRange takes them; a range of width 1 when it would be empty.
+// floor(0.001*(n-1)) and ceil(0.999*(n-1)) of the n samples counted; a
+// range of width 1 when it would be empty.
 func (h *histogram) quantiles() (lo, hi float64) {
 	if h.counts == nil {
 		return quantiles(h.vals)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 
 // TestAutoContrastUsesCoarsestLevel: AutoContrast first asks for the
 // coarsest level and says so; once it is in memory the window is the 0.1
-// and 99.9 percentiles of that whole level, as AutoRange finds them.
+// and 99.9 percentiles of that whole level, as percentiles finds them.
 func TestAutoContrastUsesCoarsestLevel(t *testing.T) {
 	shape := []int{12, 300, 280}
 	for _, dt := range []loader.DType{loader.Uint16, loader.Int16, loader.Float32} {
@@ -42,7 +43,7 @@ func TestAutoContrastUsesCoarsestLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wlo, whi := AutoRange(all, dt)
+		wlo, whi := percentiles(all, dt)
 		if lo != wlo || hi != whi {
 			t.Errorf("%s: AutoContrast = %g, %g; the coarsest level's percentiles are %g, %g", dt, lo, hi, wlo, whi)
 		}
@@ -68,7 +69,7 @@ func TestAutoContrastBoundsLongMovies(t *testing.T) {
 }
 
 // TestViewRangeIsWhatIsShown: with the whole plane on screen at one
-// sample per pixel, ViewRange is AutoRange of the plane.
+// sample per pixel, ViewRange is percentiles of the plane.
 func TestViewRangeIsWhatIsShown(t *testing.T) {
 	shape := []int{3, 50, 70}
 	data := makeArray(shape, loader.Int16, func(p []int) float64 { return hashByte(p)*37 - 4000 + float64(p[0]*1000) })
@@ -82,7 +83,7 @@ func TestViewRangeIsWhatIsShown(t *testing.T) {
 	f.load(t, &memSource{meta: m, arrays: [][]byte{data}}, 0)
 	lo, hi, ok := r.ViewRange(v, f)
 	plane := data[1*50*70*2 : 2*50*70*2]
-	wlo, whi := AutoRange(plane, loader.Int16)
+	wlo, whi := percentiles(plane, loader.Int16)
 	if !ok || lo != wlo || hi != whi {
 		t.Errorf("ViewRange = %g, %g, %v; the plane's percentiles are %g, %g", lo, hi, ok, wlo, whi)
 	}
@@ -131,8 +132,33 @@ func TestAutoContrastIgnoresChunkPadding(t *testing.T) {
 	f := newFake(m)
 	f.load(t, &memSource{meta: m, arrays: [][]byte{data}}, 0)
 	lo, hi, ok := AutoContrast(f)
-	wlo, whi := AutoRange(data, loader.Uint16)
+	wlo, whi := percentiles(data, loader.Uint16)
 	if !ok || lo != wlo || hi != whi {
 		t.Errorf("AutoContrast = %g, %g, %v; want %g, %g", lo, hi, ok, wlo, whi)
 	}
+}
+
+// percentiles returns the 0.1 and 99.9 percentiles of the finite samples
+// in buf, at the ranks auto-contrast takes them (see histogram.quantiles),
+// sorting them all: the reference the contrast windows are checked
+// against. For an empty or constant buffer it returns a range of width 1.
+func percentiles(buf []byte, dt loader.DType) (lo, hi float64) {
+	n := len(buf) / dt.Size()
+	vals := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		v := Sample(buf, dt, i)
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return 0, 1
+	}
+	slices.Sort(vals)
+	lo = vals[int(0.001*float64(len(vals)-1))]
+	hi = vals[int(math.Ceil(0.999*float64(len(vals)-1)))]
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi
 }

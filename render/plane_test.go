@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/binary"
-	"math"
 	"testing"
 
 	"vastview/loader"
@@ -25,22 +24,6 @@ func TestPlaneWindowMapsLinearly(t *testing.T) {
 	inv, _ := ColormapNamed("gray-inverted")
 	if got := Plane(buf, loader.Uint16, 3, 2, 100, 200, inv).Pix[0]; got != 255 {
 		t.Errorf("inverted low value: %d, want 255", got)
-	}
-}
-
-func TestAutoRangePercentiles(t *testing.T) {
-	n := 10000
-	buf := make([]byte, 4*n)
-	for i := 0; i < n; i++ {
-		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(i)))
-	}
-	binary.LittleEndian.PutUint32(buf[0:], math.Float32bits(float32(math.NaN())))
-	lo, hi := AutoRange(buf, loader.Float32)
-	if lo < 5 || lo > 15 || hi < 9985 || hi > 9995 {
-		t.Errorf("AutoRange = %g, %g; want about 10, 9990", lo, hi)
-	}
-	if lo, hi := AutoRange(make([]byte, 8), loader.Uint8); lo != 0 || hi != 1 {
-		t.Errorf("constant: %g %g", lo, hi)
 	}
 }
 

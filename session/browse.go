@@ -22,8 +22,12 @@ type Entry struct {
 	Err error
 }
 
-// browseState is the browsing list: the files opened together, or the
-// files of the folder of the one opened, and the one shown.
+// browseState is the browsing list part: the files opened together, or
+// the files of the folder of the one opened, the one shown, and the data
+// opened ahead of need. Its state is the session's, under the session's
+// lock; it is handed the name of the data shown (its place in the list)
+// and holds the data opened ahead until the session takes or releases
+// them.
 type browseState struct {
 	list  []Entry
 	pos   int              // the entry shown, -1 for none
@@ -36,6 +40,129 @@ type browseState struct {
 	// note says, for the status bar, why the entry selected cannot be
 	// shown, or which entries the last move skipped and why.
 	note string
+}
+
+// set makes list the browsing list, entry pos the one shown (-1: none),
+// picked the entry selected that cannot be shown ("" for none), note what
+// the status bar says; it returns the list's new generation.
+func (b *browseState) set(list []Entry, pos int, picked, note string) uint64 {
+	b.gen++
+	b.list, b.pos, b.picked, b.note = list, pos, picked, note
+	return b.gen
+}
+
+// listed makes list, listed in the background for generation gen, the
+// browsing list, shown the name of the data shown ("" for none), keeping
+// why entries of the list before failed; false when the list changed
+// meanwhile.
+func (b *browseState) listed(gen uint64, list []Entry, shown string) bool {
+	if b.gen != gen {
+		return false
+	}
+	keepFailures(list, b.list)
+	b.list, b.pos = list, b.indexOf(list, shown)
+	return true
+}
+
+// indexOf is the place of the entry named shown in list (-1: none).
+func (b *browseState) indexOf(list []Entry, shown string) int {
+	if shown == "" {
+		return -1
+	}
+	return slices.IndexFunc(list, func(e Entry) bool { return e.Path == shown })
+}
+
+// fail marks the entries match picks as failing to open with err.
+func (b *browseState) fail(match func(Entry) bool, err error) {
+	for i := range b.list {
+		if match(b.list[i]) {
+			b.list[i].Err = err
+		}
+	}
+}
+
+// place is the place in the list of the entry selected: the picked one,
+// else the one shown (-1 for none).
+func (b *browseState) place() int {
+	if p := b.picked; p != "" {
+		if i := slices.IndexFunc(b.list, func(e Entry) bool { return e.Path == p }); i >= 0 {
+			return i
+		}
+	}
+	return b.pos
+}
+
+// neighbours returns the entries next to the one shown that may open: the
+// next and the previous not known to fail.
+func (b *browseState) neighbours() []int {
+	var out []int
+	list, pos := b.list, b.pos
+	if pos < 0 {
+		return nil
+	}
+	for _, dir := range []int{1, -1} {
+		for i := pos + dir; i >= 0 && i < len(list); i += dir {
+			if list[i].Err == nil {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// isNeighbour reports whether path is next to the entry shown.
+func (b *browseState) isNeighbour(path string) bool {
+	for _, i := range b.neighbours() {
+		if b.list[i].Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// holdAhead keeps d, the data of path opened ahead of need.
+func (b *browseState) holdAhead(path string, d *Data) {
+	if b.ahead == nil {
+		b.ahead = map[string]*Data{}
+	}
+	b.ahead[path] = d
+}
+
+// takeAhead hands over the data of path opened ahead, if any.
+func (b *browseState) takeAhead(path string) (*Data, bool) {
+	d, ok := b.ahead[path]
+	delete(b.ahead, path)
+	return d, ok
+}
+
+// keepAhead keeps the data opened ahead of the paths in want, returning
+// the others' to release, and the paths of want not opened ahead yet.
+func (b *browseState) keepAhead(want []string) (todo []string, drop []*Data) {
+	keep := map[string]bool{}
+	for _, p := range want {
+		keep[p] = true
+		if _, ok := b.ahead[p]; !ok {
+			todo = append(todo, p)
+		}
+	}
+	for p, d := range b.ahead {
+		if !keep[p] {
+			drop = append(drop, d)
+			delete(b.ahead, p)
+		}
+	}
+	return todo, drop
+}
+
+// dropAhead hands over all the data opened ahead, to release.
+func (b *browseState) dropAhead() []*Data {
+	var out []*Data
+	for _, d := range b.ahead {
+		out = append(out, d)
+	}
+	b.ahead = nil
+	return out
 }
 
 // Open opens path (a file, folder, glob or URL) off the calling goroutine
@@ -120,9 +247,7 @@ func (s *Session) OpenFailed(paths []string, err error) {
 		s.mu.Unlock()
 		return
 	}
-	s.browse.gen++
-	s.browse.list, s.browse.pos = []Entry{{Path: first, Err: err}}, -1
-	s.browse.picked, s.browse.note = first, displayName(first)+" cannot be shown: "+err.Error()
+	s.browse.set([]Entry{{Path: first, Err: err}}, -1, first, displayName(first)+" cannot be shown: "+err.Error())
 	s.mu.Unlock()
 	s.problem(displayName(first), err)
 	s.changed(ListChanged | StatusChanged)
@@ -147,11 +272,11 @@ func (s *Session) listInBackground(first []Entry, list func() ([]Entry, bool)) {
 		s.mu.Unlock()
 		return
 	}
-	s.browse.gen++
-	gen := s.browse.gen
+	list0, pos := s.browse.list, s.browse.pos
 	if first != nil {
-		s.browse.list, s.browse.pos = first, 0
+		list0, pos = first, 0
 	}
+	gen := s.browse.set(list0, pos, s.browse.picked, s.browse.note)
 	s.wg.Add(1)
 	s.mu.Unlock()
 	go func() {
@@ -161,12 +286,7 @@ func (s *Session) listInBackground(first []Entry, list func() ([]Entry, bool)) {
 			return
 		}
 		s.mu.Lock()
-		if s.browse.gen == gen && !s.closed {
-			keepFailures(l, s.browse.list)
-			s.browse.list, s.browse.pos = l, -1
-			if s.data != nil {
-				s.browse.pos = slices.IndexFunc(l, func(e Entry) bool { return e.Path == s.data.Name })
-			}
+		if !s.closed && s.browse.listed(gen, l, s.shownNameLocked()) {
 			s.startThumbsLocked()
 		}
 		s.mu.Unlock()
@@ -245,9 +365,7 @@ func (s *Session) openInList(ctx context.Context, current func() bool, list []En
 // on the way ("" for none).
 func (s *Session) showInList(list []Entry, i int, d *Data, keep bool, note string) {
 	s.mu.Lock()
-	s.browse.gen++
-	s.browse.list, s.browse.pos = list, i
-	s.browse.picked, s.browse.note = "", note
+	s.browse.set(list, i, "", note)
 	s.startThumbsLocked()
 	s.mu.Unlock()
 	s.traceNote(note)
@@ -265,13 +383,7 @@ func (s *Session) pickInList(list []Entry, i int) {
 		s.mu.Unlock()
 		return
 	}
-	s.browse.gen++
-	s.browse.list = list
-	s.browse.pos = -1
-	if s.data != nil {
-		s.browse.pos = slices.IndexFunc(list, func(e Entry) bool { return e.Path == s.data.Name })
-	}
-	s.browse.picked, s.browse.note = list[i].Path, note
+	s.browse.set(list, s.browse.indexOf(list, s.shownNameLocked()), list[i].Path, note)
 	s.startThumbsLocked()
 	s.traceNote(note) // before the list says so: a host reading it finds the trace written
 	s.mu.Unlock()
@@ -288,11 +400,7 @@ func (s *Session) noteFailures(problems, skipped []Problem) {
 	}
 	s.mu.Lock()
 	for _, p := range problems {
-		for i := range s.browse.list {
-			if displayName(s.browse.list[i].Path) == p.Subject && s.browse.list[i].Err == nil {
-				s.browse.list[i].Err = p.Err
-			}
-		}
+		s.browse.fail(func(e Entry) bool { return displayName(e.Path) == p.Subject && e.Err == nil }, p.Err)
 	}
 	if note != "" {
 		s.browse.note = note
@@ -332,13 +440,14 @@ func (s *Session) Note() string {
 
 // placeLocked is the place in the list of the entry selected: the picked
 // one, else the one shown (-1 for none).
-func (s *Session) placeLocked() int {
-	if p := s.browse.picked; p != "" {
-		if i := slices.IndexFunc(s.browse.list, func(e Entry) bool { return e.Path == p }); i >= 0 {
-			return i
-		}
+func (s *Session) placeLocked() int { return s.browse.place() }
+
+// shownNameLocked is the name of the data shown, "" for none.
+func (s *Session) shownNameLocked() string {
+	if s.data == nil {
+		return ""
 	}
-	return s.browse.pos
+	return s.data.Name
 }
 
 // Series lists the images of the file shown when it holds several (nil
@@ -399,8 +508,7 @@ func (s *Session) NextSeries(dir int) {
 // dataFor returns the data of path: the one opened ahead, or newly opened.
 func (s *Session) dataFor(ctx context.Context, path string) (*Data, error) {
 	s.mu.Lock()
-	if d, ok := s.browse.ahead[path]; ok {
-		delete(s.browse.ahead, path)
+	if d, ok := s.browse.takeAhead(path); ok {
 		s.mu.Unlock()
 		return d, nil
 	}
@@ -483,33 +591,7 @@ func sameGeometry(a, b *loader.Meta) bool {
 
 // isNeighbourLocked reports whether path is next to the file shown in the
 // browsing list.
-func (s *Session) isNeighbourLocked(path string) bool {
-	for _, i := range s.neighboursLocked() {
-		if s.browse.list[i].Path == path {
-			return true
-		}
-	}
-	return false
-}
-
-// neighboursLocked returns the entries next to the one shown that may
-// open: the next and the previous not known to fail.
-func (s *Session) neighboursLocked() []int {
-	var out []int
-	list, pos := s.browse.list, s.browse.pos
-	if pos < 0 {
-		return nil
-	}
-	for _, dir := range []int{1, -1} {
-		for i := pos + dir; i >= 0 && i < len(list); i += dir {
-			if list[i].Err == nil {
-				out = append(out, i)
-				break
-			}
-		}
-	}
-	return out
-}
+func (s *Session) isNeighbourLocked(path string) bool { return s.browse.isNeighbour(path) }
 
 // aheadCacheBytes is the chunk cache of data opened ahead (see
 // levels.Part).
@@ -525,25 +607,11 @@ func (s *Session) prefetchNeighbours() {
 		s.mu.Unlock()
 		return
 	}
-	want := map[string]bool{}
-	var todo []string
-	for _, i := range s.neighboursLocked() {
-		p := s.browse.list[i].Path
-		want[p] = true
-		if _, ok := s.browse.ahead[p]; !ok {
-			todo = append(todo, p)
-		}
+	var want []string
+	for _, i := range s.browse.neighbours() {
+		want = append(want, s.browse.list[i].Path)
 	}
-	var drop []*Data
-	for p, d := range s.browse.ahead {
-		if !want[p] {
-			drop = append(drop, d)
-			delete(s.browse.ahead, p)
-		}
-	}
-	if s.browse.ahead == nil {
-		s.browse.ahead = map[string]*Data{}
-	}
+	todo, drop := s.browse.keepAhead(want)
 	view, cur, keep, gen := s.drawnViewLocked(), s.data, s.browse.keep, s.browse.gen
 	s.wg.Add(len(todo))
 	s.mu.Unlock()
@@ -577,12 +645,12 @@ func (s *Session) openAhead(path string, view render.View, cur *Data, keep bool,
 		return
 	}
 	s.mu.Lock()
-	if s.closed || s.browse.gen != gen || !s.isNeighbourLocked(path) || s.browse.ahead[path] != nil {
+	if s.closed || s.browse.gen != gen || !s.browse.isNeighbour(path) || s.browse.ahead[path] != nil {
 		s.mu.Unlock()
 		d.Release()
 		return
 	}
-	s.browse.ahead[path] = d
+	s.browse.holdAhead(path, d)
 	s.mu.Unlock()
 	m := d.Pyr.Meta()
 	if !(keep && sameGeometry(cur.Pyr.Meta(), m)) {
@@ -609,11 +677,7 @@ func (s *Session) markFailed(path string, err error, gen uint64) bool {
 	s.mu.Lock()
 	marked := s.browse.gen == gen && !s.closed
 	if marked {
-		for i := range s.browse.list {
-			if s.browse.list[i].Path == path {
-				s.browse.list[i].Err = err
-			}
-		}
+		s.browse.fail(func(e Entry) bool { return e.Path == path }, err)
 	}
 	s.mu.Unlock()
 	s.changed(ListChanged)

@@ -376,7 +376,7 @@ func TestThumbnailsAreMadeAndKept(t *testing.T) {
 		t.Errorf("%d thumbnails kept, want 4", len(kept))
 	}
 	h2 := newHarness(t, Options{DiskRoot: root})
-	if got, _ := h2.s.thumbFor(t.Context(), good[1]); got == nil || got.Rect != img.Rect {
+	if got, _ := h2.s.thumbs.make(t.Context(), good[1]); got == nil || got.Rect != img.Rect {
 		t.Errorf("the kept thumbnail reads back as %v", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"vastview/loader"
+	"vastview/prefs"
 	"vastview/render"
 )
 
@@ -167,10 +168,149 @@ func DefaultChannels(m *loader.Meta) ([]render.Channel, []bool, ChannelMode) {
 	return chans, visible, mode
 }
 
+// channelSet is the channels part: how each channel of the data shown is
+// shown and in which mode. Its state is the session's, under the
+// session's lock; it is handed the view, whose channel, window and
+// colormap are the current channel's.
+type channelSet struct {
+	list []channelState
+	mode ChannelMode
+}
+
+// reset shows the channels of m as they are first shown.
+func (cs *channelSet) reset(m *loader.Meta) { cs.list, cs.mode = initialChannels(m) }
+
+// multi reports whether there are several channels and not the samples
+// of colour pixels (rgb): the channel modes apply.
+func (cs *channelSet) multi(rgb bool) bool { return len(cs.list) > 1 && !rgb }
+
+// index is the channel state channel c uses.
+func (cs *channelSet) index(c int) int {
+	if len(cs.list) <= 1 {
+		return 0
+	}
+	return clampInt(c, 0, len(cs.list)-1)
+}
+
+// load shows v's channel as its state says.
+func (cs *channelSet) load(v *render.View) {
+	if len(cs.list) == 0 {
+		return
+	}
+	st := cs.list[cs.index(v.C)]
+	v.Lo, v.Hi, v.Colormap = st.lo, st.hi, st.colormap
+}
+
+// keep stores v's window and colormap as its channel's.
+func (cs *channelSet) keep(v render.View) {
+	if len(cs.list) == 0 {
+		return
+	}
+	st := &cs.list[cs.index(v.C)]
+	st.auto = v.Lo == v.Hi || st.auto && st.lo == v.Lo && st.hi == v.Hi
+	st.lo, st.hi, st.colormap = v.Lo, v.Hi, v.Colormap
+}
+
+// autoAgain has the channels whose window auto-contrast chose choose it
+// again (for other data shown in this view).
+func (cs *channelSet) autoAgain() {
+	for i := range cs.list {
+		if cs.list[i].auto {
+			cs.list[i].lo, cs.list[i].hi = 0, 0
+		}
+	}
+}
+
+// forget has every channel's window chosen again by auto-contrast.
+func (cs *channelSet) forget() {
+	for i := range cs.list {
+		cs.list[i].lo, cs.list[i].hi = 0, 0
+	}
+}
+
+// composite is v drawn as the composite of the visible channels (black
+// when none is), v's own channel as v has it.
+func (cs *channelSet) composite(v render.View) render.View {
+	cs.keep(v)
+	chans := make([]render.Channel, 0, len(cs.list))
+	for c, st := range cs.list {
+		if !st.hidden {
+			chans = append(chans, render.Channel{C: c, Lo: st.lo, Hi: st.hi, Colormap: st.colormap})
+		}
+	}
+	if len(chans) == 0 {
+		chans = append(chans, render.Channel{C: v.C, Lo: 0, Hi: 1, Colormap: "#000000"})
+	}
+	v.Channels = chans
+	return v
+}
+
+// adopt takes the windows the drawer chose by auto-contrast in frame f
+// for the channels still without one, v's (the view's) among them; it
+// reports whether it took any.
+func (cs *channelSet) adopt(v *render.View, f *Frame) bool {
+	took := false
+	if v.Lo == v.Hi && f.View.Lo != f.View.Hi {
+		v.Lo, v.Hi = f.View.Lo, f.View.Hi
+		cs.keep(*v)
+		cs.list[cs.index(v.C)].auto = true
+		took = true
+	}
+	for _, ch := range f.View.Channels {
+		if ch.C < 0 || ch.C >= len(cs.list) || ch.C == cs.index(v.C) {
+			continue
+		}
+		if st := &cs.list[ch.C]; st.lo == st.hi && ch.Lo != ch.Hi {
+			st.lo, st.hi, st.auto = ch.Lo, ch.Hi, true
+			took = true
+		}
+	}
+	return took
+}
+
+// infos are the channels of m as the channel list shows them, cur the
+// current one.
+func (cs *channelSet) infos(m *loader.Meta, cur int) []ChannelInfo {
+	out := make([]ChannelInfo, len(cs.list))
+	for c, st := range cs.list {
+		out[c] = ChannelInfo{Name: channelName(m, c), Colormap: st.colormap, Lo: st.lo, Hi: st.hi,
+			Visible: !st.hidden, Current: c == cs.index(cur)}
+	}
+	return out
+}
+
+// save puts the channels in the remembered view v (the mode too when
+// multi).
+func (cs *channelSet) save(v *prefs.View, multi bool) {
+	for _, c := range cs.list {
+		v.Channels = append(v.Channels, prefs.ChannelView{Lo: c.lo, Hi: c.hi, Colormap: c.colormap, Hidden: c.hidden})
+	}
+	if multi {
+		v.Mode = cs.mode.String()
+	}
+}
+
+// restore takes the channels of remembered view p, cur the view's
+// channel.
+func (cs *channelSet) restore(p prefs.View, cur int) {
+	if len(p.Channels) == len(cs.list) {
+		for i, c := range p.Channels {
+			if c.Colormap == render.RGB || validColormap(c.Colormap) {
+				cs.list[i] = channelState{lo: c.Lo, hi: c.Hi, colormap: c.Colormap, hidden: c.Hidden}
+			}
+		}
+	} else if len(cs.list) > 0 && validColormap(p.Colormap) {
+		cs.list[cs.index(cur)] = channelState{lo: p.Lo, hi: p.Hi, colormap: p.Colormap}
+	}
+	if m, ok := ParseChannelMode(p.Mode); ok {
+		cs.mode = m
+	}
+}
+
 // multiChannelLocked reports whether the data shown has several channels
 // (not the samples of colour pixels): the channel modes apply.
 func (s *Session) multiChannelLocked() bool {
-	return s.data != nil && len(s.chans) > 1 && !s.data.Pyr.Meta().RGB
+	return s.data != nil && s.chans.multi(s.data.Pyr.Meta().RGB)
 }
 
 // drawnViewLocked is the view as the drawer is asked for it: of several
@@ -181,84 +321,32 @@ func (s *Session) drawnViewLocked() render.View {
 	if !s.multiChannelLocked() {
 		return v
 	}
-	switch s.mode {
+	switch s.chans.mode {
 	case OneGray:
 		v.Colormap = "gray"
 	case Composite:
-		s.keepChannelLocked()
-		chans := make([]render.Channel, 0, len(s.chans))
-		for c, cs := range s.chans {
-			if !cs.hidden {
-				chans = append(chans, render.Channel{C: c, Lo: cs.lo, Hi: cs.hi, Colormap: cs.colormap})
-			}
-		}
-		if len(chans) == 0 {
-			chans = append(chans, render.Channel{C: v.C, Lo: 0, Hi: 1, Colormap: "#000000"})
-		}
-		v.Channels = chans
+		v = s.chans.composite(v)
 	}
 	return v
 }
 
 // channelIndex is the channel state the view's channel uses.
-func (s *Session) channelIndex() int {
-	if len(s.chans) <= 1 {
-		return 0
-	}
-	return clampInt(s.view.C, 0, len(s.chans)-1)
-}
+func (s *Session) channelIndex() int { return s.chans.index(s.view.C) }
 
 // loadChannelLocked shows the view's channel as its state says.
-func (s *Session) loadChannelLocked() {
-	if len(s.chans) == 0 {
-		return
-	}
-	cs := s.chans[s.channelIndex()]
-	s.view.Lo, s.view.Hi, s.view.Colormap = cs.lo, cs.hi, cs.colormap
-}
+func (s *Session) loadChannelLocked() { s.chans.load(&s.view) }
 
 // keepChannelLocked stores the view's window and colormap as its
 // channel's.
-func (s *Session) keepChannelLocked() {
-	if len(s.chans) == 0 {
-		return
-	}
-	cs := &s.chans[s.channelIndex()]
-	cs.auto = s.view.Lo == s.view.Hi || cs.auto && cs.lo == s.view.Lo && cs.hi == s.view.Hi
-	cs.lo, cs.hi, cs.colormap = s.view.Lo, s.view.Hi, s.view.Colormap
-}
+func (s *Session) keepChannelLocked() { s.chans.keep(s.view) }
 
 // autoAgainLocked has the channels whose window auto-contrast chose
 // choose it again (for other data shown in this view).
-func (s *Session) autoAgainLocked() {
-	for i := range s.chans {
-		if s.chans[i].auto {
-			s.chans[i].lo, s.chans[i].hi = 0, 0
-		}
-	}
-}
+func (s *Session) autoAgainLocked() { s.chans.autoAgain() }
 
 // adoptWindowsLocked takes the windows the drawer chose by auto-contrast
 // for the channels still without one; it reports whether it took any.
-func (s *Session) adoptWindowsLocked(f *Frame) bool {
-	took := false
-	if s.view.Lo == s.view.Hi && f.View.Lo != f.View.Hi {
-		s.view.Lo, s.view.Hi = f.View.Lo, f.View.Hi
-		s.keepChannelLocked()
-		s.chans[s.channelIndex()].auto = true
-		took = true
-	}
-	for _, ch := range f.View.Channels {
-		if ch.C < 0 || ch.C >= len(s.chans) || ch.C == s.channelIndex() {
-			continue
-		}
-		if cs := &s.chans[ch.C]; cs.lo == cs.hi && ch.Lo != ch.Hi {
-			cs.lo, cs.hi, cs.auto = ch.Lo, ch.Hi, true
-			took = true
-		}
-	}
-	return took
-}
+func (s *Session) adoptWindowsLocked(f *Frame) bool { return s.chans.adopt(&s.view, f) }
 
 func channelName(m *loader.Meta, c int) string {
 	if m.RGB || c < 0 || c >= len(m.Channels) {
@@ -282,25 +370,19 @@ func (s *Session) Channels() (ChannelMode, []ChannelInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.multiChannelLocked() {
-		return s.mode, nil
+		return s.chans.mode, nil
 	}
 	s.keepChannelLocked()
-	m := s.data.Pyr.Meta()
-	out := make([]ChannelInfo, len(s.chans))
-	for c, cs := range s.chans {
-		out[c] = ChannelInfo{Name: channelName(m, c), Colormap: cs.colormap, Lo: cs.lo, Hi: cs.hi,
-			Visible: !cs.hidden, Current: c == s.channelIndex()}
-	}
-	return s.mode, out
+	return s.chans.mode, s.chans.infos(s.data.Pyr.Meta(), s.view.C)
 }
 
 // SetChannelMode shows the channels in mode m.
 func (s *Session) SetChannelMode(m ChannelMode) {
 	s.update(func(*loader.Meta) bool {
-		if !s.multiChannelLocked() || s.mode == m {
+		if !s.multiChannelLocked() || s.chans.mode == m {
 			return false
 		}
-		s.mode = m
+		s.chans.mode = m
 		return true
 	})
 }
@@ -308,7 +390,7 @@ func (s *Session) SetChannelMode(m ChannelMode) {
 // CycleChannelMode goes from composite to colour to gray and round.
 func (s *Session) CycleChannelMode() {
 	s.mu.Lock()
-	next := (s.mode + 1) % 3
+	next := (s.chans.mode + 1) % 3
 	s.mu.Unlock()
 	s.SetChannelMode(next)
 }
@@ -316,10 +398,10 @@ func (s *Session) CycleChannelMode() {
 // SetChannelVisible shows or hides channel c in the composite.
 func (s *Session) SetChannelVisible(c int, visible bool) {
 	s.update(func(*loader.Meta) bool {
-		if !s.multiChannelLocked() || c < 0 || c >= len(s.chans) || s.chans[c].hidden == !visible {
+		if !s.multiChannelLocked() || c < 0 || c >= len(s.chans.list) || s.chans.list[c].hidden == !visible {
 			return false
 		}
-		s.chans[c].hidden = !visible
+		s.chans.list[c].hidden = !visible
 		return true
 	})
 }
@@ -328,11 +410,11 @@ func (s *Session) SetChannelVisible(c int, visible bool) {
 // hides it; in the one-channel modes it makes c the channel shown.
 func (s *Session) ToggleChannel(c int) {
 	s.mu.Lock()
-	if !s.multiChannelLocked() || c < 0 || c >= len(s.chans) {
+	if !s.multiChannelLocked() || c < 0 || c >= len(s.chans.list) {
 		s.mu.Unlock()
 		return
 	}
-	mode, hidden := s.mode, s.chans[c].hidden
+	mode, hidden := s.chans.mode, s.chans.list[c].hidden
 	s.mu.Unlock()
 	if mode != Composite {
 		s.SetAt('C', c)
@@ -345,7 +427,7 @@ func (s *Session) ToggleChannel(c int) {
 // one.
 func (s *Session) StepChannel(d int) {
 	s.mu.Lock()
-	n, c := len(s.chans), s.channelIndex()
+	n, c := len(s.chans.list), s.channelIndex()
 	multi := s.multiChannelLocked()
 	s.mu.Unlock()
 	if multi {
@@ -357,7 +439,7 @@ func (s *Session) StepChannel(d int) {
 // render.ColormapNamed).
 func (s *Session) SetChannelColormap(c int, name string) {
 	s.update(func(*loader.Meta) bool {
-		if _, err := render.ColormapNamed(name); err != nil || c < 0 || c >= len(s.chans) {
+		if _, err := render.ColormapNamed(name); err != nil || c < 0 || c >= len(s.chans.list) {
 			return false
 		}
 		if c == s.channelIndex() {
@@ -367,10 +449,10 @@ func (s *Session) SetChannelColormap(c int, name string) {
 			s.view.Colormap = name
 			return true
 		}
-		if s.chans[c].colormap == name {
+		if s.chans.list[c].colormap == name {
 			return false
 		}
-		s.chans[c].colormap = name
+		s.chans.list[c].colormap = name
 		return true
 	})
 }

@@ -109,7 +109,7 @@ func (s *Session) Export(path string, o ExportOptions, onEnd func(*Export)) (*Ex
 		return nil, errors.New("nothing to export")
 	}
 	s.keepChannelLocked()
-	chans := exportChannels(d.Pyr.Meta(), s.chans)
+	chans := exportChannels(d.Pyr.Meta(), s.chans.list)
 	e, err := s.exports.start(path, onEnd, d.Release, func(ctx context.Context, progress func(done, total int)) error {
 		m := d.Pyr.Meta()
 		var src loader.Source = d.Pyr

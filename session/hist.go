@@ -17,8 +17,11 @@ type histKey struct {
 	level       int
 }
 
-// histState is the contrast panel's histogram and the value range it is
-// drawn over, which stays put per channel as planes change.
+// histState is the histogram part: the contrast panel's histogram, the
+// plane it was last asked for, and the value range it is drawn over,
+// which stays put per channel as planes change. Its state is the
+// session's, under the session's lock; it is handed the frames shown and
+// the data shown, and asks its histWorker for the histograms.
 type histState struct {
 	key    histKey
 	asked  bool
@@ -31,6 +34,59 @@ type histState struct {
 
 // clear forgets the plane's histogram, keeping the channels' ranges.
 func (h *histState) clear() { h.asked, h.ok, h.err, h.hist = false, false, nil, render.Histogram{} }
+
+// reset forgets everything: other data is shown.
+func (h *histState) reset() { *h = histState{} }
+
+// ask notes that the histogram of key is wanted; false when it is the
+// one asked for last.
+func (h *histState) ask(key histKey) bool {
+	if h.asked && key == h.key {
+		return false
+	}
+	h.key, h.asked = key, true
+	return true
+}
+
+// widen is the range the histogram of channel c is drawn over: the one
+// it had, widened to hold [lo, hi] and v's window, or the levels' once
+// they exist (fromLevels).
+func (h *histState) widen(c int, lo, hi float64, v render.View, fromLevels bool) (float64, float64) {
+	if h.ranges == nil {
+		h.ranges, h.built = map[int][2]float64{}, map[int]bool{}
+	}
+	if r, ok := h.ranges[c]; ok && (h.built[c] || !fromLevels) {
+		lo, hi = min(lo, r[0]), max(hi, r[1])
+	}
+	if v.Hi > v.Lo {
+		lo, hi = min(lo, v.Lo), max(hi, v.Hi)
+	}
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	h.ranges[c] = [2]float64{lo, hi}
+	h.built[c] = h.built[c] || fromLevels
+	return lo, hi
+}
+
+// set keeps the histogram of key's plane (err: it could not be read);
+// false when that is no longer the plane wanted of shown, the data shown.
+func (h *histState) set(key histKey, shown *Data, hist render.Histogram, err error) bool {
+	if h.key != key || shown != key.d {
+		return false
+	}
+	h.hist, h.ok, h.err = hist, err == nil, err
+	return true
+}
+
+// get is the histogram of the plane of shown, the data shown, if there is
+// one.
+func (h *histState) get(shown *Data) (render.Histogram, bool) {
+	if shown == nil || !h.ok || h.key.d != shown {
+		return render.Histogram{}, false
+	}
+	return h.hist, true
+}
 
 // histRequest asks for the histogram of a plane at a level.
 type histRequest struct {
@@ -47,16 +103,22 @@ const histSettle = 200 * time.Millisecond
 
 // histWorker computes the histogram off the host's goroutine, newest
 // request first, from the level the frame was drawn at (its chunks are in
-// memory by then).
+// memory by then). It asks rangeOf for the range to draw it over and
+// hands it to done; neither is called with a lock of its own held.
 type histWorker struct {
-	s    *Session
-	want chan histRequest // capacity 1
-	quit chan struct{}
-	done chan struct{}
+	rangeOf func(key histKey, lo, hi float64, v render.View, fromLevels bool) (float64, float64)
+	deliver func(key histKey, h render.Histogram, err error)
+	want    chan histRequest // capacity 1
+	quit    chan struct{}
+	done    chan struct{}
 }
 
-func newHistWorker(s *Session) *histWorker {
-	return &histWorker{s: s, want: make(chan histRequest, 1), quit: make(chan struct{}), done: make(chan struct{})}
+// newHistWorker is a histogram worker handing its histograms to deliver,
+// drawn over the range rangeOf says.
+func newHistWorker(rangeOf func(key histKey, lo, hi float64, v render.View, fromLevels bool) (float64, float64),
+	deliver func(key histKey, h render.Histogram, err error)) *histWorker {
+	return &histWorker{rangeOf: rangeOf, deliver: deliver,
+		want: make(chan histRequest, 1), quit: make(chan struct{}), done: make(chan struct{})}
 }
 
 // ask replaces any waiting request; it never blocks.
@@ -105,7 +167,7 @@ func (h *histWorker) run() {
 	}
 }
 
-// compute reads the plane and hands its histogram to the session.
+// compute reads the plane and hands its histogram to deliver.
 func (h *histWorker) compute(r histRequest) {
 	pyr := r.key.d.Pyr
 	m := pyr.Meta()
@@ -137,7 +199,7 @@ func (h *histWorker) compute(r histRequest) {
 		}
 		b, _, _, err := loader.ReadPlane(ctx, pyr, r.key.level, loader.Plane{Orientation: r.view.Orientation, At: at})
 		if err != nil {
-			h.s.setHistogram(r.key, render.Histogram{}, 0, 0, false, err)
+			h.deliver(r.key, render.Histogram{}, err)
 			return
 		}
 		buf = append(buf, b...)
@@ -151,8 +213,8 @@ func (h *histWorker) compute(r histRequest) {
 			fromLevels = true
 		}
 	}
-	lo, hi = h.s.channelRange(r.key, lo, hi, r.view, fromLevels)
-	h.s.setHistogram(r.key, render.PlaneHistogram(buf, m.DType, lo, hi, histBins), lo, hi, fromLevels, nil)
+	lo, hi = h.rangeOf(r.key, lo, hi, r.view, fromLevels)
+	h.deliver(r.key, render.PlaneHistogram(buf, m.DType, lo, hi, histBins), nil)
 }
 
 // planeExtremes returns the smallest and largest finite samples of buf
@@ -183,11 +245,9 @@ func levelIndex(m *loader.Meta, k int, a byte, i int) int {
 func (s *Session) askHistogramLocked(f *Frame) {
 	_, _, normal := f.View.Orientation.Axes()
 	key := histKey{d: f.data, orientation: f.View.Orientation, t: f.View.T, c: f.View.C, at: f.View.At(normal), level: f.Info.Level}
-	if s.hist.asked && key == s.hist.key {
-		return
+	if s.hist.ask(key) {
+		s.hw.ask(histRequest{key: key, view: f.View})
 	}
-	s.hist.key, s.hist.asked = key, true
-	s.hw.ask(histRequest{key: key, view: f.View})
 }
 
 // channelRange is the range the histogram of the key's channel is drawn
@@ -197,33 +257,17 @@ func (s *Session) askHistogramLocked(f *Frame) {
 func (s *Session) channelRange(key histKey, lo, hi float64, v render.View, fromLevels bool) (float64, float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.hist.ranges == nil {
-		s.hist.ranges, s.hist.built = map[int][2]float64{}, map[int]bool{}
-	}
-	c := contrastChannel(v)
-	if r, ok := s.hist.ranges[c]; ok && (s.hist.built[c] || !fromLevels) {
-		lo, hi = min(lo, r[0]), max(hi, r[1])
-	}
-	if v.Hi > v.Lo {
-		lo, hi = min(lo, v.Lo), max(hi, v.Hi)
-	}
-	if !(hi > lo) {
-		hi = lo + 1
-	}
-	s.hist.ranges[c] = [2]float64{lo, hi}
-	s.hist.built[c] = s.hist.built[c] || fromLevels
-	return lo, hi
+	return s.hist.widen(contrastChannel(v), lo, hi, v, fromLevels)
 }
 
 // setHistogram shows the histogram of key's plane, if that is still the
 // one wanted.
-func (s *Session) setHistogram(key histKey, h render.Histogram, lo, hi float64, fromLevels bool, err error) {
+func (s *Session) setHistogram(key histKey, h render.Histogram, err error) {
 	s.mu.Lock()
-	if s.hist.key != key || s.data != key.d {
+	if !s.hist.set(key, s.data, h, err) {
 		s.mu.Unlock()
 		return
 	}
-	s.hist.hist, s.hist.ok, s.hist.err = h, err == nil, err
 	s.unlockNotify(HistogramChanged)
 }
 
@@ -232,8 +276,5 @@ func (s *Session) setHistogram(key histKey, h render.Histogram, lo, hi float64, 
 func (s *Session) Histogram() (render.Histogram, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.data == nil || !s.hist.ok || s.hist.key.d != s.data {
-		return render.Histogram{}, false
-	}
-	return s.hist.hist, true
+	return s.hist.get(s.data)
 }

@@ -8,11 +8,20 @@ import (
 	"vastview/render"
 )
 
-// hoverState is where the pointer is over the picture.
-type hoverState struct {
+// pointer is the hover part: where the pointer is over the picture (in
+// the active panel's viewport), and the read-out of the data there. It is
+// handed the data and the frame shown; the layers' read-out is the
+// layers' own.
+type pointer struct {
 	x, y float64
 	in   bool
 }
+
+// set notes the pointer at (x, y), or that it left the picture.
+func (h *pointer) set(x, y float64, in bool) { *h = pointer{x: x, y: y, in: in} }
+
+// at is where the pointer is, and whether it is over the picture.
+func (h *pointer) at() (x, y float64, in bool) { return h.x, h.y, h.in }
 
 // Hover notes the pointer at viewport position (x, y), or that it left
 // the picture (in false).
@@ -21,7 +30,7 @@ func (s *Session) Hover(x, y float64, in bool) {
 	if in {
 		x, y = s.toPanelLocked(x, y) // the panel under the pointer is the active one
 	}
-	s.hover = hoverState{x: x, y: y, in: in}
+	s.hover.set(x, y, in)
 	s.unlockNotify(HoverChanged)
 }
 
@@ -34,34 +43,36 @@ func (s *Session) Hover(x, y float64, in bool) {
 func (s *Session) HoverText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.hover.in || s.data == nil || s.shown == nil {
+	x, y, in := s.hover.at()
+	if !in || s.data == nil || s.shown == nil {
 		return ""
 	}
-	t := s.hoverTextLocked()
-	if len(s.layers.list) == 0 {
+	t := s.hover.text(s.data, s.shown)
+	if s.layers.empty() {
 		return t
 	}
-	lt := s.layerHoverLocked(s.shown.View, s.hover.x, s.hover.y)
+	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, x, y)
 	if t == "" && lt != "" { // beside the image, over a layer
-		loc := s.shown.View.Locate(s.data.Pyr.Meta(), s.hover.x, s.hover.y)
+		loc := s.shown.View.Locate(s.data.Pyr.Meta(), x, y)
 		t = fmt.Sprintf("%c %d  %c %d  (beyond the image)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row)
 	}
 	return t + lt
 }
 
-// hoverTextLocked is HoverText for the data, without its layers.
-func (s *Session) hoverTextLocked() string {
-	var pyr render.Source = s.data.Pyr
+// text is the read-out of data d under the pointer in frame f, shown of
+// d, without the layers.
+func (h *pointer) text(d *Data, f *Frame) string {
+	var pyr render.Source = d.Pyr
 	m := pyr.Meta()
-	shown := s.shown.View
-	valueName, at := "value", shown  // the view the values are read in
-	if p := s.shown.proj; p != nil { // the projection's values, not the plane's
+	shown := f.View
+	valueName, at := "value", shown // the view the values are read in
+	if p := f.proj; p != nil {      // the projection's values, not the plane's
 		pyr, valueName, at = p, p.op.String(), onProjection(shown)
 	}
-	if Oblique(shown) && s.shown.proj == nil {
-		return obliqueHoverText(s.data.Pyr, shown, s.hover.x, s.hover.y)
+	if Oblique(shown) && f.proj == nil {
+		return obliqueHoverText(d.Pyr, shown, h.x, h.y)
 	}
-	loc := shown.Locate(m, s.hover.x, s.hover.y)
+	loc := shown.Locate(m, h.x, h.y)
 	if !loc.Inside {
 		return ""
 	}
@@ -84,7 +95,7 @@ func (s *Session) hoverTextLocked() string {
 		for c := range rgb {
 			v := at
 			v.C = c
-			val, _, ok := render.ValueAt(pyr, v, s.hover.x, s.hover.y)
+			val, _, ok := render.ValueAt(pyr, v, h.x, h.y)
 			if !ok {
 				return b.String()
 			}
@@ -96,7 +107,7 @@ func (s *Session) hoverTextLocked() string {
 	if len(shown.Channels) > 0 && !(len(shown.Channels) == 1 && shown.Channels[0].Colormap == "#000000") {
 		b.WriteString("  ")
 		for _, ch := range shown.Channels {
-			val, _, ok := render.SampleAt(pyr, render.ChannelView(at, ch), s.hover.x, s.hover.y)
+			val, _, ok := render.SampleAt(pyr, render.ChannelView(at, ch), h.x, h.y)
 			if !ok {
 				break
 			}
@@ -108,7 +119,7 @@ func (s *Session) hoverTextLocked() string {
 		}
 		return b.String()
 	}
-	if val, _, ok := render.SampleAt(pyr, at, s.hover.x, s.hover.y); ok {
+	if val, _, ok := render.SampleAt(pyr, at, h.x, h.y); ok {
 		fmt.Fprintf(&b, "   %s %s", valueName, valueText(m, pyr.Meta().DType, val))
 	}
 	return b.String()

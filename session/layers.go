@@ -59,12 +59,178 @@ type layer struct {
 	chans   []render.Channel // image layers: the channels drawn
 }
 
-// layerState is the layers over the data shown.
+// layerState is the layers part: the layers over the data shown, and
+// the context of the opens of layers for it. Its state is the session's,
+// under the session's lock; it is handed the data's metadata and the
+// view where it needs them, and hands out the layers' data for the
+// drawer to follow.
 type layerState struct {
 	list    []*layer
 	touched bool // the user changed them: the view remembers them
 	ctx     context.Context
 	cancel  context.CancelFunc // stops the opens of layers for the data shown
+}
+
+// has reports whether a layer of the same file and kind as l is there
+// already.
+func (ls *layerState) has(l *layer) bool {
+	for _, o := range ls.list {
+		if o.d.Name == l.d.Name && o.Labels == l.Labels {
+			return true
+		}
+	}
+	return false
+}
+
+// opens is the context of the opens of layers for the data shown (nil
+// before any data).
+func (ls *layerState) opens() context.Context { return ls.ctx }
+
+// touch notes that the user chose the layers: the view remembers them.
+func (ls *layerState) touch() { ls.touched = true }
+
+// add lays l on top of the layers.
+func (ls *layerState) add(l *layer) { ls.list = append(ls.list, l) }
+
+// empty reports whether there are no layers.
+func (ls *layerState) empty() bool { return len(ls.list) == 0 }
+
+// datas are the layers' data, bottom first.
+func (ls *layerState) datas() []*Data {
+	ds := make([]*Data, len(ls.list))
+	for i, l := range ls.list {
+		ds[i] = l.d
+	}
+	return ds
+}
+
+// infos are the layers as the layer list shows them, bottom first.
+func (ls *layerState) infos() []Layer {
+	out := make([]Layer, len(ls.list))
+	for i, l := range ls.list {
+		out[i] = l.Layer
+	}
+	return out
+}
+
+// edit changes how layer i is shown by edit (see Session.EditLayer);
+// false when nothing changed.
+func (ls *layerState) edit(i int, edit func(l *Layer)) bool {
+	if i < 0 || i >= len(ls.list) {
+		return false
+	}
+	l := ls.list[i]
+	set := l.Layer
+	edit(&set)
+	set.Name, set.Path, set.Labels = l.Name, l.Path, l.Labels
+	set.Opacity = max(0, min(1, set.Opacity))
+	if set == l.Layer {
+		return false
+	}
+	l.Layer = set
+	ls.touched = true
+	return true
+}
+
+// move moves layer i to position to; false when it cannot.
+func (ls *layerState) move(i, to int) bool {
+	n := len(ls.list)
+	if i < 0 || i >= n || to < 0 || to >= n || i == to {
+		return false
+	}
+	l := ls.list[i]
+	ls.list = slices.Insert(slices.Delete(ls.list, i, i+1), to, l)
+	ls.touched = true
+	return true
+}
+
+// remove takes layer i away and returns its data to release (nil: none).
+func (ls *layerState) remove(i int) *Data {
+	if i < 0 || i >= len(ls.list) {
+		return nil
+	}
+	l := ls.list[i]
+	ls.list = slices.Delete(ls.list, i, i+1)
+	ls.touched = true
+	return l.d
+}
+
+// pick shows only the label under viewport position (x, y) of view v of
+// the base (whose metadata is base) of the topmost visible label layer
+// that has one there, or every label again when that one is shown alone
+// already; false when none has one there.
+func (ls *layerState) pick(base *loader.Meta, v render.View, x, y float64) bool {
+	for i := len(ls.list) - 1; i >= 0; i-- {
+		l := ls.list[i]
+		if !l.Labels || !l.Visible {
+			continue
+		}
+		id, _, ok := l.labelAt(base, v, x, y)
+		if !ok {
+			continue
+		}
+		if id == l.Selected {
+			id = 0
+		}
+		l.Selected = id
+		ls.touched = true
+		return true
+	}
+	return false
+}
+
+// toggle hides every layer when any shows, else shows them all; false
+// when there are none.
+func (ls *layerState) toggle() bool {
+	if len(ls.list) == 0 {
+		return false
+	}
+	shown := false
+	for _, l := range ls.list {
+		shown = shown || l.Visible
+	}
+	for _, l := range ls.list {
+		l.Visible = !shown
+	}
+	ls.touched = true
+	return true
+}
+
+// reset takes every layer away and readies the opens of the next data's;
+// the layers' data are returned to release.
+func (ls *layerState) reset() []*Data {
+	if ls.cancel != nil {
+		ls.cancel()
+	}
+	old := ls.datas()
+	*ls = layerState{}
+	ls.ctx, ls.cancel = context.WithCancel(context.Background())
+	return old
+}
+
+// save puts the layers in the remembered view v.
+func (ls *layerState) save(v *prefs.View) {
+	if !ls.touched && len(ls.list) == 0 {
+		return
+	}
+	v.LayersSet = true
+	for _, l := range ls.list {
+		v.Layers = append(v.Layers, prefs.LayerView{
+			Path: l.Path, Labels: l.Labels, Hidden: !l.Visible, Opacity: l.Opacity,
+			Blending: l.Blending.String(), Outline: l.Outline, Selected: l.Selected,
+		})
+	}
+}
+
+// extent widens [lo, hi), a part of axis a in the data's coordinates, to
+// hold what the layers cover.
+func (ls *layerState) extent(a byte, lo, hi float64) (float64, float64) {
+	for _, l := range ls.list {
+		if l0, h0, ok := l.al.Extent(a); ok {
+			lo, hi = min(lo, l0), max(hi, h0)
+		}
+	}
+	return lo, hi
 }
 
 // labelName is the kind of file name label images have.
@@ -85,9 +251,9 @@ func looksLikeLabels(name string, m *loader.Meta) bool {
 // as a problem and not added.
 func (s *Session) AddLayer(path string, kind LayerKind) {
 	s.mu.Lock()
-	d, ctx := s.data, s.layers.ctx
+	d, ctx := s.data, s.layers.opens()
 	if d != nil {
-		s.layers.touched = true
+		s.layers.touch()
 	}
 	s.mu.Unlock()
 	if d == nil {
@@ -123,27 +289,16 @@ func (s *Session) openLayers(d *Data, ctx context.Context, specs []prefs.LayerVi
 				l.d.Release()
 				return
 			}
-			if s.hasLayerLocked(l) { // asked for twice (remembered, and on the command line)
+			if s.layers.has(l) { // asked for twice (remembered, and on the command line)
 				s.mu.Unlock()
 				go l.d.Release()
 				continue
 			}
-			s.layers.list = append(s.layers.list, l)
+			s.layers.add(l)
 			s.layersChangedLocked()
 			s.unlockNotify(LayersChanged | ViewChanged | HoverChanged)
 		}
 	}()
-}
-
-// hasLayerLocked reports whether a layer of the same file and kind as l
-// is there already.
-func (s *Session) hasLayerLocked(l *layer) bool {
-	for _, o := range s.layers.list {
-		if o.d.Name == l.d.Name && o.Labels == l.Labels {
-			return true
-		}
-	}
-	return false
 }
 
 // openLayer opens one layer over d.
@@ -205,11 +360,7 @@ func (s *Session) openLayer(ctx context.Context, d *Data, sp prefs.LayerView, au
 // layersChangedLocked has the drawer follow the layers' data and draws
 // the view again.
 func (s *Session) layersChangedLocked() {
-	ds := make([]*Data, len(s.layers.list))
-	for i, l := range s.layers.list {
-		ds[i] = l.d
-	}
-	s.draw.followLayers(ds)
+	s.draw.followLayers(s.layers.datas())
 	if s.fitted {
 		s.view.Zoom = 0 // fitted again: the layers may reach beyond the data
 	}
@@ -220,11 +371,7 @@ func (s *Session) layersChangedLocked() {
 func (s *Session) Layers() []Layer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Layer, len(s.layers.list))
-	for i, l := range s.layers.list {
-		out[i] = l.Layer
-	}
-	return out
+	return s.layers.infos()
 }
 
 // EditLayer changes how layer i is shown (visibility, opacity, blending,
@@ -233,21 +380,10 @@ func (s *Session) Layers() []Layer {
 // the others as they are now.
 func (s *Session) EditLayer(i int, edit func(l *Layer)) {
 	s.mu.Lock()
-	if i < 0 || i >= len(s.layers.list) {
+	if !s.layers.edit(i, edit) {
 		s.mu.Unlock()
 		return
 	}
-	l := s.layers.list[i]
-	set := l.Layer
-	edit(&set)
-	set.Name, set.Path, set.Labels = l.Name, l.Path, l.Labels
-	set.Opacity = max(0, min(1, set.Opacity))
-	if set == l.Layer {
-		s.mu.Unlock()
-		return
-	}
-	l.Layer = set
-	s.layers.touched = true
 	s.askLocked(s.clock.Now(), 0)
 	s.unlockNotify(LayersChanged | HoverChanged)
 }
@@ -256,14 +392,10 @@ func (s *Session) EditLayer(i int, edit func(l *Layer)) {
 // image).
 func (s *Session) MoveLayer(i, to int) {
 	s.mu.Lock()
-	n := len(s.layers.list)
-	if i < 0 || i >= n || to < 0 || to >= n || i == to {
+	if !s.layers.move(i, to) {
 		s.mu.Unlock()
 		return
 	}
-	l := s.layers.list[i]
-	s.layers.list = slices.Insert(slices.Delete(s.layers.list, i, i+1), to, l)
-	s.layers.touched = true
 	s.layersChangedLocked()
 	s.unlockNotify(LayersChanged | HoverChanged)
 }
@@ -271,16 +403,14 @@ func (s *Session) MoveLayer(i, to int) {
 // RemoveLayer takes layer i away.
 func (s *Session) RemoveLayer(i int) {
 	s.mu.Lock()
-	if i < 0 || i >= len(s.layers.list) {
+	d := s.layers.remove(i)
+	if d == nil {
 		s.mu.Unlock()
 		return
 	}
-	l := s.layers.list[i]
-	s.layers.list = slices.Delete(s.layers.list, i, i+1)
-	s.layers.touched = true
 	s.layersChangedLocked()
 	s.unlockNotify(LayersChanged | HoverChanged)
-	go l.d.Release()
+	go d.Release()
 }
 
 // pickLabel shows only the label under position (x, y) of the active
@@ -292,52 +422,31 @@ func (s *Session) pickLabel(x, y float64) {
 		s.mu.Unlock()
 		return
 	}
-	for i := len(s.layers.list) - 1; i >= 0; i-- {
-		l := s.layers.list[i]
-		if !l.Labels || !l.Visible {
-			continue
-		}
-		id, _, ok := l.labelAt(s.data.Pyr.Meta(), s.shown.View, x, y)
-		if !ok {
-			continue
-		}
-		if id == l.Selected {
-			id = 0
-		}
-		l.Selected = id
-		s.layers.touched = true
-		s.askLocked(s.clock.Now(), 0)
-		s.unlockNotify(LayersChanged)
+	if !s.layers.pick(s.data.Pyr.Meta(), s.shown.View, x, y) {
+		s.mu.Unlock()
 		return
 	}
-	s.mu.Unlock()
+	s.askLocked(s.clock.Now(), 0)
+	s.unlockNotify(LayersChanged)
 }
 
 // pickLabelAtPointer is pickLabel where the pointer is over the picture.
 func (s *Session) pickLabelAtPointer() {
 	s.mu.Lock()
-	h := s.hover
+	x, y, in := s.hover.at()
 	s.mu.Unlock()
-	if h.in {
-		s.pickLabel(h.x, h.y) // the hover's position is the panel's
+	if in {
+		s.pickLabel(x, y) // the hover's position is the panel's
 	}
 }
 
 // ToggleLayers hides every layer when any shows, else shows them all.
 func (s *Session) ToggleLayers() {
 	s.mu.Lock()
-	shown := false
-	for _, l := range s.layers.list {
-		shown = shown || l.Visible
-	}
-	if len(s.layers.list) == 0 {
+	if !s.layers.toggle() {
 		s.mu.Unlock()
 		return
 	}
-	for _, l := range s.layers.list {
-		l.Visible = !shown
-	}
-	s.layers.touched = true
 	s.askLocked(s.clock.Now(), 0)
 	s.unlockNotify(LayersChanged | HoverChanged)
 }
@@ -366,15 +475,7 @@ func (l *layer) labelAt(base *loader.Meta, v render.View, x, y float64) (key uin
 // readies the opens of the next data's; the layers' data are returned to
 // release.
 func (s *Session) dropLayersLocked() []*Data {
-	if s.layers.cancel != nil {
-		s.layers.cancel()
-	}
-	var old []*Data
-	for _, l := range s.layers.list {
-		old = append(old, l.d)
-	}
-	s.layers = layerState{}
-	s.layers.ctx, s.layers.cancel = context.WithCancel(context.Background())
+	old := s.layers.reset()
 	s.draw.followLayers(nil)
 	return old
 }
@@ -383,11 +484,11 @@ func (s *Session) dropLayersLocked() []*Data {
 // remembers none, the label images d's file offers.
 func (s *Session) restoreLayers(d *Data) {
 	s.mu.Lock()
-	ctx := s.layers.ctx
+	ctx := s.layers.opens()
 	var specs []prefs.LayerView
 	if saved, ok := s.prefs.View(d.Name); ok && saved.LayersSet && d.Persist() {
 		specs = saved.Layers
-		s.layers.touched = true
+		s.layers.touch()
 	} else {
 		for _, rel := range d.Pyr.Meta().Labels {
 			if p := joinAddress(d.Name, rel); p != "" {
@@ -413,20 +514,6 @@ func joinAddress(name, rel string) string {
 	return filepath.Join(name, filepath.FromSlash(rel))
 }
 
-// saveLayersLocked puts the layers in the remembered view v.
-func (s *Session) saveLayersLocked(v *prefs.View) {
-	if !s.layers.touched && len(s.layers.list) == 0 {
-		return
-	}
-	v.LayersSet = true
-	for _, l := range s.layers.list {
-		v.Layers = append(v.Layers, prefs.LayerView{
-			Path: l.Path, Labels: l.Labels, Hidden: !l.Visible, Opacity: l.Opacity,
-			Blending: l.Blending.String(), Outline: l.Outline, Selected: l.Selected,
-		})
-	}
-}
-
 // spanLocked is the range of positions along axis a that the data shown
 // or a layer over it covers, in the data's samples: first and last.
 func (s *Session) spanLocked(a byte) (first, last int) {
@@ -437,13 +524,7 @@ func (s *Session) spanLocked(a byte) (first, last int) {
 // extentLocked is the part of axis a that the data or a layer covers, in
 // the data's coordinates (its sample i covers [i, i+1)).
 func (s *Session) extentLocked(a byte) (lo, hi float64) {
-	lo, hi = 0, float64(s.data.Pyr.Meta().Size(a))
-	for _, l := range s.layers.list {
-		if l0, h0, ok := l.al.Extent(a); ok {
-			lo, hi = min(lo, l0), max(hi, h0)
-		}
-	}
-	return lo, hi
+	return s.layers.extent(a, 0, float64(s.data.Pyr.Meta().Size(a)))
 }
 
 // AxisRange is the range of positions along axis a that the sliders and
@@ -476,11 +557,10 @@ type layerDraw struct {
 	chans  []render.Channel
 }
 
-// layerDrawsLocked are the visible layers as the drawer draws them,
-// bottom first.
-func (s *Session) layerDrawsLocked() []layerDraw {
+// draws are the visible layers as the drawer draws them, bottom first.
+func (ls *layerState) draws() []layerDraw {
 	var out []layerDraw
-	for _, l := range s.layers.list {
+	for _, l := range ls.list {
 		if !l.Visible || !(l.Opacity > 0) {
 			continue
 		}
@@ -490,10 +570,10 @@ func (s *Session) layerDrawsLocked() []layerDraw {
 	return out
 }
 
-// labelLayersLocked counts the visible label layers.
-func (s *Session) labelLayersLocked() int {
+// labelLayers counts the visible label layers.
+func (ls *layerState) labelLayers() int {
 	n := 0
-	for _, l := range s.layers.list {
+	for _, l := range ls.list {
 		if l.Labels && l.Visible {
 			n++
 		}
@@ -501,20 +581,20 @@ func (s *Session) labelLayersLocked() int {
 	return n
 }
 
-// layerHoverLocked writes what each visible layer holds under the
-// pointer, topmost first, for the read-out.
-func (s *Session) layerHoverLocked(v render.View, x, y float64) string {
-	base := s.data.Pyr.Meta()
+// hoverText writes what each visible layer holds under viewport
+// position (x, y) of view v of the base (whose metadata is base), topmost
+// first, for the read-out.
+func (ls *layerState) hoverText(base *loader.Meta, v render.View, x, y float64) string {
 	out := ""
-	for i := len(s.layers.list) - 1; i >= 0; i-- {
-		l := s.layers.list[i]
+	for i := len(ls.list) - 1; i >= 0; i-- {
+		l := ls.list[i]
 		if !l.Visible {
 			continue
 		}
 		if l.Labels {
 			if _, id, ok := l.labelAt(base, v, x, y); ok {
 				out += "   label " + id
-				if s.labelLayersLocked() > 1 {
+				if ls.labelLayers() > 1 {
 					out += " (" + l.Name + ")"
 				}
 			}

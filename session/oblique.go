@@ -65,9 +65,17 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	pyr := r.d.Pyr
 	m := pyr.Meta()
 	v := r.view
-	v.Width, v.Height = max(1, min(16384, v.Width)), max(1, min(16384, v.Height))
-	if !(v.Zoom > 0) {
-		v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
+	var pl oblique.Plane
+	var k int
+	if sp := r.sampled; sp != nil {
+		pl, k = sp.plane, sp.level
+		v.Width, v.Height = pl.W, pl.H
+		v.T, v.C = pl.T, pl.C
+	} else {
+		v.Width, v.Height = max(1, min(16384, v.Width)), max(1, min(16384, v.Height))
+		if !(v.Zoom > 0) {
+			v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
+		}
 	}
 	auto := v.Lo == v.Hi
 	if auto {
@@ -78,8 +86,10 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		drawn.Lo, drawn.Hi = 0, 1
 	}
 	o := &p.ob
-	pl := ObliquePlane(m, v)
-	k := oblique.ChooseLevel(m, pl)
+	if r.sampled == nil {
+		pl = ObliquePlane(m, v)
+		k = oblique.ChooseLevel(m, pl)
+	}
 	n := pl.W * pl.H
 	if cap(o.mask) < n {
 		o.mask = make([]uint8, n)
@@ -118,7 +128,9 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 			q[0], q[1], q[2], q[3] = obliqueBackground[0], obliqueBackground[1], obliqueBackground[2], 255
 		}
 	}
-	if r.scaleBar {
+	if r.scaleBar && r.sampled != nil {
+		drawPlaneScaleBar(img, m, pl)
+	} else if r.scaleBar {
 		render.DrawScaleBar(img, m, drawn)
 	}
 	if r.stampAxis != 0 {
@@ -129,6 +141,27 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	f := &Frame{Img: img, View: v, Info: ri, data: r.d, gen: r.gen, auto: auto}
 	f.readTotal, _ = pyr.BytesRead()
 	return f
+}
+
+// sampledPlane is a plane through the volume drawn as it is given,
+// sampled from one level (see Picture.Sample).
+type sampledPlane struct {
+	plane oblique.Plane
+	level int
+}
+
+// drawPlaneScaleBar draws the scale bar of plane pl (of data m) into img,
+// its picture: one sample of the picture is pl.Pixel in the unit of m's
+// X axis.
+func drawPlaneScaleBar(img *image.RGBA, m *loader.Meta, pl oblique.Plane) {
+	unit := ""
+	if i := m.AxisIndex('X'); i >= 0 && i < len(m.Units) {
+		unit = m.Units[i]
+	}
+	sm := loader.NewMeta(m.Format, "YX", []int{pl.H, pl.W}, m.DType, []int{pl.H, pl.W},
+		[]float64{pl.Pixel, pl.Pixel}, []string{unit, unit})
+	render.DrawScaleBar(img, sm, render.View{Zoom: 1, Width: pl.W, Height: pl.H,
+		Center: render.Point{Col: float64(pl.W) / 2, Row: float64(pl.H) / 2}})
 }
 
 // obliqueBackground is the colour outside the data and where no level has

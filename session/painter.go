@@ -40,6 +40,10 @@ type Scene struct {
 	// ortho, when set, lays four panels out (see orthoDraw); view is the
 	// active panel's.
 	ortho *orthoDraw
+	// sampled, when set, is drawn instead of the view's plane: a plane
+	// through the volume given outright, sampled from one level (see
+	// Picture.Sample); the view gives its channel, window and colormap.
+	sampled *sampledPlane
 }
 
 // painter draws scenes: the seam between the drawing loops (the
@@ -80,7 +84,7 @@ func newPlanePainter() *planePainter { return &planePainter{} }
 // paint draws one scene, choosing the auto-contrast window first if
 // the view has none.
 func (p *planePainter) paint(r *Scene) *Frame {
-	if Oblique(r.view) && r.proj == nil && r.ortho == nil {
+	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil {
 		return p.paintOblique(r)
 	}
 	pyr := r.d.Pyr

@@ -8,6 +8,7 @@ import (
 
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // Picture is a view of data to draw off the window, complete: what
@@ -66,6 +67,26 @@ func (pc *Picture) Project(op loader.Projection, a, b int) error {
 	}
 	pc.sc.proj = newProjection(pc.sc.d.Pyr, op, normal, a, b)
 	pc.projs = append(pc.projs, pc.sc.proj)
+	return nil
+}
+
+// Sample has the picture show plane pl through the volume, in any
+// orientation, instead of the view's plane: sampled from level k (a
+// computed level from the ones it covers), nearest or, with linear,
+// trilinear, pl.W × pl.H pixels, the background where the plane leaves
+// the data. The view gives the channel, window and colormap, drawn as the
+// window draws a turned plane (see ObliquePlane).
+func (pc *Picture) Sample(pl oblique.Plane, k int, linear bool) error {
+	m := pc.sc.d.Pyr.Meta()
+	if k < 0 || k >= len(m.Levels) {
+		return fmt.Errorf("no level %d (%d with the computed ones)", k, len(m.Levels))
+	}
+	if pl.W < 1 || pl.H < 1 {
+		return fmt.Errorf("a plane of %d×%d samples", pl.W, pl.H)
+	}
+	pc.sc.sampled = &sampledPlane{plane: pl, level: k}
+	pc.sc.view.Linear = linear
+	pc.sc.view.Width, pc.sc.view.Height = pl.W, pl.H
 	return nil
 }
 

@@ -13,11 +13,81 @@ import (
 	"vastview/render"
 )
 
-// projState is the projection the view shows instead of a plane.
+// projState is the projection part: the projection the view shows
+// instead of a plane, and the source it is drawn from. Its state is the
+// session's, under the session's lock; it is handed the data and the view
+// shown.
 type projState struct {
 	op    loader.Projection // NoProjection: the plane
 	thick int               // planes in the slab; 0: every plane
 	src   *projection       // of the data shown, for the slab drawn last
+}
+
+// set makes the projection op over slabs of thick planes (0: every
+// plane); changed is false when it already was, kind when op changed.
+func (ps *projState) set(op loader.Projection, thick int) (changed, kind bool) {
+	thick = max(0, thick)
+	if ps.op == op && ps.thick == thick {
+		return false, false
+	}
+	kind = op != ps.op
+	ps.op, ps.thick = op, thick
+	return true, kind
+}
+
+// get is the projection shown (NoProjection: the plane) and its slab's
+// thickness.
+func (ps *projState) get() (loader.Projection, int) { return ps.op, ps.thick }
+
+// slab is the slab the projection of view v of data m covers: thick
+// planes about the view's position along the axis normal to its plane,
+// or every plane.
+func (ps *projState) slab(m *loader.Meta, v render.View) (axis byte, a, b int) {
+	_, _, axis = v.Orientation.Axes()
+	n := m.Size(axis)
+	if ps.thick <= 0 || ps.thick >= n {
+		return axis, 0, n - 1
+	}
+	a = v.At(axis) - (ps.thick-1)/2
+	a = max(0, min(a, n-ps.thick))
+	return axis, a, a + ps.thick - 1
+}
+
+// source is the source the projection of view v of d (nil: none shown)
+// is drawn from, made anew (and the previous one stopped, in the
+// background) when the data, the kind, the axis or the slab changed; nil
+// when the view shows a plane.
+func (ps *projState) source(d *Data, v render.View) *projection {
+	if ps.op == loader.NoProjection || d == nil {
+		ps.drop()
+		return nil
+	}
+	m := d.Pyr.Meta()
+	axis, a, b := ps.slab(m, v)
+	if m.AxisIndex(axis) < 0 {
+		return nil
+	}
+	if p := ps.src; p != nil && p.pyr == d.Pyr && p.op == ps.op && p.ai == m.AxisIndex(axis) && p.a == a && p.b == b {
+		return p
+	}
+	ps.drop()
+	ps.src = newProjection(d.Pyr, ps.op, axis, a, b)
+	return ps.src
+}
+
+// drop stops the projection being computed, in the background.
+func (ps *projState) drop() {
+	if p := ps.src; p != nil {
+		ps.src = nil
+		go p.close()
+	}
+}
+
+// take hands over the projection being computed, for its owner to close.
+func (ps *projState) take() *projection {
+	p := ps.src
+	ps.src = nil
+	return p
 }
 
 // projection is a render.Source: the projection by op of a pyramid along
@@ -213,56 +283,13 @@ func (p *projection) compute(k int, idx []int) ([]byte, error) {
 	return data, err
 }
 
-// slabLocked is the slab the view's projection covers: thick planes
-// about the view's position along the axis normal to its plane, or
-// every plane.
-func (s *Session) slabLocked(m *loader.Meta, v render.View) (axis byte, a, b int) {
-	_, _, axis = v.Orientation.Axes()
-	n := m.Size(axis)
-	if s.proj.thick <= 0 || s.proj.thick >= n {
-		return axis, 0, n - 1
-	}
-	a = v.At(axis) - (s.proj.thick-1)/2
-	a = max(0, min(a, n-s.proj.thick))
-	return axis, a, a + s.proj.thick - 1
-}
-
-// projectionLocked is the source the view's projection is drawn from,
-// made anew (and the previous one stopped) when the data, the kind, the
-// axis or the slab changed; nil when the view shows a plane.
-func (s *Session) projectionLocked() *projection {
-	if s.proj.op == loader.NoProjection || s.data == nil {
-		s.dropProjectionLocked()
-		return nil
-	}
-	m := s.data.Pyr.Meta()
-	axis, a, b := s.slabLocked(m, s.view)
-	if m.AxisIndex(axis) < 0 {
-		return nil
-	}
-	if p := s.proj.src; p != nil && p.pyr == s.data.Pyr && p.op == s.proj.op && p.ai == m.AxisIndex(axis) && p.a == a && p.b == b {
-		return p
-	}
-	s.dropProjectionLocked()
-	s.proj.src = newProjection(s.data.Pyr, s.proj.op, axis, a, b)
-	return s.proj.src
-}
-
-// dropProjectionLocked stops the projection being computed, off the lock.
-func (s *Session) dropProjectionLocked() {
-	if p := s.proj.src; p != nil {
-		s.proj.src = nil
-		go p.close()
-	}
-}
-
 // Projection is what the view shows along the axis normal to its plane:
 // NoProjection (the plane), or the max, min or mean over a slab of thick
 // planes centred on the plane (0: every plane).
 func (s *Session) Projection() (op loader.Projection, thick int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.proj.op, s.proj.thick
+	return s.proj.get()
 }
 
 // SetProjection shows the projection op (NoProjection: the plane) over a
@@ -272,16 +299,17 @@ func (s *Session) Projection() (op loader.Projection, thick int) {
 // darker (min) than its planes.
 func (s *Session) SetProjection(op loader.Projection, thick int) {
 	s.mu.Lock()
-	if s.data == nil || s.proj.op == op && s.proj.thick == max(0, thick) {
+	if s.data == nil {
 		s.mu.Unlock()
 		return
 	}
-	kind := op != s.proj.op
-	s.proj.op, s.proj.thick = op, max(0, thick)
+	changed, kind := s.proj.set(op, thick)
+	if !changed {
+		s.mu.Unlock()
+		return
+	}
 	if kind { // every window is chosen again, from what is shown now
-		for i := range s.chans {
-			s.chans[i].lo, s.chans[i].hi = 0, 0
-		}
+		s.chans.forget()
 		s.view.Lo, s.view.Hi = 0, 0
 	}
 	s.askLocked(s.clock.Now(), 0)
@@ -303,7 +331,7 @@ func (s *Session) SlabLabel() string {
 		return ""
 	}
 	m := s.data.Pyr.Meta()
-	axis, a, b := s.slabLocked(m, s.view)
+	axis, a, b := s.proj.slab(m, s.view)
 	name := string(axis + 'a' - 'A')
 	if a == 0 && b == m.Size(axis)-1 {
 		return name + " all"

@@ -28,10 +28,34 @@
 //   - scrubber (scrub.go): the held key the session repeats, likewise.
 //   - frameTracer (frame.go): the frames shown, written to the trace.
 //   - orthoState (ortho.go): the four panels' layout and zooms.
-//   - histWorker (hist.go): histograms, on their own goroutine.
+//   - histState (hist.go): the contrast panel's histogram and the ranges
+//     it is drawn over, handed the frames and the data shown; its
+//     histWorker computes histograms on their own goroutine and hands
+//     them back through two functions it is given.
+//   - thumbnails (thumbs.go): the browsing list's thumbnails and the
+//     worker making them, handed the list, the place in it and whether
+//     the keys and playback rest.
+//   - projState (project.go): the projection shown instead of the plane
+//     and the source it is drawn from, handed the data and the view.
+//   - layerState (layers.go): the layers over the data shown, handed the
+//     data's metadata and the view; the session has the drawer follow
+//     the layers' data.
+//   - channelSet (channels.go): how each channel is shown and the mode,
+//     handed the view, whose window and colormap are the current
+//     channel's.
+//   - browseState (browse.go): the browsing list, the place in it and
+//     the data opened ahead of need, handed the name of the data shown.
+//   - pointer (hover.go): where the pointer is over the picture, and the
+//     read-out of the data there, handed the data and the frame shown.
 //
-// Locks are taken in one order: the session's (mu) first, then a part's;
-// no part calls back into the session while holding its own.
+// Still the session's own, under its lock: the data shown, the view and
+// whether it is fitted, the frame shown, the modifier keys, the status
+// line and the scale bar and time stamp switches.
+//
+// Locks are taken in one order: the session's (mu) first, then a part's
+// (the drawer's, notifier's, opener's, exportSet's, a projection
+// source's); no part calls back into the session while holding its own,
+// and the parts kept under the session's lock have none.
 package session
 
 import (
@@ -122,21 +146,20 @@ type Session struct {
 	mu      sync.Mutex
 	data    *Data
 	view    render.View
-	chans   []channelState // per channel: window and colormap
-	mode    ChannelMode    // how several channels are shown
-	fitted  bool           // the view fits the plane (until a zoom or pan)
+	chans   channelSet // per channel: window and colormap; the mode
+	fitted  bool       // the view fits the plane (until a zoom or pan)
 	gen     uint64
 	shown   *Frame // taken by the host: on screen
 	mods    Mods
 	scrub   scrubber
 	play    player
-	hover   hoverState
+	hover   pointer // where the pointer is, and the read-out there
 	hist    histState
 	status  string
 	opens   opener    // the open in progress: its own lock
 	exports exportSet // its own lock
 	browse  browseState
-	thumbs  thumbState
+	thumbs  thumbnails
 	layers  layerState
 	noBar   bool // the scale bar is hidden (View → Scale Bar)
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
@@ -162,6 +185,7 @@ func New(opts Options) *Session {
 	if s.opts.Open == nil {
 		s.opts.Open = loader.Open
 	}
+	s.thumbs.open, s.thumbs.root = s.opts.Open, opts.DiskRoot
 	s.browse.keep = true
 	if s.clock == nil {
 		s.clock = realClock{}
@@ -171,7 +195,7 @@ func New(opts Options) *Session {
 	}
 	s.play.rate = defaultPlayRate
 	s.draw = newDrawer(s)
-	s.hw = newHistWorker(s)
+	s.hw = newHistWorker(s.channelRange, s.setHistogram)
 	go s.draw.run()
 	go s.hw.run()
 	s.mu.Lock()
@@ -200,11 +224,10 @@ func (s *Session) Close() {
 	s.exports.close()
 	d := s.data
 	s.data = nil
-	proj, oproj := s.proj.src, s.ortho.proj
-	s.proj.src, s.ortho.proj = nil, nil
+	proj, oproj := s.proj.take(), s.ortho.proj
+	s.ortho.proj = nil
 	layers := s.dropLayersLocked()
-	ahead := s.browse.ahead
-	s.browse.ahead = nil
+	ahead := s.browse.dropAhead()
 	s.mu.Unlock()
 	s.opens.wait() // before wg: an open may start work wg counts
 	s.wg.Wait()
@@ -315,16 +338,13 @@ func (s *Session) show(d *Data, keep bool) error {
 		s.prefs.AddRecent(d.Name)
 		recent = true
 	}
-	s.hist = histState{}
+	s.hist.reset()
 	s.draw.follow(d)
 	d.Pyr.SetCacheBytes(s.prefs.CacheBytes())
 	s.askLocked(s.clock.Now(), 0)
 	keepOld := old != nil && s.isNeighbourLocked(old.Name)
 	if keepOld {
-		if s.browse.ahead == nil {
-			s.browse.ahead = map[string]*Data{}
-		}
-		s.browse.ahead[old.Name] = old // back is one key away
+		s.browse.holdAhead(old.Name, old) // back is one key away
 	}
 	s.mu.Unlock()
 	if old != nil && !keepOld {
@@ -356,7 +376,7 @@ func (s *Session) resetViewLocked() {
 	}
 	s.view = render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: w, Height: h}
 	s.fitted = true
-	s.chans, s.mode = initialChannels(m)
+	s.chans.reset(m)
 	s.loadChannelLocked()
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {

@@ -26,12 +26,67 @@ const ThumbSize = 96
 // without a stored coarse level get none (their file shows its name only).
 const maxThumbPlane = 64 << 20
 
-// thumbState holds the thumbnails of the browsing list made so far, and
-// the worker making the others.
-type thumbState struct {
+// thumbnails is the thumbnails part: the thumbnails of the browsing list
+// made so far, whether the worker making the others runs, and what it
+// waits on while a key is held or a movie plays. Its state is the
+// session's, under the session's lock; it is handed the list, the place
+// in it and whether the keys and playback rest. It opens files with open
+// and keeps thumbnails under root (set once, read without the lock).
+type thumbnails struct {
 	imgs    map[string]*image.RGBA // by path
 	running bool
 	idle    chan struct{} // closed when scrubbing and playback end
+
+	open func(ctx context.Context, path string) (loader.Source, error)
+	root string // the disk cache's folder (see Options.DiskRoot)
+}
+
+// get is the thumbnail of path, if made yet (nil: none can be made).
+func (t *thumbnails) get(path string) (*image.RGBA, bool) {
+	img, ok := t.imgs[path]
+	return img, ok
+}
+
+// put keeps the thumbnail of path (nil: none can be made).
+func (t *thumbnails) put(path string, img *image.RGBA) {
+	if t.imgs == nil {
+		t.imgs = map[string]*image.RGBA{}
+	}
+	t.imgs[path] = img
+}
+
+// next is the entry of list nearest pos without a thumbnail; false when
+// all have one, and the worker is then no longer running.
+func (t *thumbnails) next(list []Entry, pos int) (string, bool) {
+	pos = max(0, pos)
+	for d := 0; d < len(list); d++ {
+		for _, i := range []int{pos + d, pos - d} {
+			if i < 0 || i >= len(list) || list[i].Err != nil {
+				continue
+			}
+			if _, done := t.imgs[list[i].Path]; !done {
+				return list[i].Path, true
+			}
+		}
+	}
+	t.running = false
+	return "", false
+}
+
+// waiting is the channel closed when the keys and playback rest again.
+func (t *thumbnails) waiting() <-chan struct{} {
+	if t.idle == nil {
+		t.idle = make(chan struct{})
+	}
+	return t.idle
+}
+
+// rested wakes the worker waiting, now that the keys and playback rest.
+func (t *thumbnails) rested() {
+	if t.idle != nil {
+		close(t.idle)
+		t.idle = nil
+	}
 }
 
 // Thumbnail returns the thumbnail of a file of the browsing list, if it is
@@ -39,8 +94,7 @@ type thumbState struct {
 func (s *Session) Thumbnail(path string) (*image.RGBA, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	img, ok := s.thumbs.imgs[path]
-	return img, ok
+	return s.thumbs.get(path)
 }
 
 // startThumbs makes the thumbnails of the list in the background, those
@@ -63,15 +117,12 @@ func (s *Session) startThumbsLocked() {
 			if !ok || !s.waitIdle(ctx) || ctx.Err() != nil {
 				return
 			}
-			img, err := s.thumbFor(ctx, path)
+			img, err := s.thumbs.make(ctx, path)
 			if err != nil {
 				s.markFailed(path, err, gen) // its card says why
 			}
 			s.mu.Lock()
-			if s.thumbs.imgs == nil {
-				s.thumbs.imgs = map[string]*image.RGBA{}
-			}
-			s.thumbs.imgs[path] = img // nil: none can be made
+			s.thumbs.put(path, img)
 			s.mu.Unlock()
 			s.changed(ThumbnailsChanged)
 		}
@@ -84,19 +135,8 @@ func (s *Session) startThumbsLocked() {
 func (s *Session) nextThumb() (string, uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	list, pos := s.browse.list, max(0, s.browse.pos)
-	for d := 0; d < len(list); d++ {
-		for _, i := range []int{pos + d, pos - d} {
-			if i < 0 || i >= len(list) || list[i].Err != nil {
-				continue
-			}
-			if _, done := s.thumbs.imgs[list[i].Path]; !done {
-				return list[i].Path, s.browse.gen, true
-			}
-		}
-	}
-	s.thumbs.running = false
-	return "", 0, false
+	path, ok := s.thumbs.next(s.browse.list, s.browse.pos)
+	return path, s.browse.gen, ok
 }
 
 // waitIdle waits until no key is held and nothing plays; false when ctx
@@ -108,10 +148,7 @@ func (s *Session) waitIdle(ctx context.Context) bool {
 			s.mu.Unlock()
 			return true
 		}
-		if s.thumbs.idle == nil {
-			s.thumbs.idle = make(chan struct{})
-		}
-		ch := s.thumbs.idle
+		ch := s.thumbs.waiting()
 		s.mu.Unlock()
 		select {
 		case <-ch:
@@ -124,23 +161,22 @@ func (s *Session) waitIdle(ctx context.Context) bool {
 // signalIdleLocked wakes the work waiting for the keys and playback to
 // rest.
 func (s *Session) signalIdleLocked() {
-	if s.thumbs.idle != nil && !s.scrub.active && !s.play.on {
-		close(s.thumbs.idle)
-		s.thumbs.idle = nil
+	if !s.scrub.active && !s.play.on {
+		s.thumbs.rested()
 	}
 }
 
-// thumbFor returns the thumbnail of path from the disk cache, or makes it
+// make returns the thumbnail of path from the disk cache, or makes it
 // (and keeps it there); nil when none can be made, with the error when
-// the file does not open.
-func (s *Session) thumbFor(ctx context.Context, path string) (*image.RGBA, error) {
-	cache := s.thumbPath(path)
+// the file does not open. It takes no lock.
+func (t *thumbnails) make(ctx context.Context, path string) (*image.RGBA, error) {
+	cache := t.cachePath(path)
 	if cache != "" {
 		if img := readThumb(cache); img != nil {
 			return img, nil
 		}
 	}
-	src, err := s.opts.Open(ctx, path)
+	src, err := t.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -155,18 +191,18 @@ func (s *Session) thumbFor(ctx context.Context, path string) (*image.RGBA, error
 	return img, nil
 }
 
-// thumbPath is where the thumbnail of a file is kept: named by the file's
+// cachePath is where the thumbnail of a file is kept: named by the file's
 // identity, so that a changed file gets a new one ("" when there is no
 // cache or no identity).
-func (s *Session) thumbPath(path string) string {
-	if s.opts.DiskRoot == "-" {
+func (t *thumbnails) cachePath(path string) string {
+	if t.root == "-" {
 		return ""
 	}
 	id, err := loader.FileIdentity(path)
 	if err != nil {
 		return ""
 	}
-	root := s.opts.DiskRoot
+	root := t.root
 	if root == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {

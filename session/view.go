@@ -24,7 +24,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{Scene: Scene{d: s.data, view: s.drawnViewLocked(), gen: s.gen, dir: dir,
-		layers: s.layerDrawsLocked(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.projectionLocked()},
+		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.proj.source(s.data, s.view)},
 		asked: at, play: s.play.on}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
 	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj {
@@ -172,12 +172,12 @@ func (s *Session) SetColormap(name string) {
 		}
 		// A colormap chosen while one channel is shown in gray is seen:
 		// that channel in its new colours.
-		gray := s.mode == OneGray && s.multiChannelLocked()
+		gray := s.chans.mode == OneGray && s.multiChannelLocked()
 		if name == s.view.Colormap && !gray {
 			return false
 		}
 		if gray {
-			s.mode = OneColor
+			s.chans.mode = OneColor
 		}
 		s.view.Colormap = name
 		return true
@@ -265,13 +265,8 @@ func (s *Session) saveViewLocked() {
 	if s.ortho.on {
 		v.Layout = "four"
 	}
-	for _, c := range s.chans {
-		v.Channels = append(v.Channels, prefs.ChannelView{Lo: c.lo, Hi: c.hi, Colormap: c.colormap, Hidden: c.hidden})
-	}
-	if s.multiChannelLocked() {
-		v.Mode = s.mode.String()
-	}
-	s.saveLayersLocked(&v)
+	s.chans.save(&v, s.multiChannelLocked())
+	s.layers.save(&v)
 	s.prefs.SetView(s.data.Name, v)
 }
 
@@ -296,18 +291,7 @@ func (s *Session) restoreViewLocked(p prefs.View) {
 	s.fitted = p.Fitted || !(p.Zoom > 0)
 	w.T, w.C = clampInt(p.T, 0, m.Size('T')-1), clampInt(p.C, 0, m.Size('C')-1)
 	w.Z, w.Y, w.X = clampInt(p.Z, 0, m.Size('Z')-1), clampInt(p.Y, 0, m.Size('Y')-1), clampInt(p.X, 0, m.Size('X')-1)
-	if len(p.Channels) == len(s.chans) {
-		for i, c := range p.Channels {
-			if c.Colormap == render.RGB || validColormap(c.Colormap) {
-				s.chans[i] = channelState{lo: c.Lo, hi: c.Hi, colormap: c.Colormap, hidden: c.Hidden}
-			}
-		}
-	} else if len(s.chans) > 0 && validColormap(p.Colormap) {
-		s.chans[s.channelIndex()] = channelState{lo: p.Lo, hi: p.Hi, colormap: p.Colormap}
-	}
-	if m, ok := ParseChannelMode(p.Mode); ok {
-		s.mode = m
-	}
+	s.chans.restore(p, w.C)
 	s.loadChannelLocked()
 }
 

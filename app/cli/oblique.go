@@ -109,7 +109,7 @@ func (ob *obliqueOpts) plane(m *loader.Meta, t, c int) (oblique.Plane, oblique.I
 
 // writeOblique writes the oblique plane the options ask for: its samples
 // (.raw: the data's type for nearest, float32 for linear) or its picture
-// (.png, one channel, as a plane is drawn). It reads only the chunks the
+// (.png, one channel, as the window draws a turned plane). It reads only the chunks the
 // plane crosses, of --level (a computed level is computed from the ones
 // it covers).
 func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts, ext string) error {
@@ -131,6 +131,9 @@ func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts
 		if at < 0 || at >= m.Size(a) {
 			return usageError{fmt.Sprintf("plane: --%c %d is outside 0..%d", a+'a'-'A', at, m.Size(a)-1)}
 		}
+	}
+	if ext == ".png" {
+		return o.drawOblique(name, src, p, in)
 	}
 	var from loader.Source = src
 	if o.level >= len(m.Levels) {
@@ -156,37 +159,42 @@ func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts
 	if err := sampleOblique(context.Background(), from, p, o.level, in, nat, flt); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	buf, dt := nat, m.DType
 	if in == oblique.Linear {
-		buf, dt = float32Bytes(flt), loader.Float32
+		return writeOut(o.out, float32Bytes(flt))
 	}
-	if ext == ".raw" {
-		return writeOut(o.out, buf)
+	return writeOut(o.out, nat)
+}
+
+// drawOblique writes the PNG of oblique plane p of src (named name, which
+// it owns) as the window draws a turned plane (session.Picture): in the
+// channel, window and colormap pictureView picks, the background where
+// the plane leaves the data, with the scale bar.
+func (o *planeOpts) drawOblique(name string, src loader.Source, p oblique.Plane, in oblique.Interp) error {
+	if o.colormap == render.RGB {
+		return usageError{"plane: an oblique plane draws one channel, not --colormap rgb"}
 	}
-	def, _, _ := session.DefaultChannels(m)
-	ch := render.Channel{Colormap: o.colormap}
-	if len(def) > 0 && !m.RGB {
-		ch = def[min(max(o.c, 0), len(def)-1)]
+	d, err := session.OpenData(session.Canonical(name), src, session.DataOptions{Hold: true, DiskRoot: "-"})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if o.given["colormap"] {
-		ch.Colormap = o.colormap
+	defer d.Release()
+	m := d.Pyr.Meta()
+	sel := loader.Plane{Orientation: render.XY, At: map[byte]int{'T': o.t, 'C': o.c}}
+	v, err := o.pictureView("plane", m, sel.Orientation, sel, nil)
+	if err != nil {
+		return err
 	}
-	if o.given["window"] || o.given["level-range"] {
-		if ch.Lo, ch.Hi, err = o.displayRange(); err != nil {
-			return usageError{"plane: " + err.Error()}
-		}
-	} else if ch.Lo >= ch.Hi {
-		ch.Lo, ch.Hi = render.AutoRange(buf, dt)
+	pc, err := session.NewPicture(d, v, o.scalebar)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	img := render.Plane(buf, dt, p.W, p.H, ch.Lo, ch.Hi, render.ColormapOrGray(ch.Colormap))
-	if o.scalebar {
-		unit := ""
-		if i := m.AxisIndex('X'); i >= 0 && i < len(m.Units) {
-			unit = m.Units[i]
-		}
-		sm := loader.NewMeta(m.Format, "YX", []int{p.H, p.W}, dt, []int{p.H, p.W}, []float64{p.Pixel, p.Pixel}, []string{unit, unit})
-		render.DrawScaleBar(img, sm, render.View{Zoom: 1, Center: render.Point{Col: float64(p.W) / 2, Row: float64(p.H) / 2},
-			Width: p.W, Height: p.H})
+	defer pc.Close()
+	if err := pc.Sample(p, o.level, in == oblique.Linear); err != nil {
+		return usageError{"plane: " + err.Error()}
+	}
+	img, err := pc.Draw(context.Background())
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return writePNG(o.out, img)
 }

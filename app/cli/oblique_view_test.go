@@ -72,7 +72,7 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Ses
 // axis, Shift 1°; I samples trilinearly) is, pixel for pixel, the picture
 // `plane --rotate` draws of the same plane (the turns in reverse order,
 // about the physical axes), with the background where the plane leaves
-// the data.
+// the data, in the window and in the PNG alike.
 func TestTurnedViewIsThePlaneRotateDraws(t *testing.T) {
 	testtool.RequirePython(t, "numpy", "tifffile", "zarr")
 	dir := t.TempDir()
@@ -108,8 +108,10 @@ func TestTurnedViewIsThePlaneRotateDraws(t *testing.T) {
 				got := f.Img.RGBAAt(x, y)
 				r, g, b, _ := want.At(x, y).RGBA()
 				exp := [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8)}
-				if dt.At(samples, y*w+x) == 0 { // outside the data (whose samples are ≥ 1000)
-					exp = [3]uint8{32, 32, 32}
+				if dt.At(samples, y*w+x) == 0 { // outside the data (whose samples are ≥ 1000): the background
+					if exp != [3]uint8{32, 32, 32} {
+						t.Fatalf("keys %q: pixel (%d, %d) outside the data is %v in plane %v's PNG, not the background", c.keys, x, y, exp, args)
+					}
 				} else {
 					inside++
 				}
