@@ -135,9 +135,13 @@ func (f folderOutput) removeDir(_ context.Context, dir string) error {
 // store.DefaultPartSize go up in multipart uploads.
 type objectOutput struct{ st *store.HTTP }
 
+// objectPartSize is the size above which values go up in multipart
+// uploads, and their parts' size.
+var objectPartSize int64 = store.DefaultPartSize
+
 // openObjects returns the object store output out (s3://..., gs://...).
 func openObjects(out string) (*objectOutput, error) {
-	opt := store.HTTPOptions{Write: true, Deadline: store.DefaultDeadline()}
+	opt := store.HTTPOptions{Write: true, Deadline: store.DefaultDeadline(), PartSize: objectPartSize}
 	var st *store.HTTP
 	var err error
 	if strings.HasPrefix(strings.ToLower(out), "gs://") {
