@@ -86,20 +86,9 @@ const (
 	chunkSide     = 1024
 )
 
-var magic = []byte("ZISRAWFILE")
-
 // Match reports whether head starts with the ZISRAW file header segment.
 // It is safe for concurrent use.
 func Match(path string, head []byte) bool { return format.Claims(path, head) }
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // Open opens a CZI file at its first series. The returned Source is safe
 // for concurrent use and is a loader.SeriesOpener over the file's series.

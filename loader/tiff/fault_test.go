@@ -40,7 +40,7 @@ func TestShrunkWhileOpening(t *testing.T) {
 		if err := os.Truncate(path, int64(os.Getpagesize())); err != nil {
 			t.Fatal(err)
 		}
-		_, err = newSource(lf, path)
+		_, err = newSource(lf, path, defaultBanding)
 		expectTruncErr(t, err, "")
 		if !errors.Is(err, loader.ErrChanged) || err.Error() != "tiff: the file changed while it was read: file is truncated" {
 			t.Errorf("error %q", err)

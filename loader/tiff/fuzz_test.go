@@ -29,9 +29,6 @@ func FuzzOpen(f *testing.F) {
 	dir := f.TempDir()
 	// Small bands, so that strips of a few kilobytes are read in bands
 	// (see stream.go) as strips of hundreds of megabytes are.
-	oldPlane, oldBand := maxPlaneChunk, bandBytes
-	maxPlaneChunk, bandBytes = 2048, 256
-	f.Cleanup(func() { maxPlaneChunk, bandBytes = oldPlane, oldBand })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<20 {
 			return
@@ -47,7 +44,7 @@ func FuzzOpen(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := Open(context.Background(), path)
+		src, err := openBanded(path, banding{maxPlane: 2048, band: 256})
 		if err != nil {
 			return
 		}

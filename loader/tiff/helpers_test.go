@@ -96,6 +96,23 @@ func openTIFF(t testing.TB, path string) loader.Source {
 	return src
 }
 
+// smallBands cuts strip pages of more than 1000 bytes into bands of 320
+// bytes, so that strips of a few kilobytes are read in bands as strips of
+// hundreds of megabytes are.
+var smallBands = banding{maxPlane: 1000, band: 320}
+
+// openBandedTIFF opens the TIFF file at path as openTIFF does, cutting
+// strip pages into chunks by bands.
+func openBandedTIFF(t testing.TB, path string, bands banding) loader.Source {
+	t.Helper()
+	src, err := openBanded(path, bands)
+	if err != nil {
+		t.Fatalf("open %s: %v", filepath.Base(path), err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
 func readAll(t testing.TB, src loader.Source) []byte {
 	t.Helper()
 	b, err := loader.ReadAll(context.Background(), src, 0, 1<<31)
@@ -109,7 +126,12 @@ func readAll(t testing.TB, src loader.Source) []byte {
 // and every sample.
 func expectRef(t *testing.T, path, axes string, r ref) loader.Source {
 	t.Helper()
-	src := openTIFF(t, path)
+	return checkRef(t, openTIFF(t, path), path, axes, r)
+}
+
+// checkRef compares src, the file at path, with tifffile's reading r.
+func checkRef(t *testing.T, src loader.Source, path, axes string, r ref) loader.Source {
+	t.Helper()
 	m := src.Meta()
 	if m.Axes != axes {
 		t.Errorf("%s: axes %q, want %q", filepath.Base(path), m.Axes, axes)

@@ -44,6 +44,8 @@ type file struct {
 	b   []byte // the whole file
 	bo  binary.ByteOrder
 	big bool // BigTIFF: 8-byte offsets and counts
+
+	bands banding // how strip pages are cut into chunks
 }
 
 // entry is one IFD entry: its values lie at pos (inline or pointed to).

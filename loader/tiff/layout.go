@@ -125,22 +125,22 @@ func omeLayout(o omeInfo, spp int) *layout {
 	return l
 }
 
-// Strip-organised pages are read one page plane per chunk unless the plane
-// is larger than maxPlaneChunk; then a chunk is a band of about bandBytes
-// (whole strips when the strips are compressed, unless a strip is many
-// bands: see stream.go). Variables for tests.
-var (
-	maxPlaneChunk int64 = 64 << 20
-	bandBytes     int64 = 16 << 20
-)
+// banding says how strip-organised pages are cut into chunks: one page
+// plane per chunk unless the plane is larger than maxPlane bytes; then a
+// chunk is a band of about band bytes (whole strips when the strips are
+// compressed, unless a strip is many bands: see stream.go).
+type banding struct{ maxPlane, band int64 }
+
+// defaultBanding is the banding Open reads with.
+var defaultBanding = banding{maxPlane: 64 << 20, band: 16 << 20}
 
 // chunkRows is the number of rows in one chunk of a strip-organised page.
 func chunkRows(p *page) int {
 	rb := int64(p.rowBytes())
-	if rb*int64(p.height) <= maxPlaneChunk {
+	if rb*int64(p.height) <= p.bands.maxPlane {
 		return p.height
 	}
-	rows := max(1, bandBytes/rb)
+	rows := max(1, p.bands.band/rb)
 	if p.compression != cNone && !p.bandedStrips() {
 		rows = (rows + int64(p.bh) - 1) / int64(p.bh) * int64(p.bh)
 	}

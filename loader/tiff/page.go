@@ -9,6 +9,7 @@ import (
 // page is one parsed IFD. Block offsets and byte counts stay in the file
 // and are read on demand. A page is immutable once parsed.
 type page struct {
+	bands       banding // how the page is cut into chunks (its file's)
 	ifd, next   int64
 	subfile     uint64
 	width       int
@@ -126,7 +127,7 @@ func (f *file) parsePage(off int64) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &page{ifd: off, next: next}
+	p := &page{ifd: off, next: next, bands: f.bands}
 	if err := f.parseGeometry(p, fs); err != nil {
 		return nil, err
 	}

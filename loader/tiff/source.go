@@ -21,6 +21,7 @@ type source struct {
 	f      *file
 	p0     *page
 	idx    *pageIndex
+	bands  banding // how strip pages are cut into chunks
 	meta   *loader.Meta
 
 	levels    []*page // page 0's SubIFD of each level above 0
@@ -38,8 +39,8 @@ type source struct {
 // newSource parses the mapped TIFF lf (opened from path) and indexes its
 // pages. A fault on the mapping (the file shrank while it was parsed) is a
 // truncated error.
-func newSource(lf *loader.File, path string) (*source, error) {
-	s := &source{lf: lf, idx: &pageIndex{}, path: path}
+func newSource(lf *loader.File, path string, bands banding) (*source, error) {
+	s := &source{lf: lf, idx: &pageIndex{}, path: path, bands: bands}
 	if err := s.open(path); err != nil {
 		s.idx.close()
 		s.closeFile()
@@ -64,6 +65,7 @@ func (s *source) open(path string) (err error) {
 	if err != nil {
 		return err
 	}
+	f.bands = s.bands
 	p0, err := f.parsePage(first)
 	if err != nil {
 		return err

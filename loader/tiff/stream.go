@@ -14,7 +14,7 @@ import (
 	"vastview/loader"
 )
 
-// A strip whose decoded rows are many times bandBytes (one zlib strip
+// A strip whose decoded rows are many times the band size (one zlib strip
 // for a whole 8192² page, as some writers make) is read in bands: each
 // band decodes the strip's stream from the start, or from where the read
 // of the band before it ended, up to the band's last row, keeping only the
@@ -31,7 +31,7 @@ func (p *page) streamable() bool {
 
 // bandedStrips reports whether p's strips are read in bands, not whole.
 func (p *page) bandedStrips() bool {
-	return p.streamable() && int64(p.bh)*int64(p.rowBytes()) > 2*bandBytes
+	return p.streamable() && int64(p.bh)*int64(p.rowBytes()) > 2*p.bands.band
 }
 
 // stripKey names a strip: its page (by IFD, and offset for pages without

@@ -37,10 +37,8 @@ tifffile.imwrite(d + '/zlib.tif', rng.integers(0, 4000, (2, 61, 40), dtype=np.ui
 					t.Fatalf("the whole strip differs from tifffile's at byte %d", firstDiff(whole, r.Data))
 				}
 			}
-			oldPlane, oldBand := maxPlaneChunk, bandBytes
-			maxPlaneChunk, bandBytes = 1000, 320 // 4 rows of 80 bytes a band; the strip is 61 rows
-			defer func() { maxPlaneChunk, bandBytes = oldPlane, oldBand }()
-			src := openTIFF(t, path)
+			// 4 rows of 80 bytes a band; the strip is 61 rows.
+			src := openBandedTIFF(t, path, smallBands)
 			m := src.Meta()
 			l := &m.Levels[0]
 			n := len(l.Shape)

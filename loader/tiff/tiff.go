@@ -56,11 +56,17 @@ func Match(path string, head []byte) bool { return format.Claims(path, head) }
 // the pages in the background; Close stops that work. The returned Source
 // is safe for concurrent use.
 func Open(ctx context.Context, path string) (loader.Source, error) {
+	return openBanded(path, defaultBanding)
+}
+
+// openBanded opens the TIFF file at path as Open does, cutting strip
+// pages into chunks by bands.
+func openBanded(path string, bands banding) (loader.Source, error) {
 	lf, err := loader.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSource(lf, path)
+	s, err := newSource(lf, path, bands)
 	if err != nil {
 		lf.Close()
 		return nil, err

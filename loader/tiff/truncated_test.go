@@ -466,13 +466,10 @@ for name in ('gray', 'rgb'):
     data = open(d + '/' + name + '.tif', 'rb').read()
     open(d + '/' + name + '.cut.tif', 'wb').write(data[:start + (61 + 30) * rb + rb // 2])
 `)
-	oldPlane, oldBand := maxPlaneChunk, bandBytes
-	maxPlaneChunk, bandBytes = 1000, 320
-	defer func() { maxPlaneChunk, bandBytes = oldPlane, oldBand }()
 	for _, name := range []string{"gray", "rgb"} {
 		t.Run(name, func(t *testing.T) {
 			r := tifffileRead(t, filepath.Join(dir, name+".tif"))[filepath.Join(dir, name+".tif")]
-			src := openTIFF(t, filepath.Join(dir, name+".cut.tif"))
+			src := openBandedTIFF(t, filepath.Join(dir, name+".cut.tif"), smallBands)
 			m := src.Meta()
 			l := &m.Levels[0]
 			rows, planes := l.Chunk[len(l.Chunk)-2], l.ChunkBytes(m.DType)/(l.Chunk[len(l.Chunk)-2]*40*m.DType.Size())
