@@ -167,6 +167,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
 		Shard: shard, Part: part, Parts: parts, Finish: *finishArg, LevelDone: levelLine,
 	})
+	if ctx.Err() != nil && omezarr.IsObjectStore(out) {
+		return fmt.Errorf("%s: %v, the image not finished (no metadata written; a rerun keeps what is there)", out, context.Cause(ctx))
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
 	}

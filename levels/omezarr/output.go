@@ -194,7 +194,7 @@ func (o *objectOutput) remove(ctx context.Context, key string) error { return o.
 
 func (o *objectOutput) list(ctx context.Context, dir string) ([]string, error) {
 	var names []string
-	err := o.st.List(ctx, dir, func(name string, folder bool) error {
+	err := o.st.ListObjects(ctx, dir, func(name string, folder bool) error {
 		if !folder {
 			names = append(names, name)
 		}
@@ -216,7 +216,7 @@ func (o *objectOutput) removeDir(ctx context.Context, dir string) error {
 // empty reports whether nothing is stored below the output's prefix.
 func (o *objectOutput) empty(ctx context.Context) (bool, error) {
 	any := false
-	err := o.st.List(ctx, "", func(string, bool) error { any = true; return io.EOF })
+	err := o.st.ListObjects(ctx, "", func(string, bool) error { any = true; return io.EOF })
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}

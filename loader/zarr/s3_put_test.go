@@ -54,7 +54,7 @@ func TestS3Put(t *testing.T) {
 		}
 	}
 	var names []string
-	if err := st.List(ctx, "", func(n string, folder bool) error {
+	if err := st.ListObjects(ctx, "", func(n string, folder bool) error {
 		if folder {
 			n += "/"
 		}

@@ -187,11 +187,13 @@ func (h *HTTP) send(ctx context.Context, method, target string, body []byte, use
 	return b, resp.Header, nil
 }
 
-// List calls fn with the name of each value or folder directly under dir
+// ListObjects calls fn with the name of each value or folder directly under dir
 // ("" for the store's root), and whether it is a folder, with S3's
 // ListObjectsV2 (which Google Cloud Storage's XML API also answers); a
 // missing dir lists nothing. Only object stores list (NewS3, NewGCS).
-func (h *HTTP) List(ctx context.Context, dir string, fn func(name string, folder bool) error) error {
+// It is not Lister's List, so that readers keep treating HTTP stores as
+// stores that do not list.
+func (h *HTTP) ListObjects(ctx context.Context, dir string, fn func(name string, folder bool) error) error {
 	if h.list == "" {
 		return fmt.Errorf("%s: cannot list a web server", h.shown)
 	}
