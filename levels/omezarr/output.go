@@ -215,10 +215,10 @@ func (o *objectOutput) removeDir(ctx context.Context, dir string) error {
 
 // empty reports whether nothing is stored below the output's prefix.
 func (o *objectOutput) empty(ctx context.Context) (bool, error) {
-	any := false
-	err := o.st.ListObjects(ctx, "", func(string, bool) error { any = true; return io.EOF })
+	found := false
+	err := o.st.ListObjects(ctx, "", func(string, bool) error { found = true; return io.EOF })
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
-	return !any, err
+	return !found, err
 }
