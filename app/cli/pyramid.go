@@ -19,7 +19,6 @@ import (
 	"vastview/levels"
 	"vastview/levels/omezarr"
 	"vastview/loader"
-	"vastview/loader/zarr/store"
 	"vastview/session"
 )
 
@@ -67,8 +66,8 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		}
 	}
 	srcPath, out := pos[0], pos[1]
-	if store.IsObjectURL(out) || strings.Contains(out, "://") {
-		return fmt.Errorf("%s: writing to an object store or a URL is not supported: write to a folder (a shared file system for parts) and copy it", out)
+	if !omezarr.IsObjectStore(out) && strings.Contains(out, "://") {
+		return fmt.Errorf("%s: writing to a URL is not supported: write to a folder, s3:// or gs://", loader.Redact(out))
 	}
 	src, err := openSource(srcPath)
 	if err != nil {
@@ -119,7 +118,7 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 	defer warnDisk()
 	// What an earlier export to out that was killed left behind goes now,
 	// its space freed before the levels are built.
-	if !inParts {
+	if !inParts && !omezarr.IsObjectStore(out) {
 		if note := staleNote(omezarr.RemoveStale(out)); note != "" {
 			bar.note("vastview: " + note)
 		}
@@ -168,6 +167,9 @@ func cmdPyramid(args []string, stderr io.Writer) error {
 		Type: map[bool]string{true: "mode", false: "mean"}[mode], Progress: bar.update,
 		Shard: shard, Part: part, Parts: parts, Finish: *finishArg, LevelDone: levelLine,
 	})
+	if ctx.Err() != nil && omezarr.IsObjectStore(out) {
+		return fmt.Errorf("%s: %v, the image not finished (no metadata written; a rerun keeps what is there)", out, context.Cause(ctx))
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %v, nothing written", out, context.Cause(ctx))
 	}

@@ -147,7 +147,8 @@ func TestPyramidPartKilledRerunFinish(t *testing.T) {
 }
 
 // TestPyramidPartArguments checks the usage errors of --part and --finish,
-// and that an object store as OUT is refused in one line.
+// and that a URL other than an object store's as OUT is refused in one
+// line.
 func TestPyramidPartArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"--part", "0/2"}, {"--part", "3/2"}, {"--part", "x"}, {"--part", "1/2", "--finish"},
@@ -157,12 +158,12 @@ func TestPyramidPartArguments(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
 	}
-	// Object stores are refused, not taken for a folder named "s3:".
+	// Other URLs are refused, not taken for a folder named "http:".
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for _, out := range []string{"s3://bucket/img.ome.zarr", "gs://bucket/img.ome.zarr"} {
+	for _, out := range []string{"http://host/img.ome.zarr", "https://host/img.ome.zarr"} {
 		code, _, errs := vv("pyramid", "a.tif", out, "--part", "1/2")
-		if code != 1 || !strings.HasPrefix(errs, "vastview: "+out+": writing to an object store") || strings.Count(errs, "\n") != 1 {
+		if code != 1 || !strings.HasPrefix(errs, "vastview: "+out+": writing to a URL is not supported") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%s: exit %d, stderr %q", out, code, errs)
 		}
 	}

@@ -3,11 +3,7 @@ package omezarr
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +18,8 @@ import (
 // chunkWriter reads, encodes and stores the chunks of one image. Its
 // methods are safe for concurrent use.
 type chunkWriter struct {
-	dir  string
+	ctx  context.Context // of the write, for the output's requests
+	out  output
 	src  loader.Source
 	lay  *layout
 	ver  int
@@ -100,9 +97,9 @@ func (w *chunkWriter) doneChunk(k int) {
 	}
 }
 
-// writeChunks stores every chunk of every level under dir, at most
-// opts.Workers at a time.
-func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout, opts Options) error {
+// writeChunks stores every chunk of every level in out, at most
+// opts.Workers at a time; keep is chunkWriter.keep.
+func writeChunks(ctx context.Context, out output, src loader.Source, lay *layout, opts Options, keep bool) error {
 	comp, err := newCompressor(opts)
 	if err != nil {
 		return err
@@ -110,7 +107,8 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	if comp != nil {
 		defer comp.close()
 	}
-	w := newChunkWriter(dir, src, lay, opts, comp)
+	w := newChunkWriter(ctx, out, src, lay, opts, comp)
+	w.keep = keep
 	for k, l := range lay.src {
 		w.prog.total += count(l.Grid())
 		w.expect(k, count(l.Grid()))
@@ -136,10 +134,10 @@ func writeChunks(ctx context.Context, dir string, src loader.Source, lay *layout
 	return ctx.Err()
 }
 
-// newChunkWriter returns a writer of chunks into dir with opts.Workers
-// sets of buffers.
-func newChunkWriter(dir string, src loader.Source, lay *layout, opts Options, comp compressor) *chunkWriter {
-	w := &chunkWriter{dir: dir, src: src, lay: lay, ver: opts.Version, comp: comp,
+// newChunkWriter returns a writer of chunks into out with opts.Workers
+// sets of buffers, its requests made with ctx.
+func newChunkWriter(ctx context.Context, out output, src loader.Source, lay *layout, opts Options, comp compressor) *chunkWriter {
+	w := &chunkWriter{ctx: ctx, out: out, src: src, lay: lay, ver: opts.Version, comp: comp,
 		bufs: make(chan *buffers, opts.Workers)}
 	for range opts.Workers {
 		w.bufs <- &buffers{}
@@ -290,40 +288,20 @@ func (w *chunkWriter) removeStale(key string) error {
 	if !w.keep {
 		return nil
 	}
-	p := filepath.Join(w.dir, filepath.FromSlash(key))
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
-	}
-	return nil
+	return w.out.remove(w.ctx, key)
 }
 
 // writeFile writes the object key, unless the writer keeps what it finds
 // and finds data there already.
 func (w *chunkWriter) writeFile(key string, data []byte) error {
-	p := filepath.Join(w.dir, filepath.FromSlash(key))
-	if w.keep && same(p, data) {
-		w.nKept.Add(1)
-		return nil
+	if w.keep {
+		if old, err := w.out.get(w.ctx, key); err == nil && bytes.Equal(old, data) {
+			w.nKept.Add(1)
+			return nil
+		}
 	}
 	w.nWritten.Add(1)
-	err := os.MkdirAll(filepath.Dir(p), 0o755)
-	if err == nil {
-		err = os.WriteFile(p, data, 0o644)
-	}
-	if err != nil {
-		return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
-	}
-	return nil
-}
-
-// same reports whether the file p holds exactly data.
-func same(p string, data []byte) bool {
-	st, err := os.Stat(p)
-	if err != nil || st.Size() != int64(len(data)) {
-		return false
-	}
-	old, err := os.ReadFile(p)
-	return err == nil && bytes.Equal(old, data)
+	return w.out.put(w.ctx, key, data)
 }
 
 // chunkKey is the slash-separated path of level k's chunk idx: "k/i/j/l"

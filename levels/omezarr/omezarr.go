@@ -111,12 +111,26 @@ func Write(ctx context.Context, out string, src loader.Source, opts Options) err
 	if err != nil {
 		return err
 	}
+	if IsObjectStore(out) {
+		o, err := openObjects(out)
+		if err != nil {
+			return err
+		}
+		defer o.st.Close()
+		switch {
+		case opts.Parts > 0:
+			return writePart(ctx, o, src, lay, opts)
+		case opts.Finish:
+			return finish(ctx, o, src, lay, opts)
+		}
+		return writeObjects(ctx, o, src, lay, opts)
+	}
 	out = filepath.Clean(out)
 	switch {
 	case opts.Parts > 0:
-		return writePart(ctx, out, src, lay, opts)
+		return writePart(ctx, folderOutput{out}, src, lay, opts)
 	case opts.Finish:
-		return finish(ctx, out, src, lay, opts)
+		return finish(ctx, folderOutput{out}, src, lay, opts)
 	}
 	RemoveStale(out)
 	if err := checkTarget(out, opts.Overwrite); err != nil {
@@ -148,16 +162,40 @@ func fill(ctx context.Context, dir string, src loader.Source, lay *layout, opts 
 	if err != nil {
 		return err
 	}
+	out := folderOutput{dir}
 	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
+		if err := out.put(ctx, name, data); err != nil {
+			return err
 		}
 	}
-	return writeChunks(ctx, dir, src, lay, opts)
+	return writeChunks(ctx, out, src, lay, opts, false)
+}
+
+// writeObjects writes an image into an object store, where nothing can
+// be renamed into place: the chunks first, then the metadata, the group's
+// last, since it makes the image visible. Values an interrupted write
+// left are compared and kept when equal, and removed where the chunk now
+// holds only zeros. An existing image is refused (ErrExists), also with
+// Options.Overwrite.
+func writeObjects(ctx context.Context, o *objectOutput, src loader.Source, lay *layout, opts Options) error {
+	if hasMetadata(ctx, o) {
+		if opts.Overwrite {
+			return fmt.Errorf("output already exists, and an image in an object store is not replaced: delete it first")
+		}
+		return ErrExists
+	}
+	empty, err := o.empty(ctx)
+	if err != nil {
+		return err
+	}
+	if err := writeChunks(ctx, o, src, lay, opts, !empty); err != nil {
+		return err
+	}
+	files, err := metadataFiles(lay, opts)
+	if err != nil {
+		return err
+	}
+	return writeMetadata(ctx, o, files)
 }
 
 // normalise fills in defaults and checks opts.

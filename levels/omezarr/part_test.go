@@ -128,7 +128,7 @@ func TestPartsEqualOneRun(t *testing.T) {
 					t.Fatalf("%s part %d/%d: %v", c.name, i, n, err)
 				}
 			}
-			if hasMetadata(out) {
+			if hasMetadata(context.Background(), folderOutput{out}) {
 				t.Fatalf("%s: parts wrote the metadata", c.name)
 			}
 			o := c.opts
@@ -234,7 +234,7 @@ func TestFinishNamesWhatIsMissing(t *testing.T) {
 		!strings.Contains(err.Error(), lost+" (part 3/3)") {
 		t.Fatalf("finish: %v", err)
 	}
-	if hasMetadata(out) {
+	if hasMetadata(context.Background(), folderOutput{out}) {
 		t.Fatal("finish wrote metadata with chunks missing")
 	}
 	// Damage another chunk of part 3: its rerun writes both again.
@@ -246,7 +246,7 @@ func TestFinishNamesWhatIsMissing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	recs, err := readRecords(out)
+	recs, err := readRecords(context.Background(), folderOutput{out})
 	if err != nil {
 		t.Fatal(err)
 	}

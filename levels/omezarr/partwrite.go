@@ -49,22 +49,25 @@ type levelRecord struct {
 func recordName(p, n int) string { return fmt.Sprintf("%d-of-%d.json", p+1, n) }
 
 // writePart writes the chunks of part opts.Part of opts.Parts straight
-// into out (a folder, created if needed), then its record. Chunks an
+// into out (a folder, created if needed, or an object store), then its
+// record. Chunks an
 // earlier run of the part left are compared with the new ones and kept
 // when equal, so that a stopped part is rerun as a whole and only what is
 // missing or damaged is written.
-func writePart(ctx context.Context, out string, src loader.Source, lay *layout, opts Options) error {
-	if hasMetadata(out) {
+func writePart(ctx context.Context, out output, src loader.Source, lay *layout, opts Options) error {
+	if hasMetadata(ctx, out) {
 		return fmt.Errorf("output is a finished image already; not writing a part into it")
 	}
 	m := src.Meta()
 	p := opts.Part - 1
-	rec := filepath.Join(out, partsDir, recordName(p, opts.Parts))
-	if err := os.MkdirAll(filepath.Dir(rec), 0o755); err != nil {
-		return fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
+	rec := partsDir + "/" + recordName(p, opts.Parts)
+	if f, ok := out.(folderOutput); ok {
+		if err := os.MkdirAll(filepath.Join(f.dir, partsDir), 0o755); err != nil {
+			return fmt.Errorf("cannot create the output: %v", loader.StripPath(err))
+		}
 	}
-	if err := os.Remove(rec); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
+	if err := out.remove(ctx, rec); err != nil {
+		return err
 	}
 	comp, err := newCompressor(opts)
 	if err != nil {
@@ -73,7 +76,7 @@ func writePart(ctx context.Context, out string, src loader.Source, lay *layout, 
 	if comp != nil {
 		defer comp.close()
 	}
-	w := newChunkWriter(out, src, lay, opts, comp)
+	w := newChunkWriter(ctx, out, src, lay, opts, comp)
 	w.keep = true
 	pl := planParts(m, src, opts.Parts, w.units())
 	w.sets = make([]*chunkSet, len(lay.src))
@@ -124,7 +127,7 @@ func writePart(ctx context.Context, out string, src loader.Source, lay *layout, 
 	if err != nil {
 		return err
 	}
-	return writeAtomic(rec, data)
+	return out.putAtomic(ctx, rec, data)
 }
 
 // sub is a - b, element by element.
@@ -158,15 +161,31 @@ func writeAtomic(p string, data []byte) error {
 	return nil
 }
 
-// hasMetadata reports whether the folder out holds the top-level metadata
-// of a Zarr image.
-func hasMetadata(out string) bool {
+// hasMetadata reports whether out holds the top-level metadata of a Zarr
+// image.
+func hasMetadata(ctx context.Context, out output) bool {
 	for _, n := range []string{".zgroup", "zarr.json"} {
-		if _, err := os.Stat(filepath.Join(out, n)); err == nil {
+		if _, err := out.get(ctx, n); err == nil {
 			return true
 		}
 	}
 	return false
+}
+
+// writeMetadata writes the metadata files into out, the group's last: its
+// presence marks the image finished.
+func writeMetadata(ctx context.Context, out output, files map[string][]byte) error {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return strings.Count(names[i], "/") > strings.Count(names[j], "/") })
+	for _, name := range names {
+		if err := out.putAtomic(ctx, name, files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // A MissingError says which parts have not finished and which chunks the
@@ -191,13 +210,13 @@ func (e *MissingError) Error() string {
 // is in out, computes the levels coarser than the last one cut among the
 // parts from that level as written, writes the metadata and removes the
 // parts' records.
-func finish(ctx context.Context, out string, src loader.Source, lay *layout, opts Options) error {
-	recs, err := readRecords(out)
+func finish(ctx context.Context, out output, src loader.Source, lay *layout, opts Options) error {
+	recs, err := readRecords(ctx, out)
 	if err != nil {
 		return err
 	}
 	if len(recs) == 0 {
-		if hasMetadata(out) {
+		if hasMetadata(ctx, out) {
 			return nil // finished before
 		}
 		return fmt.Errorf("no part has finished: run every --part I/N first")
@@ -232,7 +251,11 @@ func finish(ctx context.Context, out string, src loader.Source, lay *layout, opt
 			s.each(func(idx []int, in bool) bool {
 				if in {
 					key := chunkKey(opts.Version, lr.Level, permute(idx, lay.perm))
-					if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(key))); err != nil {
+					if ok, err := out.has(ctx, key); !ok {
+						if err != nil {
+							miss.Chunks = append(miss.Chunks, key+" ("+err.Error()+")")
+							return false
+						}
 						miss.Chunks = append(miss.Chunks, key+" (part "+partName(p, n)+")")
 					}
 				}
@@ -255,49 +278,34 @@ func finish(ctx context.Context, out string, src loader.Source, lay *layout, opt
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
+	if err := writeMetadata(ctx, out, files); err != nil {
+		return err
 	}
-	// The group's metadata last: its presence marks the image finished.
-	sort.Slice(names, func(i, j int) bool { return strings.Count(names[i], "/") > strings.Count(names[j], "/") })
-	for _, name := range names {
-		p := filepath.Join(out, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("cannot write the output: %v", loader.StripPath(err))
-		}
-		if err := writeAtomic(p, files[name]); err != nil {
-			return err
-		}
-	}
-	if err := os.RemoveAll(filepath.Join(out, partsDir)); err != nil {
-		return fmt.Errorf("cannot remove the parts' records: %v", loader.StripPath(err))
+	if err := out.removeDir(ctx, partsDir); err != nil {
+		return fmt.Errorf("cannot remove the parts' records: %v", err)
 	}
 	return nil
 }
 
 // readRecords reads the records of the finished parts in out.
-func readRecords(out string) ([]partRecord, error) {
-	ents, err := os.ReadDir(filepath.Join(out, partsDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+func readRecords(ctx context.Context, out output) ([]partRecord, error) {
+	names, err := out.list(ctx, partsDir)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the parts' records: %v", loader.StripPath(err))
+		return nil, fmt.Errorf("cannot read the parts' records: %v", err)
 	}
 	var recs []partRecord
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(out, partsDir, e.Name()))
+		data, err := out.get(ctx, partsDir+"/"+name)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the parts' records: %v", loader.StripPath(err))
 		}
 		var r partRecord
 		if err := json.Unmarshal(data, &r); err != nil || r.Parts < 1 || r.Part < 1 || r.Part > r.Parts ||
-			e.Name() != recordName(r.Part-1, r.Parts) {
-			return nil, fmt.Errorf("the part record %s is damaged: run that part again", e.Name())
+			name != recordName(r.Part-1, r.Parts) {
+			return nil, fmt.Errorf("the part record %s is damaged: run that part again", name)
 		}
 		recs = append(recs, r)
 	}
@@ -306,7 +314,7 @@ func readRecords(out string) ([]partRecord, error) {
 
 // finishLevels writes the levels after split, computed from level split
 // as the parts wrote it into out.
-func finishLevels(ctx context.Context, out string, m *loader.Meta, lay *layout, split int, opts Options) error {
+func finishLevels(ctx context.Context, out output, m *loader.Meta, lay *layout, split int, opts Options) error {
 	ls, err := newLevelSource(out, m, lay, split, opts)
 	if err != nil {
 		return err
@@ -333,7 +341,7 @@ func finishLevels(ctx context.Context, out string, m *loader.Meta, lay *layout, 
 	if comp != nil {
 		defer comp.close()
 	}
-	w := newChunkWriter(out, nil, lay, opts, comp)
+	w := newChunkWriter(ctx, out, nil, lay, opts, comp)
 	w.keep = true
 	for j := 1; j < len(lv); j++ {
 		w.expect(split+j, nd.Product(lv[j].Grid()))
@@ -362,9 +370,9 @@ func finishLevels(ctx context.Context, out string, m *loader.Meta, lay *layout, 
 }
 
 // levelSource presents one level of an image the parts wrote into a
-// folder as a loader.Source of one level, in the source's axis order.
+// folder or an object store as a loader.Source of one level, in the source's axis order.
 type levelSource struct {
-	dir   string
+	out   output
 	ver   int
 	k     int
 	meta  loader.Meta
@@ -375,12 +383,12 @@ type levelSource struct {
 	w     *chunkWriter // for the level's shards, if any
 }
 
-func newLevelSource(dir string, m *loader.Meta, lay *layout, k int, opts Options) (*levelSource, error) {
+func newLevelSource(out output, m *loader.Meta, lay *layout, k int, opts Options) (*levelSource, error) {
 	l := lay.src[k]
 	meta := *m
 	meta.Levels = []loader.Level{l}
 	meta.Shape = l.Shape
-	ls := &levelSource{dir: dir, ver: opts.Version, k: k, meta: meta, lay: lay, chunk: lay.levels[k].Chunk,
+	ls := &levelSource{out: out, ver: opts.Version, k: k, meta: meta, lay: lay, chunk: lay.levels[k].Chunk,
 		w: &chunkWriter{lay: lay, shards: shardsOf(lay, opts)}}
 	ls.inv = &layout{dtype: lay.dtype, perm: make([]int, len(lay.perm)), same: lay.same}
 	for j, s := range lay.perm {
@@ -408,12 +416,12 @@ func (s *levelSource) ReadChunk(ctx context.Context, level int, idx []int, dst [
 	if s.w.shards != nil && s.w.shards[s.k] != nil {
 		shard, slot := s.w.unitOf(s.k, idx)
 		key = chunkKey(s.ver, s.k, permute(shard, s.lay.perm))
-		data, err = readInner(filepath.Join(s.dir, filepath.FromSlash(key)), slot, nd.Product(s.w.per(s.k)))
+		data, err = s.out.inner(ctx, key, slot, nd.Product(s.w.per(s.k)))
 		if err == nil && data == nil {
 			err = fs.ErrNotExist
 		}
 	} else {
-		data, err = os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(key)))
+		data, err = s.out.get(ctx, key)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		clear(dst)

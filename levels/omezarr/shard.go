@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"sync"
 
@@ -189,27 +188,15 @@ func assembleShard(chunks [][]byte) []byte {
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(index, castagnoli))
 }
 
-// readInner reads the inner chunk slot of the shard file p holding count
-// chunks; nil when it is not stored or the shard does not exist.
-func readInner(p string, slot, count int) ([]byte, error) {
-	f, err := os.Open(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
+// readInner reads the inner chunk slot of the shard f of size bytes
+// holding count chunks; nil when it is not stored.
+func readInner(f io.ReaderAt, size int64, slot, count int) ([]byte, error) {
 	ib := int64(16*count + 4)
-	if st.Size() < ib {
-		return nil, fmt.Errorf("shard of %d bytes is shorter than its index", st.Size())
+	if size < ib {
+		return nil, fmt.Errorf("shard of %d bytes is shorter than its index", size)
 	}
 	index := make([]byte, ib)
-	if _, err := f.ReadAt(index, st.Size()-ib); err != nil {
+	if _, err := f.ReadAt(index, size-ib); err != nil {
 		return nil, err
 	}
 	if crc32.Checksum(index[:ib-4], castagnoli) != binary.LittleEndian.Uint32(index[ib-4:]) {
@@ -220,7 +207,7 @@ func readInner(p string, slot, count int) ([]byte, error) {
 	if off == emptySlot && n == emptySlot {
 		return nil, nil
 	}
-	if off > uint64(st.Size()-ib) || n > uint64(st.Size()-ib)-off {
+	if off > uint64(size-ib) || n > uint64(size-ib)-off {
 		return nil, fmt.Errorf("shard index entry %d lies outside the shard", slot)
 	}
 	b := make([]byte, n)

@@ -22,7 +22,8 @@ const gcsEndpoint = "https://storage.googleapis.com"
 // endpoint VASTVIEW_GS_ENDPOINT names). Requests are anonymous (public
 // data) unless GOOGLE_APPLICATION_CREDENTIALS names a service account key
 // or an authorized_user file, whose OAuth2 access token (read-only
-// storage scope) then goes with every request. A refused request says
+// storage scope, or read-write with HTTPOptions.Write) then goes with
+// every request. A refused request says
 // what to do. opt.Sign, Explain and Name are set here.
 func NewGCS(location string, opt HTTPOptions) (*HTTP, error) {
 	return newGCS(location, opt, os.Getenv)
@@ -58,7 +59,11 @@ func newGCS(location string, opt HTTPOptions, getenv func(string) string) (*HTTP
 	opt.Name = shown
 	hint := ": anonymous requests read only public data; set GOOGLE_APPLICATION_CREDENTIALS to a service account key or authorized_user file"
 	if file := getenv("GOOGLE_APPLICATION_CREDENTIALS"); file != "" {
-		ts, err := gcsTokens(file)
+		scope := "https://www.googleapis.com/auth/devstorage.read_only"
+		if opt.Write {
+			scope = "https://www.googleapis.com/auth/devstorage.read_write"
+		}
+		ts, err := gcsTokens(file, scope)
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +79,12 @@ func newGCS(location string, opt HTTPOptions, getenv func(string) string) (*HTTP
 		}
 		return e
 	}
-	return NewHTTP(base+"/", opt)
+	h, err := NewHTTP(base+"/", opt)
+	if err != nil {
+		return nil, err
+	}
+	h.setList(ep+"/"+url.PathEscape(bucket)+"/", listPrefix(key))
+	return h, nil
 }
 
 // gcsAuth adds a Google OAuth2 access token to requests.
@@ -85,7 +95,7 @@ type gcsAuth struct {
 
 // gcsTokens reads a credentials file of type service_account or
 // authorized_user. Errors name the file, never its content.
-func gcsTokens(file string) (*gcsAuth, error) {
+func gcsTokens(file, scope string) (*gcsAuth, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, errors.New("GOOGLE_APPLICATION_CREDENTIALS: " + oneLine(err))
@@ -101,8 +111,7 @@ func gcsTokens(file string) (*gcsAuth, error) {
 		return nil, errors.New("GOOGLE_APPLICATION_CREDENTIALS " + file + ": credentials of type " +
 			strconvQuote(f.Type) + ", want service_account or authorized_user")
 	}
-	c, err := google.CredentialsFromJSONWithType(context.Background(), b, typ,
-		"https://www.googleapis.com/auth/devstorage.read_only")
+	c, err := google.CredentialsFromJSONWithType(context.Background(), b, typ, scope)
 	if err != nil {
 		return nil, errors.New("GOOGLE_APPLICATION_CREDENTIALS " + file + ": not usable credentials")
 	}

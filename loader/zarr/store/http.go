@@ -97,6 +97,12 @@ type HTTPOptions struct {
 	// endpoint (scheme, host, port), the path, and Region: a value is
 	// never served for another server holding the same bucket and key.
 	Cache *DiskCache
+	// Write asks an object store's credentials for write access as well
+	// (Google's token scope), for Put and Delete.
+	Write bool
+	// PartSize is the size above which Put uploads a value in parts, and
+	// their size (default DefaultPartSize; S3 wants at least 5 MiB).
+	PartSize int64
 	// Region is the region of the values' endpoint (an S3 store's), "" if
 	// none; with the endpoint it keys the values in Cache.
 	Region string
@@ -130,6 +136,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.MaxWait <= 0 {
 		o.MaxWait = 10 * time.Second
+	}
+	if o.PartSize <= 0 {
+		o.PartSize = DefaultPartSize
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 2 << 30
@@ -166,6 +175,8 @@ type HTTP struct {
 	calls sync.WaitGroup
 
 	stats counters
+
+	list, listPrefix string // bucket URL and key prefix for List; "" if none
 }
 
 // NewHTTP returns a store reading keys below the base URL, which must be
@@ -402,39 +413,58 @@ func (h *HTTP) read(ctx context.Context, key string, r byteRange) ([]byte, Info,
 				return kept.data, kept.info, nil
 			}
 			if h.opt.Cache.get(ck+missingSuffix) != nil {
-				return nil, Info{}, h.failed(shown, n, &attemptError{status: http.StatusNotFound,
+				return nil, Info{}, h.failed(http.MethodGet, shown, n, &attemptError{status: http.StatusNotFound,
 					err: &statusError{text: "404 Not Found (as when last reached; the server cannot be reached now)", is: ErrNotFound}})
 			}
 		}
-		if (fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden) &&
-			!reauth && h.opt.Reauthorize != nil {
-			reauth = true
-			if h.opt.Reauthorize(ctx) {
-				continue
-			}
+		refused := fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden
+		if h.opt.Cache != nil && errors.Is(fail.err, ErrNotFound) && (!fail.retry || n > h.opt.Retries) &&
+			!(refused && !reauth && h.opt.Reauthorize != nil) {
+			h.opt.Cache.putMissing(ck + missingSuffix)
 		}
-		if !fail.retry || n > h.opt.Retries {
-			if h.opt.Cache != nil && errors.Is(fail.err, ErrNotFound) {
-				h.opt.Cache.putMissing(ck + missingSuffix)
-			}
-			return nil, Info{}, h.failed(shown, n, fail)
+		if again, err := h.again(ctx, http.MethodGet, shown, n, fail, &used, &reauth); !again {
+			return nil, Info{}, err
 		}
-		w := h.wait(n, fail.after)
-		if used.time+w >= h.allow(h.opt.ReadTimeout, used.bytes) {
-			return nil, Info{}, h.failed(shown, n, fail) // no time left for another attempt
-		}
-		h.stats.setError("GET " + shown + ": " + fail.err.Error())
-		h.stats.retries.Add(1)
-		if !sleep(ctx, w) {
-			return nil, Info{}, h.ended(ctx)
-		}
-		used.time += w
 	}
 }
 
-// failed makes the final error of a read after n attempts and counts it.
-func (h *HTTP) failed(shown string, n int, f *attemptError) error {
-	e := &HTTPError{URL: shown, Status: f.status, Attempts: n, Err: f.err}
+// again decides, after attempt n of a request (a read or a write) failed
+// with fail, whether to make another: once credentials are enabled after
+// a refusal, at once; after a failure worth retrying, while retries and
+// time (HTTPOptions.ReadTimeout, grown with the bytes moved) are left,
+// after the backoff or the server's Retry-After. Otherwise it returns the
+// request's final error.
+func (h *HTTP) again(ctx context.Context, method, shown string, n int, fail *attemptError, used *spent, reauth *bool) (bool, error) {
+	if ctx.Err() != nil || h.root.Err() != nil {
+		return false, h.ended(ctx)
+	}
+	if (fail.status == http.StatusUnauthorized || fail.status == http.StatusForbidden) &&
+		!*reauth && h.opt.Reauthorize != nil {
+		*reauth = true
+		if h.opt.Reauthorize(ctx) {
+			return true, nil
+		}
+	}
+	if !fail.retry || n > h.opt.Retries {
+		return false, h.failed(method, shown, n, fail)
+	}
+	w := h.wait(n, fail.after)
+	if used.time+w >= h.allow(h.opt.ReadTimeout, used.bytes) {
+		return false, h.failed(method, shown, n, fail) // no time left for another attempt
+	}
+	h.stats.setError(method + " " + shown + ": " + fail.err.Error())
+	h.stats.retries.Add(1)
+	if !sleep(ctx, w) {
+		return false, h.ended(ctx)
+	}
+	used.time += w
+	return true, nil
+}
+
+// failed makes the final error of a request after n attempts and counts
+// it.
+func (h *HTTP) failed(method, shown string, n int, f *attemptError) error {
+	e := &HTTPError{Method: method, URL: shown, Status: f.status, Attempts: n, Err: f.err}
 	var err error = e
 	if h.opt.Explain != nil {
 		err = h.opt.Explain(e)
@@ -446,8 +476,9 @@ func (h *HTTP) failed(shown string, n int, f *attemptError) error {
 	return err
 }
 
-// HTTPError is a failed HTTP read.
+// HTTPError is a failed HTTP request.
 type HTTPError struct {
+	Method   string // the request's method; "" means GET
 	URL      string // the value's URL, without credentials or query string
 	Status   int    // the last response's status code, 0 if none came
 	Attempts int    // requests made
@@ -456,7 +487,11 @@ type HTTPError struct {
 
 // Error is one line: "GET URL: what went wrong (N attempts)".
 func (e *HTTPError) Error() string {
-	s := "GET " + e.URL + ": " + e.Err.Error()
+	m := e.Method
+	if m == "" {
+		m = http.MethodGet
+	}
+	s := m + " " + e.URL + ": " + e.Err.Error()
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" (%d attempts)", e.Attempts)
 	}

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -239,8 +242,18 @@ func (s *s3Auth) sign(req *http.Request) error {
 	if err != nil {
 		return errors.New("AWS credentials could not be refreshed")
 	}
-	req.Header.Set("X-Amz-Content-Sha256", emptyHash)
-	if err := signer.SignHTTP(req.Context(), c, req, emptyHash, "s3", region, time.Now()); err != nil {
+	hash := emptyHash
+	if req.GetBody != nil && req.ContentLength > 0 {
+		body, err := req.GetBody()
+		if err != nil {
+			return errors.New("request signing failed")
+		}
+		sum := sha256.New()
+		io.Copy(sum, body)
+		hash = hex.EncodeToString(sum.Sum(nil))
+	}
+	req.Header.Set("X-Amz-Content-Sha256", hash)
+	if err := signer.SignHTTP(req.Context(), c, req, hash, "s3", region, time.Now()); err != nil {
 		return errors.New("request signing failed")
 	}
 	return nil
@@ -306,6 +319,7 @@ func newS3(location string, opt HTTPOptions, getenv func(string) string) (*HTTP,
 		return nil, err
 	}
 	auth.client = h.client
+	h.setList(a.bucketURL(), listPrefix(a.prefix))
 	if auth.explicit() {
 		auth.enable(context.Background())
 		if !a.path && a.aws {
@@ -316,6 +330,14 @@ func newS3(location string, opt HTTPOptions, getenv func(string) string) (*HTTP,
 		}
 	}
 	return h, nil
+}
+
+// listPrefix is the key prefix of a location's values in a listing.
+func listPrefix(p string) string {
+	if p == "" {
+		return ""
+	}
+	return p + "/"
 }
 
 // oneLine is err's message on one line.

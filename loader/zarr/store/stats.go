@@ -16,6 +16,8 @@ type Stats struct {
 	Failures int64
 	InFlight int64 // requests under way now
 	Bytes    int64 // response body bytes received
+	Sent     int64 // request body bytes stored (Put)
+	Uploads  int64 // multipart uploads completed (Put)
 	// LastError is the most recent failure, of a read or of one attempt that
 	// was then retried, and LastErrorAt when it happened.
 	LastError   string
@@ -24,7 +26,7 @@ type Stats struct {
 
 // counters is the live form of Stats.
 type counters struct {
-	requests, retries, failures, inFlight, bytes atomic.Int64
+	requests, retries, failures, inFlight, bytes, sent, uploads atomic.Int64
 
 	mu      sync.Mutex
 	lastErr string
@@ -46,6 +48,8 @@ func (c *counters) snapshot() Stats {
 		Failures:    c.failures.Load(),
 		InFlight:    c.inFlight.Load(),
 		Bytes:       c.bytes.Load(),
+		Sent:        c.sent.Load(),
+		Uploads:     c.uploads.Load(),
 		LastError:   c.lastErr,
 		LastErrorAt: c.lastAt,
 	}
