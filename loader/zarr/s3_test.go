@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,61 +37,12 @@ const (
 	s3Secret = "vvTopSecretKey-9f3a1c7e5b2d"
 )
 
-// versitygwPath finds the S3 gateway that .ci/deps installs: $VERSITYGW,
-// on PATH, or in $(go env GOPATH)/bin.
-func versitygwPath(t testing.TB) string {
-	if p := os.Getenv("VERSITYGW"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("versitygw"); err == nil {
-		return p
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		for _, d := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			p := filepath.Join(d, "bin", "versitygw")
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	return testtool.Require(t, "versitygw")
-}
-
 // startGateway runs versitygw's posix backend over a temporary folder on
 // 127.0.0.1, with virtual-hosted addressing under "localhost" as well as
 // path-style, and returns its host:port and a function that stops it
 // (also called when the test ends).
 func startGateway(t testing.TB) (string, func()) {
-	bin := versitygwPath(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr,
-		"--virtual-domain", "localhost:"+port, "--quiet", "posix", t.TempDir())
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	stop := func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
-	t.Cleanup(stop)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return addr, stop
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not listen on %s: %v\n%s", addr, err, logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return testtool.StartS3Gateway(t, t.TempDir(), s3Access, s3Secret, true)
 }
 
 // s3Do sends a request signed with the root account.
