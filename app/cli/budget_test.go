@@ -3,7 +3,6 @@ package cli
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"vastview/base/testtool"
@@ -31,11 +30,10 @@ tifffile.imwrite(sys.argv[1], a, compression='zlib', rowsperstrip=8192)
 	const budget = 256 << 20
 	cmd := testtool.CLICommand(t, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "256MiB")
 	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
-	out, err := cmd.CombinedOutput()
+	out, peak, err := testtool.PeakRSS(t, cmd)
 	if err != nil {
 		t.Fatalf("pyramid: %v\n%s", err, out)
 	}
-	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	t.Logf("peak RSS %d MiB with a budget of %d MiB; output:\n%s", peak>>20, budget>>20, out)
 	if peak > budget+300<<20 {
 		t.Errorf("peak RSS %d MiB, more than the budget of %d MiB and 300 MB", peak>>20, budget>>20)

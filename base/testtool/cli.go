@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -31,4 +32,27 @@ func CLICommand(t testing.TB, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), CLIEnv+"="+strings.Join(args, "\n"))
 	return cmd
+}
+
+// PeakRSS runs cmd to its end and returns its combined output and its
+// peak resident memory in bytes. The command runs under GNU time, which
+// forks it: a process Go starts shares the parent's memory until it
+// execs, and Linux counts the parent's peak as the child's, so the
+// child's own rusage would report the test binary's memory.
+func PeakRSS(t testing.TB, cmd *exec.Cmd) (out []byte, peak int64, err error) {
+	t.Helper()
+	gnuTime := Require(t, "time")
+	report := filepath.Join(t.TempDir(), "peak")
+	cmd.Args = append([]string{gnuTime, "-q", "-o", report, "-f", "%M"}, cmd.Args...)
+	cmd.Path = gnuTime
+	out, err = cmd.CombinedOutput()
+	if b, rerr := os.ReadFile(report); rerr == nil {
+		if kib, perr := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); perr == nil {
+			return out, kib << 10, err
+		}
+	}
+	if err == nil {
+		t.Fatalf("no peak memory from %s", gnuTime)
+	}
+	return out, 0, err
 }

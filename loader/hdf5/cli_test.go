@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"vastview/app/cli"
@@ -140,10 +139,10 @@ with h5py.File(sys.argv[1], 'w') as f:
 	out := filepath.Join(dir, "plane.raw")
 	cmd := testtool.CLICommand(t, "plane", src, "--out", out)
 	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
-	if msg, err := cmd.CombinedOutput(); err != nil {
+	msg, peak, err := testtool.PeakRSS(t, cmd)
+	if err != nil {
 		t.Fatalf("plane: %v\n%s", err, msg)
 	}
-	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	t.Logf("peak RSS %d MiB for a plane of %d MiB", peak>>20, plane>>20)
 	if peak > plane+96<<20 {
 		t.Errorf("peak RSS %d MiB, more than the plane of %d MiB and 96 MiB", peak>>20, plane>>20)
@@ -153,7 +152,7 @@ with h5py.File(sys.argv[1], 'w') as f:
 	}
 	cmd = testtool.CLICommand(t, "pyramid", src, filepath.Join(dir, "out.ome.zarr"), "--budget", "64MiB")
 	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "LANG=en_US.UTF-8")
-	msg, err := cmd.CombinedOutput()
+	msg, err = cmd.CombinedOutput()
 	if s := strings.TrimSpace(string(msg)); err == nil || strings.Count(s, "\n") > 0 || !strings.Contains(s, "larger than the memory budget of 64 MiB") {
 		t.Errorf("a budget smaller than a chunk: %v: %q", err, s)
 	}
