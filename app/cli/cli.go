@@ -116,6 +116,10 @@ const usage = `vastview views image volumes and movies too big to load.
                                    (z) A..B: OUT.mp4 (H.264 through ffmpeg),
                                    or a series of images (a folder, or
                                    NAME.png / NAME.tif: NAME_t0000.png, ...)
+                 [--render MODE --orbit DEG [render's options]]
+                                   a 3-D rendering (as render draws it)
+                                   turning DEG degrees about the picture's
+                                   vertical axis, a frame per 2°
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr
