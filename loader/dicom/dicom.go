@@ -12,7 +12,10 @@
 // ascending; without positions, by InstanceNumber. Z spacing is the
 // distance between the first and last positions over the number of steps
 // (SliceThickness only when there are no positions); PixelSpacing gives
-// the Y and X spacing, in millimetres. An enhanced (multi-frame) object's
+// the Y and X spacing, in millimetres. Meta.Anatomy maps sample indices to
+// LPS patient coordinates: X along the row direction cosine, Y along the
+// column one, Z from the first plane's ImagePositionPatient to the last's,
+// the origin the first plane's position. An enhanced (multi-frame) object's
 // frames are its Z axis in stored order, spaced by the per-frame
 // functional groups' PlanePositionSequence. Slices of one series that
 // differ in size or orientation are separate images.
@@ -845,6 +848,7 @@ func (v *volume) meta() *loader.Meta {
 		}
 		m.Levels[0].Translation = trans
 	}
+	m.Anatomy = v.anatomy(spacing[xi], spacing[yi])
 	if s.slope != 1 || s.intercept != 0 {
 		m.ValueScale = &loader.ValueScale{Slope: s.slope, Intercept: s.intercept}
 	}
