@@ -77,6 +77,8 @@ type planePainter struct {
 	onext     int
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
+	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
+	tpanels   [numPanels]turnedPanelCache
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -84,8 +86,13 @@ func newPlanePainter() *planePainter { return &planePainter{} }
 // paint draws one scene, choosing the auto-contrast window first if
 // the view has none.
 func (p *planePainter) paint(r *Scene) *Frame {
-	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil {
-		return p.paintOblique(r)
+	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil {
+		if r.ortho == nil {
+			return p.paintOblique(r)
+		}
+		f := p.paintOblique(r)
+		p.compose(r, f)
+		return f
 	}
 	pyr := r.d.Pyr
 	v := r.view
