@@ -69,8 +69,8 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	if p := f.proj; p != nil {      // the projection's values, not the plane's
 		pyr, valueName, at = p, p.op.String(), onProjection(shown)
 	}
-	if Oblique(shown) && f.proj == nil {
-		return obliqueHoverText(d.Pyr, shown, h.x, h.y)
+	if f.plane != nil && f.proj == nil {
+		return obliqueHoverText(d.Pyr, *f.plane, shown, h.x, h.y)
 	}
 	loc := shown.Locate(m, h.x, h.y)
 	if !loc.Inside {

@@ -9,6 +9,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // Layout is how the view is laid out in the viewport.
@@ -54,6 +55,11 @@ type orthoState struct {
 	linked bool // a zoom in one panel zooms them all
 	w, h   int  // the whole viewport
 	proj   *projection
+	// at is the shared position a click in a turned panel chose (level-0
+	// indices Z, Y, X, between samples), while the view's indices are
+	// atFor, the samples nearest it (see position).
+	at    oblique.Vec
+	atFor [3]int
 }
 
 // panelZoom is a panel's zoom and centre; zoom 0 fits its plane.
@@ -68,6 +74,12 @@ type orthoDraw struct {
 	active int
 	panels [numPanels]panelDraw
 	proj   *projection
+	// turned: the view is turned (or sampled trilinearly), and the XY,
+	// XZ and YZ panels show the planes of its frame through pos (level-0
+	// indices Z, Y, X), each panel's plane (see turnedLayout).
+	turned bool
+	pos    oblique.Vec
+	sp     oblique.Vec // the data's spacing
 }
 
 // panelDraw is one panel: where it lies, its view (the active panel's
@@ -78,10 +90,17 @@ type panelDraw struct {
 	view         render.View
 	fitLo, fitHi render.Point
 	at           [3]float64 // Z, Y, X: the centres of the position's samples
+	// plane is a turned panel's plane, and (crossX, crossY) where the
+	// position lies over its picture.
+	plane          oblique.Plane
+	crossX, crossY float64
 }
 
 // moveTo moves every panel's position to i along axis a (a movie's step).
 func (o *orthoDraw) moveTo(a byte, i int) {
+	if o.turned {
+		o.moveTurned(a, i)
+	}
 	for k := range o.panels {
 		p := &o.panels[k]
 		p.view.SetAt(a, i)
@@ -142,6 +161,12 @@ func (s *Session) setLayoutLocked(m *loader.Meta, l Layout) bool {
 		}
 		if s.view.Y == 0 && s.view.X == 0 {
 			s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
+		}
+		if s.view.Turn != (render.Turn{}) {
+			// The panels' position is the centre of the turned plane
+			// shown: the active panel shows that plane.
+			pl, sp := ObliquePlane(m, s.view), oblique.Spacing(m)
+			s.ortho.setPosition(m, &s.view, oblique.Vec{pl.Center[0] / sp[0], pl.Center[1] / sp[1], pl.Center[2] / sp[2]})
 		}
 		r := panelRects(s.ortho.w, s.ortho.h)[0]
 		s.view.Width, s.view.Height = r.Dx(), r.Dy()
@@ -227,7 +252,7 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
 	move := s.ortho.on && !s.mods.Shift
-	turn, fine := !s.ortho.on && s.mods.Ctrl, s.mods.Shift
+	turn, fine := s.mods.Ctrl, s.mods.Shift
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
@@ -242,7 +267,8 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 
 // Click moves the position the four panels show to the data under
 // viewport position (x, y): the two axes of the panel clicked, the other
-// panels following; one plane shown, it does nothing.
+// panels following; in turned panels, to the point the sample clicked
+// lies at, in 3-D; one plane shown, it does nothing.
 func (s *Session) Click(x, y float64) {
 	s.mu.Lock()
 	if !s.ortho.on || s.data == nil || s.shown == nil {
@@ -251,6 +277,15 @@ func (s *Session) Click(x, y float64) {
 	}
 	x, y = s.toPanelLocked(x, y)
 	m := s.data.Pyr.Meta()
+	if Oblique(s.view) && s.ortho.active != panelProj {
+		if s.clickTurnedLocked(m, x, y) {
+			s.askLocked(s.clock.Now(), 0)
+			s.unlockNotify(ViewChanged | HoverChanged)
+			return
+		}
+		s.unlockNotify(ViewChanged)
+		return
+	}
 	v := s.view
 	if !(v.Zoom > 0) {
 		lo, hi := s.fitBoxLocked(v.Orientation)
@@ -314,7 +349,11 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	return s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+	od := s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+	if Oblique(r.view) {
+		od.turnedLayout(s.data.Pyr.Meta(), s.ortho.position(s.view))
+	}
+	return od
 }
 
 // layout is the four panels as the painter draws them: each panel gets
@@ -388,6 +427,12 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 		v := pn.view
 		if i == o.active {
 			img, v = f.Img, f.View
+		} else if o.turned && i != panelProj {
+			v.Lo, v.Hi, v.Colormap = f.View.Lo, f.View.Hi, f.View.Colormap
+			if v.Lo == v.Hi {
+				v.Lo, v.Hi = 0, 1
+			}
+			img = p.turnedPanel(r, i, v, f)
 		} else {
 			v.Lo, v.Hi, v.Channels = f.View.Lo, f.View.Hi, f.View.Channels
 			if v.Lo == v.Hi {
@@ -403,7 +448,11 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
 		render.DrawTag(pane, panelNames[i])
-		drawCrosshair(pane, m, v, pn.at)
+		if o.turned && i != panelProj {
+			drawCross(pane, pn.crossX, pn.crossY)
+		} else {
+			drawCrosshair(pane, m, v, pn.at)
+		}
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]

@@ -81,6 +81,8 @@ type planePainter struct {
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
 	vol       volumeDraw                 // 3-D renderings' (see paintVolume)
+	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
+	tpanels   [numPanels]turnedPanelCache
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -91,8 +93,13 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if r.cast != nil {
 		return p.paintVolume(r)
 	}
-	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil {
-		return p.paintOblique(r)
+	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil {
+		if r.ortho == nil {
+			return p.paintOblique(r)
+		}
+		f := p.paintOblique(r)
+		p.compose(r, f)
+		return f
 	}
 	pyr := r.d.Pyr
 	v := r.view

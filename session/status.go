@@ -96,7 +96,7 @@ func (s *Session) status0() (st Status) {
 		}
 		st.Text = zoom + "   " + st.Text
 	}
-	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection && shown.Panel == "" {
+	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
 	}
 	if play != "" {
