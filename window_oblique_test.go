@@ -47,7 +47,23 @@ tifffile.imwrite(sys.argv[1], a, imagej=True, resolution=(1 / 0.5, 1 / 0.5),
 	}
 	testtool.Run(t, "xdotool", "mouseup", "1", "keyup", "ctrl")
 	first := fmt.Sprint(f["turn"])
-	v.turnedFrame(n, func(e map[string]any) bool { return fmt.Sprint(e["turn"]) != first })
+	f = v.turnedFrame(n, func(e map[string]any) bool { return fmt.Sprint(e["turn"]) != first })
+	v.showsTurn(bin, dir, stack, n, func(f map[string]any) string { return rotateOf(f["turn"].([]any)) })
+
+	// The plane turned, a plain drag downwards turns it about the screen's
+	// horizontal axis, about the view's centre (no pan).
+	n = v.frames()
+	second, cx, cy := fmt.Sprint(f["turn"]), f["cx"], f["cy"]
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(int(w/2)), fmt.Sprint(int(h/2)))
+	testtool.Run(t, "xdotool", "mousedown", "1")
+	for i := 0; i < 8; i++ {
+		testtool.Run(t, "xdotool", "mousemove_relative", "--", "0", "5")
+	}
+	testtool.Run(t, "xdotool", "mouseup", "1")
+	f = v.turnedFrame(n, func(e map[string]any) bool { return fmt.Sprint(e["turn"]) != second })
+	if f["cx"] != cx || f["cy"] != cy {
+		t.Errorf("a plain drag of a turned plane panned it: centre %v,%v -> %v,%v", cx, cy, f["cx"], f["cy"])
+	}
 	v.showsTurn(bin, dir, stack, n, func(f map[string]any) string { return rotateOf(f["turn"].([]any)) })
 }
 
