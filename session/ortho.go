@@ -110,13 +110,19 @@ func (s *Session) Layout() Layout {
 	if s.ortho.on {
 		return FourPanels
 	}
+	if s.v3.on {
+		return View3D
+	}
 	return SingleView
 }
 
 // SetLayout shows one plane or the four panels (for volumes: data with
 // one plane has nothing to show across it).
 func (s *Session) SetLayout(l Layout) {
-	s.update(func(m *loader.Meta) bool { return s.setLayoutLocked(m, l) })
+	s.update(func(m *loader.Meta) bool {
+		a := s.set3DLocked(m, l == View3D)
+		return s.setLayoutLocked(m, l) || a
+	})
 }
 
 // ToggleLayout switches between one plane and the four panels.
@@ -225,6 +231,9 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 // last: in the four panels it moves the position there, as a click does
 // (with Shift held, it pans the panel); one plane shown, it pans.
 func (s *Session) Drag(x, y, dx, dy float64) {
+	if s.drag3D(x, y, dx, dy) {
+		return
+	}
 	s.mu.Lock()
 	move := s.ortho.on && !s.mods.Shift
 	turn, fine := !s.ortho.on && s.mods.Ctrl, s.mods.Shift
@@ -314,7 +323,11 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	return s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+	var proj *projection
+	if r.vol == nil { // the fourth panel shows the Z projection, not the 3-D view
+		proj = s.orthoProjLocked()
+	}
+	return s.ortho.layout(r.view, s.view, s.fitBoxLocked, proj)
 }
 
 // layout is the four panels as the painter draws them: each panel gets
@@ -386,7 +399,9 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 	for i, pn := range o.panels {
 		var img *image.RGBA
 		v := pn.view
-		if i == o.active {
+		if i == panelProj && r.vol != nil {
+			img = p.panel3D(r, f, pn.rect.Dx(), pn.rect.Dy())
+		} else if i == o.active {
 			img, v = f.Img, f.View
 		} else {
 			v.Lo, v.Hi, v.Channels = f.View.Lo, f.View.Hi, f.View.Channels
@@ -402,11 +417,18 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
+		if i == panelProj && r.vol != nil {
+			render.DrawTag(pane, panel3D)
+			continue
+		}
 		render.DrawTag(pane, panelNames[i])
 		drawCrosshair(pane, m, v, pn.at)
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
+	if o.active == panelProj && r.vol != nil {
+		f.Panel = panel3D
+	}
 }
 
 // drawCrosshair draws the lines through position at (Z, Y, X sample

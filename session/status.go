@@ -99,6 +99,9 @@ func (s *Session) status0() (st Status) {
 	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection && shown.Panel == "" {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
 	}
+	if shown != nil && shown.Vol != nil {
+		st.Text = status3D(shown) + "   " + st.Text
+	}
 	if play != "" {
 		st.Text = play + "   " + st.Text
 	}
