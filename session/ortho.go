@@ -19,7 +19,8 @@ const (
 	// SingleView shows one plane.
 	SingleView Layout = iota
 	// FourPanels shows the XY, XZ and YZ planes through one position, a
-	// crosshair marking it in each, and the XY maximum projection.
+	// crosshair marking it in each, and the 3-D view (the XY maximum
+	// projection for data the 3-D view cannot show).
 	FourPanels
 )
 
