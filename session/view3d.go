@@ -395,3 +395,9 @@ func (v *view3dState) restore(p *prefs.View3D, m *loader.Meta) {
 		v.clip = b
 	}
 }
+
+// over3DLocked reports whether the pointer is over the 3-D view, where
+// no sample lies under it to read out.
+func (s *Session) over3DLocked() bool {
+	return s.v3.on || s.ortho.on && s.ortho.active == panelProj && s.data != nil && can3D(s.data.Pyr.Meta())
+}

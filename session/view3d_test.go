@@ -2,6 +2,7 @@ package session
 
 import (
 	"image"
+	"strings"
 	"testing"
 
 	"vastview/prefs"
@@ -189,4 +190,23 @@ func TestFourPanelsShow3D(t *testing.T) {
 	}
 	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil && f.Vol.Scale == 1 })
 	check(f, want3D(t, h, c, 200, 150, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}}), "turned")
+}
+
+// Over the 3-D view the pointer reads out nothing (no one sample lies
+// under it), and the status names the 3-D mode, not the 2-D view's zoom.
+func TestView3DHoverAndStatus(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(blob(), "/data/blob.tif")
+	h.s.Hover(200, 150, true)
+	if h.s.HoverText() == "" {
+		t.Fatal("no read-out over the plane")
+	}
+	h.s.SetLayout(View3D)
+	h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil })
+	if got := h.s.HoverText(); got != "" {
+		t.Errorf("over the 3-D view the read-out is %q", got)
+	}
+	if st := h.s.Status().Text; !strings.HasPrefix(st, "3-D mip") || strings.Contains(st, "zoom") {
+		t.Errorf("the status over the 3-D view: %q", st)
+	}
 }
