@@ -121,6 +121,7 @@ func (ft *frameTracer) shown(prev, f *Frame, now time.Time) {
 	if f.Vol != nil {
 		fields["mode3d"] = f.Vol.Mode.String()
 		fields["scale"] = f.Vol.Scale // the screen scale
+		fields["draw_ms"] = float64(f.Vol.Took.Microseconds()) / 1000
 		if f.Vol.Args != nil {
 			fields["render"] = f.Vol.Args // `vastview render` of the same picture
 		}

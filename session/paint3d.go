@@ -160,7 +160,9 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 	if !vs.moving && key == o.key && o.last != nil && o.info.Complete {
 		return o.last, o.info, o.f3
 	}
+	t0 := time.Now()
 	f3 := &Frame3D{Mode: opts.Mode, Scale: 1}
+	defer func() { f3.Took = time.Since(t0) }()
 	out := o.target(w, h)
 	var info raycast.Info
 	k := finest
@@ -175,9 +177,9 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 		if o.small == nil || o.small.Rect.Dx() != ps.W || o.small.Rect.Dy() != ps.H {
 			o.small = image.NewRGBA(image.Rect(0, 0, ps.W, ps.H))
 		}
-		t0 := time.Now()
+		t1 := time.Now()
 		info = o.r.RenderRGBA(o.small, ps, src, k, opts, chans)
-		o.adapt(time.Since(t0))
+		o.adapt(time.Since(t1))
 		upscale(out, o.small)
 		f3.Scale = s
 		o.key = view3dKey{} // refine from the start once the camera rests

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"vastview/loader"
 	"vastview/prefs"
@@ -326,6 +327,8 @@ type Frame3D struct {
 	Args []string
 	// Scale is the screen scale: 1, or 1/2, 1/4 … while the camera moves.
 	Scale float64
+	// Took is how long the picture took to draw.
+	Took time.Duration
 }
 
 // status3D is what the status bar says of a 3-D frame.
