@@ -44,6 +44,9 @@ type Scene struct {
 	// through the volume given outright, sampled from one level (see
 	// Picture.Sample); the view gives its channel, window and colormap.
 	sampled *sampledPlane
+	// cast, when set, is drawn instead of the view's plane: a 3-D
+	// rendering (see Picture.Cast).
+	cast *castScene
 	// vol, when set, has the 3-D view drawn: instead of the plane, or
 	// as the fourth of the four panels.
 	vol *volumeScene
@@ -83,6 +86,7 @@ type planePainter struct {
 	onext     int
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
+	vol       volumeDraw                 // 3-D renderings' (see paintVolume)
 	v3d       view3dDraw                 // the 3-D view's (see view3dDraw.paint)
 }
 
@@ -91,6 +95,9 @@ func newPlanePainter() *planePainter { return &planePainter{} }
 // paint draws one scene, choosing the auto-contrast window first if
 // the view has none.
 func (p *planePainter) paint(r *Scene) *Frame {
+	if r.cast != nil {
+		return p.paintVolume(r)
+	}
 	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil && r.vol == nil {
 		return p.paintOblique(r)
 	}
