@@ -226,6 +226,15 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 // (with Shift held, it pans the panel); one plane shown, it pans.
 func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
+	if s.rois.drag.on { // a measuring tool's drag
+		x, y = s.toPanelLocked(x, y)
+		if v, m, ok := s.measureViewLocked(); ok {
+			s.dragROILocked(toSamples(m, v, x, y))
+			s.measureLocked()
+		}
+		s.unlockNotify(ROIChanged)
+		return
+	}
 	move := s.ortho.on && !s.mods.Shift
 	turn, fine := !s.ortho.on && s.mods.Ctrl, s.mods.Shift
 	s.mu.Unlock()
