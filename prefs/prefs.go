@@ -62,6 +62,9 @@ type View struct {
 	// Linear is true when the plane was sampled by trilinear
 	// interpolation.
 	Linear bool `json:"linear,omitempty"`
+	// ROIs are the regions, lines and points drawn on the data, as
+	// Measure → Export ROIs writes them.
+	ROIs json.RawMessage `json:"rois,omitempty"`
 }
 
 // LayerView is how one layer was shown over the image.

@@ -3,8 +3,10 @@ package session
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"vastview/loader"
+	"vastview/measure"
 	"vastview/render"
 )
 
@@ -69,6 +71,8 @@ type ROI struct {
 	Depth int
 	// Hidden ROIs are neither drawn nor picked by the mouse.
 	Hidden bool
+
+	id roiID // its measurement's key (see roiState.results)
 }
 
 // clone is r with its own slices.
@@ -112,11 +116,21 @@ type roiState struct {
 	named    map[ROIKind]int
 	width    int // the width of lines drawn next
 	rev      uint64
-	measured []roiResult // per ROI, its measurements (see roimeasure.go)
+	results  map[roiID]*roiResult // each ROI's measurements (see roimeasure.go)
+	nextID   roiID
+	prof     *measure.Profiler // profiles and point values of profData
+	profData *Data
 }
 
+// reset forgets the ROIs (of data no longer shown) and stops measuring
+// them.
 func (rs *roiState) reset() {
-	*rs = roiState{tool: rs.tool, width: rs.width, sel: -1, vertex: -1}
+	for _, res := range rs.results {
+		if res.cancel != nil {
+			res.cancel()
+		}
+	}
+	*rs = roiState{tool: rs.tool, width: rs.width, sel: -1, vertex: -1, nextID: rs.nextID}
 }
 
 // changed notes that the ROIs changed: their measurements are stale.
@@ -303,9 +317,6 @@ func (s *Session) RemoveROI(i int) {
 func (s *Session) removeLocked(i int) {
 	rs := &s.rois
 	rs.list = append(rs.list[:i:i], rs.list[i+1:]...)
-	if i < len(rs.measured) {
-		rs.measured = append(rs.measured[:i:i], rs.measured[i+1:]...)
-	}
 	switch {
 	case rs.sel == i:
 		rs.sel, rs.vertex, rs.drawing = -1, -1, false
@@ -699,8 +710,10 @@ func roiTrace(r *ROI) map[string]any {
 // Mark is an ROI as the window draws it over the picture, in viewport
 // pixels.
 type Mark struct {
-	Outline  [][2]float64 // a line's ends; a region's outline, closed
-	Closed   bool
+	Outline [][2]float64 // a line's ends; a region's outline, closed
+	Closed  bool
+	// Segments are the outline's sides cut to the viewport: what is drawn.
+	Segments [][2][2]float64
 	Points   bool         // a set of points: Outline are the points, numbered
 	Numbers  []int        // the points' numbers (from 1), for a set
 	Handles  [][2]float64 // drawn for the ROI selected
@@ -742,6 +755,17 @@ func (s *Session) Overlay() []Mark {
 		if s.rois.drawing && i == s.rois.sel {
 			mk.Closed, mk.Open = false, true
 		}
+		mk.Segments = clipOutline(mk.Outline, mk.Closed && !mk.Points, float64(v.Width), float64(v.Height))
+		mk.Handles = slices.DeleteFunc(mk.Handles, func(q [2]float64) bool { return !inViewport(q, v) })
+		if mk.Points {
+			pts, nums := mk.Outline[:0:0], mk.Numbers[:0:0]
+			for k, q := range mk.Outline {
+				if inViewport(q, v) {
+					pts, nums = append(pts, q), append(nums, mk.Numbers[k])
+				}
+			}
+			mk.Outline, mk.Numbers, mk.Segments = pts, nums, nil
+		}
 		out = append(out, mk)
 	}
 	return out
@@ -753,4 +777,50 @@ func (r *ROI) RectRange() (y0, x0, y1, x1 int) {
 	a, b := r.Pts[0], r.Pts[1]
 	return int(math.Round(min(a.Row, b.Row) + 0.5)), int(math.Round(min(a.Col, b.Col) + 0.5)),
 		int(math.Round(max(a.Row, b.Row) + 0.5)), int(math.Round(max(a.Col, b.Col) + 0.5))
+}
+
+// inViewport reports whether q lies in view v's viewport.
+func inViewport(q [2]float64, v render.View) bool {
+	return q[0] >= 0 && q[1] >= 0 && q[0] <= float64(v.Width) && q[1] <= float64(v.Height)
+}
+
+// clipOutline cuts the sides of an outline (closed: the last vertex joined
+// to the first) to the rectangle [0, w] × [0, h].
+func clipOutline(pts [][2]float64, closed bool, w, h float64) [][2][2]float64 {
+	var out [][2][2]float64
+	n := len(pts)
+	for i := range n {
+		if i == n-1 && !closed {
+			break
+		}
+		if seg, ok := clipSegment(pts[i], pts[(i+1)%n], w, h); ok {
+			out = append(out, seg)
+		}
+	}
+	return out
+}
+
+// clipSegment cuts the segment a–b to [0, w] × [0, h] (Liang–Barsky).
+func clipSegment(a, b [2]float64, w, h float64) ([2][2]float64, bool) {
+	t0, t1 := 0.0, 1.0
+	d := [2]float64{b[0] - a[0], b[1] - a[1]}
+	for _, e := range [4][2]float64{{-d[0], a[0]}, {d[0], w - a[0]}, {-d[1], a[1]}, {d[1], h - a[1]}} {
+		p, q := e[0], e[1]
+		if p == 0 {
+			if q < 0 {
+				return [2][2]float64{}, false
+			}
+			continue
+		}
+		r := q / p
+		if p < 0 {
+			t0 = max(t0, r)
+		} else {
+			t1 = min(t1, r)
+		}
+	}
+	if t0 > t1 {
+		return [2][2]float64{}, false
+	}
+	return [2][2]float64{{a[0] + t0*d[0], a[1] + t0*d[1]}, {a[0] + t1*d[0], a[1] + t1*d[1]}}, true
 }

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"context"
 	"math"
 	"testing"
 
+	"vastview/measure"
 	"vastview/render"
 )
 
@@ -166,5 +168,63 @@ func TestOverlayFollowsTheZoom(t *testing.T) {
 	m = h.s.Overlay()
 	if w1 := m[0].Outline[1][0] - m[0].Outline[0][0]; math.Abs(w1-2*w0) > 1e-6 {
 		t.Errorf("the line is %g pixels long at twice the zoom of %g", w1, w0)
+	}
+}
+
+// waitResults waits until ok holds of the measurements.
+func (h *harness) waitResults(ok func([]Result) bool) []Result {
+	h.t.Helper()
+	for {
+		if r := h.s.Results(); ok(r) {
+			return r
+		}
+		h.waitUpdate(func(u Update) bool { return u.Changes&ROIChanged != 0 })
+	}
+}
+
+func TestROIFiguresAreMeasures(t *testing.T) {
+	h := newHarness(t, Options{})
+	src := small()
+	h.open(src, "/data/volume.tif")
+	h.s.SetTool(RectTool)
+	h.drag(59.7, 9.6, 79.6, 29.7)
+	h.s.SetTool(LineTool)
+	h.drag(10.2, 20.7, 50.1, 40.4)
+	h.s.SetLineWidth(3)
+	res := h.waitResults(func(r []Result) bool {
+		return len(r) == 2 && r[0].Final && r[1].Final && r[1].Length > 0
+	})
+	rect, err := measure.Compute(context.Background(), src, measure.Query{Plane: measure.Plane{Orientation: render.XY, Index: 4},
+		Region: measure.Rect{Row0: 10, Col0: 60, Row1: 30, Col1: 80}, Channels: []int{0}}, measure.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res[0].Stats
+	if got.Count != rect[0].Count || got.Sum != rect[0].Sum || got.Mean != rect[0].Mean || got.Std != rect[0].Std ||
+		got.Min != rect[0].Min || got.Max != rect[0].Max || got.Area != rect[0].Area || got.Estimate {
+		t.Errorf("rectangle's figures %+v, measure's %+v", got, rect[0])
+	}
+	prof := measure.NewProfiler(src, 0)
+	line := h.s.ROIs()[1]
+	want, err := prof.ProfileLine(context.Background(), measure.Plane{Orientation: render.XY, Index: 4}, 0,
+		measure.Line{From: measure.Pt{Row: line.Pts[0].Row, Col: line.Pts[0].Col}, To: measure.Pt{Row: line.Pts[1].Row, Col: line.Pts[1].Col}, Width: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line.Width != 3 || math.Abs(res[1].Length-want.Length) != 0 || res[1].Angle != want.Angle {
+		t.Errorf("line %+v: length %g angle %g, measure's %g %g", line, res[1].Length, res[1].Angle, want.Length, want.Angle)
+	}
+	ev := h.eventsNamed("profile")
+	last := ev[len(ev)-1]["profiles"].([]any)[0].([]any)
+	if len(last) != len(want.Values) {
+		t.Fatalf("profile of %d points, measure's %d", len(last), len(want.Values))
+	}
+	for i, v := range last {
+		if v.(float64) != want.Values[i] {
+			t.Fatalf("profile point %d is %v, measure's %v", i, v, want.Values[i])
+		}
+	}
+	if img := h.s.Plot(300, 200); img == nil || img.Bounds().Dx() != 300 {
+		t.Error("no plot of the line selected")
 	}
 }

@@ -345,6 +345,7 @@ func (s *Session) show(d *Data, keep bool) error {
 	}
 	s.hist.reset()
 	s.rois.reset()
+	s.restoreROIsLocked()
 	s.draw.follow(d)
 	d.Pyr.SetCacheBytes(s.prefs.CacheBytes())
 	s.askLocked(s.clock.Now(), 0)

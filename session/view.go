@@ -267,6 +267,9 @@ func (s *Session) saveViewLocked() {
 	}
 	s.chans.save(&v, s.multiChannelLocked())
 	s.layers.save(&v)
+	if len(s.rois.list) > 0 {
+		v.ROIs, _ = encodeROIs(s.data.Pyr.Meta(), s.rois.list)
+	}
 	s.prefs.SetView(s.data.Name, v)
 }
 
