@@ -3,6 +3,7 @@ package session
 import (
 	"image"
 	"image/color"
+	imgdraw "image/draw"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -56,8 +57,13 @@ func drawPlot(w, h int, title, xLabel, yLabel string, curves []plotCurve) *image
 		}
 	}
 	p.Legend.Top = true
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	dc := vgimg.NewWith(vgimg.UseImage(img))
+	dc := vgimg.NewWith(vgimg.UseImage(image.NewRGBA(image.Rect(0, 0, w, h))))
 	p.Draw(draw.New(dc))
+	// The canvas draws on a copy of the picture it is given.
+	if img, ok := dc.Image().(*image.RGBA); ok {
+		return img
+	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	imgdraw.Draw(img, img.Rect, dc.Image(), image.Point{}, imgdraw.Src)
 	return img
 }

@@ -224,7 +224,20 @@ func TestROIFiguresAreMeasures(t *testing.T) {
 			t.Fatalf("profile point %d is %v, measure's %v", i, v, want.Values[i])
 		}
 	}
-	if img := h.s.Plot(300, 200); img == nil || img.Bounds().Dx() != 300 {
-		t.Error("no plot of the line selected")
+	img := h.s.Plot(300, 200)
+	if img == nil || img.Bounds().Dx() != 300 {
+		t.Fatal("no plot of the line selected")
+	}
+	white, dark := 0, 0
+	for i := 0; i < len(img.Pix); i += 4 {
+		switch {
+		case img.Pix[i] == 255 && img.Pix[i+1] == 255 && img.Pix[i+2] == 255:
+			white++
+		case img.Pix[i] < 128 && img.Pix[i+3] == 255:
+			dark++
+		}
+	}
+	if white < len(img.Pix)/4/2 || dark < 300 {
+		t.Errorf("the plot has %d white and %d dark pixels of %d: no axes and curve on white", white, dark, len(img.Pix)/4)
 	}
 }
