@@ -824,3 +824,22 @@ func clipSegment(a, b [2]float64, w, h float64) ([2][2]float64, bool) {
 	}
 	return [2][2]float64{{a[0] + t0*d[0], a[1] + t0*d[1]}, {a[0] + t1*d[0], a[1] + t1*d[1]}}, true
 }
+
+// followPlaneLocked moves the line selected to the plane shown, when
+// another plane of the same orientation is shown: its profile follows the
+// planes (and time points) as they are stepped through.
+func (s *Session) followPlaneLocked() {
+	rs := &s.rois
+	if rs.sel < 0 || rs.sel >= len(rs.list) || Oblique(s.view) {
+		return
+	}
+	r := &rs.list[rs.sel]
+	_, _, normal := s.view.Orientation.Axes()
+	if r.Kind != KindLine || r.Plane != s.view.Orientation || r.At == s.view.At(normal) && r.T == s.view.T {
+		return
+	}
+	r.At, r.T = s.view.At(normal), s.view.T
+	rs.changed()
+	s.measureLocked()
+	s.noteLocked(ROIChanged)
+}

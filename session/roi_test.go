@@ -241,3 +241,33 @@ func TestROIFiguresAreMeasures(t *testing.T) {
 		t.Errorf("the plot has %d white and %d dark pixels of %d: no axes and curve on white", white, dark, len(img.Pix)/4)
 	}
 }
+
+func TestProfileFollowsThePlane(t *testing.T) {
+	h := newHarness(t, Options{})
+	src := small()
+	h.open(src, "/data/volume.tif")
+	h.s.SetTool(LineTool)
+	h.drag(10, 20, 50, 40)
+	h.waitResults(func(r []Result) bool { return len(r) == 1 && r[0].Final })
+	h.s.Press(KeyPeriod)
+	h.waitFrame(func(f *Frame) bool { return f.View.Z == 5 })
+	if l := h.s.ROIs()[0]; l.At != 5 {
+		t.Fatalf("the line selected stayed on z %d when z 5 was shown", l.At)
+	}
+	line := h.s.ROIs()[0]
+	want, err := measure.NewProfiler(src, 0).ProfileLine(context.Background(), measure.Plane{Orientation: render.XY, Index: 5}, 0, line.Line())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func() bool {
+		ev := h.eventsNamed("profile")
+		last := ev[len(ev)-1]["profiles"].([]any)[0].([]any)
+		return len(last) == len(want.Values) && last[3].(float64) == want.Values[3]
+	}
+	for !waitFor() {
+		h.waitUpdate(func(u Update) bool { return u.Changes&ROIChanged != 0 })
+	}
+	if m := h.s.Overlay(); len(m) != 1 {
+		t.Errorf("z 5 shows %d ROIs, want the line", len(m))
+	}
+}

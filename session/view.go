@@ -18,6 +18,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 	}
 	s.gen++
 	s.draw.ask(s.requestLocked(at, dir))
+	s.followPlaneLocked()
 }
 
 // requestLocked is the request to draw the view as it is now, for the
