@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"vastview/base/nd"
@@ -19,7 +20,7 @@ import (
 type memSource struct {
 	meta  *loader.Meta
 	data  []byte // C order over the axes
-	reads int
+	reads atomic.Int64
 }
 
 func newMem(axes string, shape, chunk []int, dt loader.DType, spacing []float64, seed uint64) *memSource {
@@ -48,7 +49,7 @@ func newMem(axes string, shape, chunk []int, dt loader.DType, spacing []float64,
 func (s *memSource) Meta() *loader.Meta { return s.meta }
 func (s *memSource) Close() error       { return nil }
 func (s *memSource) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
-	s.reads++
+	s.reads.Add(1)
 	l := &s.meta.Levels[0]
 	clear(dst)
 	off := make([]int, len(idx))
@@ -233,8 +234,8 @@ func TestComputeReadsEachChunkOnceAndReportsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := 4 * 5 * 5 // chunks along Z (planes 1..7), Y and X
-	if s.reads != want || total != want || last != want {
-		t.Errorf("%d reads, progress %d of %d; want %d chunks", s.reads, last, total, want)
+	if s.reads.Load() != int64(want) || total != want || last != want {
+		t.Errorf("%d reads, progress %d of %d; want %d chunks", s.reads.Load(), last, total, want)
 	}
 	if st[0].Count != 7*34*34 || st[0].Volume != float64(7*34*34) {
 		t.Errorf("count %d volume %v", st[0].Count, st[0].Volume)
