@@ -62,6 +62,9 @@ type View struct {
 	// Linear is true when the plane was sampled by trilinear
 	// interpolation.
 	Linear bool `json:"linear,omitempty"`
+	// ROIs are the regions, lines and points drawn on the data, as
+	// Measure → Export ROIs writes them.
+	ROIs json.RawMessage `json:"rois,omitempty"`
 	// View3D is the 3-D view's camera and rendering (Layout "3d" when it
 	// was shown alone); nil when it was never changed.
 	View3D *View3D `json:"view3d,omitempty"`

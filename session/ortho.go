@@ -265,6 +265,15 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 		return
 	}
 	s.mu.Lock()
+	if s.rois.drag.on { // a measuring tool's drag
+		x, y = s.toPanelLocked(x, y)
+		if v, m, ok := s.measureViewLocked(); ok {
+			s.dragROILocked(toSamples(m, v, x, y))
+			s.measureLocked()
+		}
+		s.unlockNotify(ROIChanged)
+		return
+	}
 	move := s.ortho.on && !s.mods.Shift
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
