@@ -90,6 +90,9 @@ func (h *pointer) text(d *Data, f *Frame) string {
 			}
 		}
 	}
+	if an, ok := anatomyOf(m); ok {
+		b.WriteString("   " + an.worldText(locIndex(loc, shown)))
+	}
 	if m.RGB && shown.Colormap == render.RGB {
 		var rgb [3]string
 		for c := range rgb {
@@ -123,6 +126,21 @@ func (h *pointer) text(d *Data, f *Frame) string {
 		fmt.Fprintf(&b, "   %s %s", valueName, valueText(m, pyr.Meta().DType, val))
 	}
 	return b.String()
+}
+
+// locIndex is the level-0 index (x, y, z) of the sample at loc in view v.
+func locIndex(loc render.Location, v render.View) (idx [3]int) {
+	for i, a := range []byte("XYZ") {
+		switch a {
+		case loc.ColAxis:
+			idx[i] = loc.Col
+		case loc.RowAxis:
+			idx[i] = loc.Row
+		default:
+			idx[i] = v.At(a)
+		}
+	}
+	return idx
 }
 
 // valueText writes a sample (little-endian, of type dt) as stored, every

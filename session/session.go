@@ -161,8 +161,9 @@ type Session struct {
 	browse  browseState
 	thumbs  thumbnails
 	layers  layerState
-	noBar   bool // the scale bar is hidden (View → Scale Bar)
-	stamp   bool // the time stamp is drawn (View → Time Stamp)
+	noBar   bool       // the scale bar is hidden (View → Scale Bar)
+	conv    Convention // how anatomical volumes are laid on the screen (View → Display Convention)
+	stamp   bool       // the time stamp is drawn (View → Time Stamp)
 	proj    projState
 	ortho   orthoState
 	traced  frameTracer
@@ -192,6 +193,9 @@ func New(opts Options) *Session {
 	}
 	if s.prefs == nil {
 		s.prefs = prefs.New(&prefs.MapStore{})
+	}
+	if c, err := ParseConvention(s.prefs.DisplayConvention()); err == nil && c != StorageOrder {
+		s.conv = c
 	}
 	s.play.rate = defaultPlayRate
 	s.draw = newDrawer(s)
@@ -384,6 +388,7 @@ func (s *Session) resetViewLocked() {
 			four = saved.Layout == "four"
 		}
 	}
+	s.view.Flips = Flips(m, s.conv)
 	if four {
 		s.setLayoutLocked(m, FourPanels)
 	}

@@ -99,6 +99,11 @@ func (s *Session) status0() (st Status) {
 	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection && shown.Panel == "" {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
 	}
+	if shown != nil && shown.Projection == loader.NoProjection {
+		if an := anatomyNote(pyr.Meta(), shown.View); an != "" {
+			st.Text = an + "   " + st.Text
+		}
+	}
 	if play != "" {
 		st.Text = play + "   " + st.Text
 	}

@@ -1,0 +1,73 @@
+package session
+
+import (
+	"testing"
+
+	"vastview/render"
+)
+
+// TestAnatomyConventions checks the display transform and the edge
+// letters of volumes stored in several orders against the radiological
+// convention (axial: R at the left, A at the top; coronal: R at the left,
+// S at the top; sagittal: A at the left, S at the top) and the
+// neurological one (R at the right).
+func TestAnatomyConventions(t *testing.T) {
+	want := map[Convention]map[string]render.Edges{
+		Radiological: {
+			"axial":    {Left: "R", Right: "L", Top: "A", Bottom: "P"},
+			"coronal":  {Left: "R", Right: "L", Top: "S", Bottom: "I"},
+			"sagittal": {Left: "A", Right: "P", Top: "S", Bottom: "I"},
+		},
+		Neurological: {
+			"axial":    {Left: "L", Right: "R", Top: "A", Bottom: "P"},
+			"coronal":  {Left: "L", Right: "R", Top: "S", Bottom: "I"},
+			"sagittal": {Left: "A", Right: "P", Top: "S", Bottom: "I"},
+		},
+	}
+	for _, codes := range []string{"RAS", "LPS", "LAS", "RPI", "LAI"} {
+		an := anatomy{codes: [3]byte{codes[0], codes[1], codes[2]}}
+		names := map[render.Orientation]string{render.XY: "axial", render.XZ: "coronal", render.YZ: "sagittal"}
+		for c, byName := range want {
+			fl := an.flips(c)
+			for o, name := range names {
+				if got := an.planeName(o); got != name {
+					t.Errorf("%s %s: named %q, want %q", codes, o, got, name)
+				}
+				v := render.View{Orientation: o, Flips: fl}
+				if got := an.edges(v); got != byName[name] {
+					t.Errorf("%s %s %s: letters %+v, want %+v", codes, c, o, got, byName[name])
+				}
+			}
+		}
+		// Storage order flips nothing; its letters say how it lies.
+		if fl := an.flips(StorageOrder); fl != [3]render.Flip{} {
+			t.Errorf("%s: storage order flips %v", codes, fl)
+		}
+		v := render.View{Orientation: render.XY}
+		if e := an.edges(v); e.Right != string(codes[0]) || e.Bottom != string(codes[1]) {
+			t.Errorf("%s in storage order: letters %+v", codes, e)
+		}
+	}
+	// RAS storage is flipped on both axes of every plane; LPS only the
+	// rows of coronal and sagittal planes.
+	ras := anatomy{codes: [3]byte{'R', 'A', 'S'}}
+	if f := ras.flips(Radiological); f != [3]render.Flip{{Col: true, Row: true}, {Col: true, Row: true}, {Col: true, Row: true}} {
+		t.Errorf("RAS flips %v", f)
+	}
+	lps := anatomy{codes: [3]byte{'L', 'P', 'S'}}
+	if f := lps.flips(Radiological); f != [3]render.Flip{{}, {Row: true}, {Row: true}} {
+		t.Errorf("LPS flips %v", f)
+	}
+}
+
+// TestParseConvention reads the names --orient and the preferences use.
+func TestParseConvention(t *testing.T) {
+	for _, c := range []Convention{Radiological, Neurological, StorageOrder} {
+		if got, err := ParseConvention(c.String()); err != nil || got != c {
+			t.Errorf("ParseConvention(%q) = %v, %v", c, got, err)
+		}
+	}
+	if _, err := ParseConvention("sideways"); err == nil {
+		t.Error("ParseConvention(sideways) did not fail")
+	}
+}
