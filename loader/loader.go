@@ -50,6 +50,10 @@ type Meta struct {
 	// ValueScale, when non-nil, maps stored values to physical ones
 	// (value = Slope*stored + Intercept), as NIfTI's scl_slope/scl_inter.
 	ValueScale *ValueScale
+	// Anatomy, when the file places its samples in a patient or scanner,
+	// maps sample indices to world millimetres (nil when it does not say:
+	// microscopy, MRC, a NIfTI with neither sform nor qform).
+	Anatomy *Anatomy
 	// Label is true when the data is a label image (mode, not mean, when
 	// downsampling).
 	Label bool

@@ -8,7 +8,9 @@
 // RGB24 and RGBA32 voxels become an interleaved C axis before Y. Spacing is
 // |pixdim|, units come from xyzt_units, the translation from the qform (or
 // else the sform) offset, and scl_slope/scl_inter are reported as
-// Meta.ValueScale; samples are the stored values, unscaled.
+// Meta.ValueScale; samples are the stored values, unscaled. Meta.Anatomy is
+// the sform (or else the qform) in scanner RAS+ millimetres, chosen and
+// computed as nibabel does; nil when neither code is set.
 //
 // Uncompressed data is mapped and read one plane per chunk; gzip data is
 // decoded once in the background (see loader/internal/stream).
