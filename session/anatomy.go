@@ -207,7 +207,19 @@ func drawEdges(img *image.RGBA, m *loader.Meta, v render.View) {
 
 // anatomyOf is the anatomical frame of m, when the file gives one.
 func anatomyOf(m *loader.Meta) (anatomy, bool) {
-	return anatomy{}, false
+	a := m.Anatomy
+	if a == nil || m.AxisIndex('Z') < 0 && m.AxisIndex('Y') < 0 {
+		return anatomy{}, false
+	}
+	codes := a.Codes()
+	an := anatomy{affine: a.Affine, space: a.Space, oblique: a.Oblique()}
+	for i := range an.codes {
+		if codes[i] == '?' {
+			return anatomy{}, false
+		}
+		an.codes[i] = codes[i]
+	}
+	return an, true
 }
 
 // Convention is how volumes with an anatomical orientation are shown.

@@ -148,6 +148,8 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 	}
 	l := m.Levels[o.level].Shape
 	v := render.View{Orientation: orient, Width: l[ci], Height: int(math.Round(float64(l[ri]) * render.Aspect(m, orient)))}
+	conv, _ := session.ParseConvention(o.display) // checked by check
+	v.Flips = session.Flips(m, conv)
 	for a, i := range sel.At {
 		v.SetAt(a, i)
 	}
