@@ -79,7 +79,7 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%c %d  %c %d   (%s, %s)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row,
 		phys(loc.ColPhys, loc.ColUnit), phys(loc.RowPhys, loc.RowUnit))
-	for _, a := range []byte("ZTC") {
+	for _, a := range []byte("ZYXTC") { // every axis: the voxel index in full
 		if a == loc.ColAxis || a == loc.RowAxis || m.Size(a) <= 1 || a == 'C' && (m.RGB || len(shown.Channels) > 0) {
 			continue
 		}
