@@ -232,3 +232,35 @@ func polar(m [3][3]float64) [3][3]float64 {
 	}
 	return out
 }
+
+// CompleteZ sets a zero third column of aff (a 2-D image, or a file that
+// gives no direction for Z) to the unit normal of the first two columns,
+// their cross product normalised, as DICOM's slice normal: the image then
+// has a through-plane direction and codes for all three axes.
+func CompleteZ(aff *[3][4]float64) {
+	if aff[0][2] != 0 || aff[1][2] != 0 || aff[2][2] != 0 {
+		return
+	}
+	u := [3]float64{aff[0][0], aff[1][0], aff[2][0]}
+	v := [3]float64{aff[0][1], aff[1][1], aff[2][1]}
+	n := [3]float64{u[1]*v[2] - u[2]*v[1], u[2]*v[0] - u[0]*v[2], u[0]*v[1] - u[1]*v[0]}
+	l := math.Sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])
+	if l == 0 || math.IsInf(l, 0) || math.IsNaN(l) {
+		return
+	}
+	for r := range 3 {
+		aff[r][2] = n[r] / l
+	}
+}
+
+// Finite reports whether every entry of aff is a finite number.
+func Finite(aff *[3][4]float64) bool {
+	for _, row := range aff {
+		for _, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
