@@ -3,6 +3,7 @@ package session
 import (
 	"testing"
 
+	"vastview/loader"
 	"vastview/render"
 )
 
@@ -69,5 +70,33 @@ func TestParseConvention(t *testing.T) {
 	}
 	if _, err := ParseConvention("sideways"); err == nil {
 		t.Error("ParseConvention(sideways) did not fail")
+	}
+}
+
+// TestCTPresetsInFileUnits: Alt+1 … Alt+8 set the radiology windows
+// (width / level in HU) on stored values through the file's rescale
+// (stored × 2 − 1024 here), and leave an MR volume's window alone.
+func TestCTPresetsInFileUnits(t *testing.T) {
+	for _, modality := range []string{"CT", "MR"} {
+		h := newHarness(t, Options{})
+		m := loader.NewMeta("mem", "ZYX", []int{4, 32, 48}, loader.Int16, []int{4, 32, 48}, nil, nil)
+		m.Modality, m.ValueScale = modality, &loader.ValueScale{Slope: 2, Intercept: -1024}
+		m.Anatomy = &loader.Anatomy{Affine: [3][4]float64{{-1, 0, 0, 0}, {0, -1, 0, 0}, {0, 0, 1, 0}}, Space: loader.SpaceLPS}
+		h.open(&constSource{meta: m, v: 500}, "/data/ct.dcm")
+		before := h.s.View()
+		for i, p := range CTPresets {
+			h.s.PressWith(string(rune('1'+i)), Mods{Alt: true})
+			v := h.s.View()
+			if modality == "MR" {
+				if v.Lo != before.Lo || v.Hi != before.Hi {
+					t.Errorf("MR: %s set the window %g..%g", p.Name, v.Lo, v.Hi)
+				}
+				continue
+			}
+			lo, hi := (p.Level-p.Width/2+1024)/2, (p.Level+p.Width/2+1024)/2
+			if v.Lo != lo || v.Hi != hi {
+				t.Errorf("%s (%g/%g HU): window %g..%g stored, want %g..%g", p.Name, p.Width, p.Level, v.Lo, v.Hi, lo, hi)
+			}
+		}
 	}
 }

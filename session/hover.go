@@ -148,8 +148,14 @@ func locIndex(loc render.Location, v render.View) (idx [3]int) {
 // m) scales values.
 func valueText(m *loader.Meta, dt loader.DType, sample []byte) string {
 	s, v := dt.Text(sample, 0), dt.At(sample, 0)
+	unit := ""
+	if m.ValueUnit != "" {
+		unit = " " + m.ValueUnit
+	}
 	if m.ValueScale != nil {
-		s += fmt.Sprintf(" (%.6g)", v*m.ValueScale.Slope+m.ValueScale.Intercept)
+		s += fmt.Sprintf(" (%.6g%s)", m.ValueScale.Value(v), unit)
+	} else {
+		s += unit
 	}
 	return s
 }

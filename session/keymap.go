@@ -56,6 +56,7 @@ const (
 	ActRollLeft    Action = "roll-left"    // turn the plane about the axis into the screen
 	ActRollRight   Action = "roll-right"   // the other way
 	ActInterp      Action = "interp"       // nearest / trilinear sampling
+	ActPreset      Action = "preset"       // the CT window preset of the key's digit
 )
 
 // Key is a key with the modifiers held, as a window names it.
@@ -155,10 +156,21 @@ var keyMap = func() []Binding {
 		}
 		m = append(m, b)
 	}
-	return append(m, []Binding{
+	m = append(m, []Binding{
 		{Key: Key{Name: "M", Char: true}, Action: ActChannelMode, Menu: "View → Channels → Cycle Channel Mode",
 			Help: "channels: composite, one in colour, one in gray"},
 		{Key: Key{Name: "C", Char: true}, Action: ActContrast, Help: "auto-contrast", Menu: "View → Auto-contrast"},
+	}...)
+	for i, p := range CTPresets { // the CT window presets, Alt+1 … Alt+8
+		b := Binding{Key: Key{Name: string(rune('1' + i)), Mods: alt}, Action: ActPreset, Alias: i > 0,
+			Help: "CT window: brain, subdural, stroke, bone, lung, mediastinum, abdomen, liver",
+			Menu: "View → CT Window → " + titleCase(p.Name)}
+		if i == 0 {
+			b.Label = "Alt+1 … Alt+8"
+		}
+		m = append(m, b)
+	}
+	return append(m, []Binding{
 		{Key: Key{Name: "V", Char: true}, Action: ActLayers, Help: "show / hide the layers over the image",
 			Menu: "View → Show / Hide Layers"},
 		{Key: Key{Name: "B", Char: true}, Action: ActScaleBar, Help: "show / hide the scale bar", Menu: "View → Scale Bar"},
@@ -281,4 +293,12 @@ func Shortcuts() []Shortcut {
 		}
 	}
 	return out
+}
+
+// titleCase writes a preset's name as a menu item names it ("Brain").
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -175,7 +175,10 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 		if err != nil {
 			return render.View{}, usageError{cmd + ": " + err.Error()}
 		}
-		ch.Lo, ch.Hi = lo, hi
+		// In the file's units (HU, NIfTI's scl_slope/scl_inter applied),
+		// as the viewer's window: drawn on the stored values.
+		lo, hi = m.ValueScale.Stored(lo), m.ValueScale.Stored(hi)
+		ch.Lo, ch.Hi = min(lo, hi), max(lo, hi)
 	}
 	v.C, v.Colormap, v.Lo, v.Hi = ch.C, ch.Colormap, ch.Lo, ch.Hi
 	return v, nil

@@ -164,3 +164,28 @@ func checkPicture(t *testing.T, what string, img image.Image, want []byte) (qx, 
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// TestPlaneWindowInFileUnits: plane --window and --level-range are in the
+// file's units, NIfTI's scl_slope and scl_inter applied (nibabel writes
+// them), as the viewer's window and hover are.
+func TestPlaneWindowInFileUnits(t *testing.T) {
+	testtool.RequirePython(t, "nibabel", "numpy")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ct.nii")
+	testtool.RunPython(t, `
+import sys, numpy as np, nibabel as nib
+a = np.array([[[0]], [[25]], [[50]], [[75]], [[100]]], np.uint8)  # x 0..4, one row, one plane
+img = nib.Nifti1Image(a, np.eye(4)); img.header.set_slope_inter(2.0, -100.0); nib.save(img, sys.argv[1])
+`, src)
+	// Values 2*stored-100: -100, -50, 0, 50, 100; the window -50..50.
+	for _, args := range [][]string{{"--window", "100,0"}, {"--level-range", "-50,50"}} {
+		out := filepath.Join(dir, "w.png")
+		mustRun(t, append([]string{"plane", src, "--out", out, "--orient", "storage"}, args...)...)
+		img := testtool.ReadPNG(t, out)
+		for x, want := range []uint32{0, 0, 128, 255, 255} {
+			if r, _, _, _ := img.At(x, 0).RGBA(); r>>8 != want {
+				t.Errorf("%v: pixel %d = %d, want %d", args, x, r>>8, want)
+			}
+		}
+	}
+}
