@@ -253,3 +253,23 @@ func (s *MapStore) SetString(key, value string) {
 	}
 	s.m[key] = value
 }
+
+// keyConvention holds the display convention of anatomical volumes.
+const keyConvention = "display_convention"
+
+// DisplayConvention is how anatomical volumes are shown: "neurological"
+// (the patient's right at the screen's right) or "" for the radiological
+// default.
+func (p *Prefs) DisplayConvention() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.s.String(keyConvention)
+}
+
+// SetDisplayConvention remembers the display convention ("" for the
+// radiological default).
+func (p *Prefs) SetDisplayConvention(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.SetString(keyConvention, name)
+}

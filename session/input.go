@@ -211,6 +211,8 @@ func (s *Session) do(a Action, key string) Command {
 		s.CycleChannelMode()
 	case ActContrast:
 		s.AutoContrast()
+	case ActPreset:
+		s.ApplyPreset(int(key[0] - '1'))
 	case ActReload:
 		s.Reload()
 	case ActPickLabel:

@@ -67,6 +67,7 @@ const (
 	ActMeasure     Action = "measure"      // the window's ShowResults: the measurements of the ROIs
 	ActDeleteROI   Action = "delete-roi"   // remove the ROI (or vertex) selected
 	ActFinishROI   Action = "finish-roi"   // close the polygon being drawn
+	ActPreset      Action = "preset"       // the CT window preset of the key's digit
 )
 
 // Key is a key with the modifiers held, as a window names it.
@@ -174,10 +175,21 @@ var keyMap = func() []Binding {
 		}
 		m = append(m, b)
 	}
-	return append(m, []Binding{
+	m = append(m, []Binding{
 		{Key: Key{Name: "M", Char: true}, Action: ActChannelMode, Menu: "View → Channels → Cycle Channel Mode",
 			Help: "channels: composite, one in colour, one in gray"},
 		{Key: Key{Name: "C", Char: true}, Action: ActContrast, Help: "auto-contrast", Menu: "View → Auto-contrast"},
+	}...)
+	for i, p := range CTPresets { // the CT window presets, Alt+1 … Alt+8
+		b := Binding{Key: Key{Name: string(rune('1' + i)), Mods: alt}, Action: ActPreset, Alias: i > 0,
+			Help: "CT window: brain, subdural, stroke, bone, lung, mediastinum, abdomen, liver",
+			Menu: "View → CT Window → " + titleCase(p.Name)}
+		if i == 0 {
+			b.Label = "Alt+1 … Alt+8"
+		}
+		m = append(m, b)
+	}
+	return append(m, []Binding{
 		{Key: Key{Name: "V", Char: true}, Action: ActLayers, Help: "show / hide the layers over the image",
 			Menu: "View → Show / Hide Layers"},
 		{Key: Key{Name: "B", Char: true}, Action: ActScaleBar, Help: "show / hide the scale bar", Menu: "View → Scale Bar"},
@@ -324,4 +336,12 @@ func Shortcuts() []Shortcut {
 		}
 	}
 	return out
+}
+
+// titleCase writes a preset's name as a menu item names it ("Brain").
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -164,8 +164,9 @@ type Session struct {
 	browse  browseState
 	thumbs  thumbnails
 	layers  layerState
-	noBar   bool // the scale bar is hidden (View → Scale Bar)
-	stamp   bool // the time stamp is drawn (View → Time Stamp)
+	noBar   bool       // the scale bar is hidden (View → Scale Bar)
+	conv    Convention // how anatomical volumes are laid on the screen (View → Display Convention)
+	stamp   bool       // the time stamp is drawn (View → Time Stamp)
 	proj    projState
 	ortho   orthoState
 	v3      view3dState
@@ -197,6 +198,9 @@ func New(opts Options) *Session {
 	}
 	if s.prefs == nil {
 		s.prefs = prefs.New(&prefs.MapStore{})
+	}
+	if c, err := ParseConvention(s.prefs.DisplayConvention()); err == nil && c != StorageOrder {
+		s.conv = c
 	}
 	s.play.rate = defaultPlayRate
 	s.rois.reset()
@@ -396,6 +400,7 @@ func (s *Session) resetViewLocked() {
 		}
 	}
 	s.v3.on = three && !four && can3D(m)
+	s.view.Flips = Flips(m, s.conv)
 	if four {
 		s.setLayoutLocked(m, FourPanels)
 	}
