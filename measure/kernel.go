@@ -278,6 +278,9 @@ const simdBlock = 1 << 18
 // exact16 sums 16-bit samples v (uint16 or int16) with the AVX2 kernels
 // where they run, the rest in Go, as exactContiguous does.
 func exact16[T ~uint16 | ~int16](v []T, signed bool) (sum int64, sq uint64, lo, hi T) {
+	if !haveSIMD {
+		return exactContiguous(v)
+	}
 	var o simdOut
 	n := len(v) &^ 15
 	lo, hi = v[0], v[0]
