@@ -213,6 +213,9 @@ func plan(m *loader.Meta, q *Query, k int) (*geom, error) {
 		g.r1--
 		g.spans = g.spans[:len(g.spans)-1]
 	}
+	if m.AxisIndex('T') < 0 && q.Plane.T != 0 {
+		return nil, fmt.Errorf("the data has no T axis (axes %s)", m.Axes)
+	}
 	g.at = make([]int, len(m.Axes))
 	for i := range len(m.Axes) {
 		switch m.Axes[i] {
