@@ -127,7 +127,6 @@ type sampler struct {
 	ix       []int  // the sample index, other axes set
 	idx      []int
 	key      [5]int32
-	data     []byte
 	strides  []int
 	last     [5]int32
 	lastData []byte

@@ -222,7 +222,7 @@ func plan(m *loader.Meta, q *Query, k int) (*geom, error) {
 		case 'T':
 			g.at[i] = q.Plane.T
 			if g.at[i] < 0 || g.at[i] >= l.Shape[i] {
-				return nil, fmt.Errorf("T=%d is outside 0..%d", g.at[i], l.Shape[i]-1)
+				return nil, fmt.Errorf("%c=%d is outside 0..%d", m.Axes[i], g.at[i], l.Shape[i]-1)
 			}
 		}
 	}
