@@ -450,6 +450,7 @@ func describe(path string, size int64, h *fileHeader) (*slice, error) {
 	if len(s.orient) != 6 {
 		s.orient = nil
 	}
+	s.doseFrames(ds)
 	if len(s.spacing) < 2 || s.spacing[0] <= 0 || s.spacing[1] <= 0 {
 		s.spacing = nil
 	}
@@ -531,6 +532,29 @@ func (s *slice) frameBytes() int64 {
 
 // dtype is the sample type.
 func (s *slice) dtype() loader.DType { return loader.IntDType(s.bitsAlloc, s.signed) }
+
+// doseFrames reads what an RT Dose object says of its frames and values:
+// GridFrameOffsetVector places frame k at ImagePositionPatient plus
+// (offset[k] − offset[0]) along the slice normal (the offsets are relative
+// when the first is 0, else absolute, the same positions either way);
+// DoseGridScaling scales the stored values to DoseUnits ("GY").
+func (s *slice) doseFrames(ds dataset) {
+	if off := ds.floats(tagGridFrameOffsets); s.frames > 1 && len(off) == s.frames && s.framePos == nil && s.pos != nil && s.orient != nil {
+		r, c := s.orient[:3], s.orient[3:]
+		n := []float64{r[1]*c[2] - r[2]*c[1], r[2]*c[0] - r[0]*c[2], r[0]*c[1] - r[1]*c[0]}
+		s.framePos = make([][]float64, s.frames)
+		for k, o := range off {
+			d := o - off[0]
+			s.framePos[k] = []float64{s.pos[0] + d*n[0], s.pos[1] + d*n[1], s.pos[2] + d*n[2]}
+		}
+	}
+	if g := ds.float(tagDoseGridScaling, 0); g > 0 && !math.IsInf(g, 0) && ds[tagRescaleSlope] == nil {
+		s.slope, s.intercept = g, 0
+		if u := strings.TrimSpace(ds.str(tagDoseUnits)); u != "" {
+			s.rescaleType = u
+		}
+	}
+}
 
 // valueUnit names the unit of the rescaled values: RescaleType when it
 // names one ("US" is unspecified), else "HU" for CT, whose rescaled values

@@ -40,6 +40,9 @@ const (
 	tagRescaleIntercept = 0x00281052
 	tagRescaleSlope     = 0x00281053
 	tagRescaleType      = 0x00281054
+	tagDoseUnits        = 0x30040002
+	tagGridFrameOffsets = 0x3004000C
+	tagDoseGridScaling  = 0x3004000E
 	tagPixelData        = 0x7FE00010
 	tagFloatPixelData   = 0x7FE00008
 	tagDoublePixelData  = 0x7FE00009
