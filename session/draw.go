@@ -34,6 +34,9 @@ type Frame struct {
 	// Panel names the active panel of the four-panel layout ("" for one
 	// plane): View is its view, Img shows all four.
 	Panel string
+	// Vol, for a frame of the 3-D view (alone, or the active panel of
+	// four), says how it was drawn.
+	Vol *Frame3D
 
 	data      *Data
 	proj      *projection    // what Projection was drawn from
@@ -156,6 +159,9 @@ func (d *drawer) stop() {
 	d.mu.Unlock()
 }
 
+// stale reports whether a newer request waits to be drawn.
+func (d *drawer) stale() bool { return len(d.want) > 0 }
+
 func (d *drawer) run() {
 	defer close(d.done)
 	var last request
@@ -192,6 +198,7 @@ func (d *drawer) run() {
 		default:
 		}
 		drawn = time.Now()
+		r.stale = d.stale
 		f := d.p.paint(&r.Scene)
 		f.asked = r.asked
 		last, lastFrame = r, f

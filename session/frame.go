@@ -126,8 +126,16 @@ func (ft *frameTracer) shown(prev, f *Frame, now time.Time) {
 	if f.Layers > 0 {
 		fields["layers"] = f.Layers // layers drawn over the data
 	}
+	if f.Vol != nil {
+		fields["mode3d"] = f.Vol.Mode.String()
+		fields["scale"] = f.Vol.Scale // the screen scale
+		fields["draw_ms"] = float64(f.Vol.Took.Microseconds()) / 1000
+		if f.Vol.Args != nil {
+			fields["render"] = f.Vol.Args // `vastview render` of the same picture
+		}
+	}
 	if f.Panel != "" {
-		fields["panel"] = f.Panel // the active panel of the four
+		fields["panel"] = f.Panel // the active panel of the four, or "3d"
 	}
 	if f.Projection != loader.NoProjection {
 		fields["projection"] = f.Projection.String()

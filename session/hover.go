@@ -44,7 +44,7 @@ func (s *Session) HoverText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, y, in := s.hover.at()
-	if !in || s.data == nil || s.shown == nil {
+	if !in || s.data == nil || s.shown == nil || s.over3DLocked() {
 		return ""
 	}
 	t := s.hover.text(s.data, s.shown)

@@ -20,7 +20,8 @@ const (
 	// SingleView shows one plane.
 	SingleView Layout = iota
 	// FourPanels shows the XY, XZ and YZ planes through one position, a
-	// crosshair marking it in each, and the XY maximum projection.
+	// crosshair marking it in each, and the 3-D view (the XY maximum
+	// projection for data the 3-D view cannot show).
 	FourPanels
 )
 
@@ -129,13 +130,19 @@ func (s *Session) Layout() Layout {
 	if s.ortho.on {
 		return FourPanels
 	}
+	if s.v3.on {
+		return View3D
+	}
 	return SingleView
 }
 
 // SetLayout shows one plane or the four panels (for volumes: data with
 // one plane has nothing to show across it).
 func (s *Session) SetLayout(l Layout) {
-	s.update(func(m *loader.Meta) bool { return s.setLayoutLocked(m, l) })
+	s.update(func(m *loader.Meta) bool {
+		a := s.set3DLocked(m, l == View3D)
+		return s.setLayoutLocked(m, l) || a
+	})
 }
 
 // ToggleLayout switches between one plane and the four panels.
@@ -254,6 +261,9 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 // already turned out of XY, XZ and YZ (Shift+drag then pans; Ctrl+Shift
 // turns in fine steps).
 func (s *Session) Drag(x, y, dx, dy float64) {
+	if s.drag3D(x, y, dx, dy) {
+		return
+	}
 	s.mu.Lock()
 	move := s.ortho.on && !s.mods.Shift
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
@@ -354,7 +364,11 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	od := s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+	var proj *projection
+	if r.vol == nil { // the fourth panel shows the Z projection, not the 3-D view
+		proj = s.orthoProjLocked()
+	}
+	od := s.ortho.layout(r.view, s.view, s.fitBoxLocked, proj)
 	if Oblique(r.view) {
 		od.turnedLayout(s.data.Pyr.Meta(), s.ortho.position(s.view))
 	}
@@ -430,7 +444,9 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 	for i, pn := range o.panels {
 		var img *image.RGBA
 		v := pn.view
-		if i == o.active {
+		if i == panelProj && r.vol != nil {
+			img = p.panel3D(r, f, pn.rect.Dx(), pn.rect.Dy())
+		} else if i == o.active {
 			img, v = f.Img, f.View
 		} else if o.turned && i != panelProj {
 			v.Lo, v.Hi, v.Colormap = f.View.Lo, f.View.Hi, f.View.Colormap
@@ -452,6 +468,10 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
+		if i == panelProj && r.vol != nil {
+			render.DrawTag(pane, panel3D)
+			continue
+		}
 		render.DrawTag(pane, panelNames[i])
 		if o.turned && i != panelProj {
 			drawCross(pane, pn.crossX, pn.crossY)
@@ -461,6 +481,9 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
+	if o.active == panelProj && r.vol != nil {
+		f.Panel = panel3D
+	}
 }
 
 // drawCrosshair draws the lines through position at (Z, Y, X sample
