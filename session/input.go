@@ -187,7 +187,17 @@ func (s *Session) do(a Action, key string) Command {
 	case ActPlay:
 		s.TogglePlay()
 	case ActFit:
-		s.Fit()
+		if s.Layout() == View3D {
+			s.ResetCamera()
+		} else {
+			s.Fit()
+		}
+	case Act3D:
+		s.Toggle3D()
+	case ActMode3D:
+		s.CycleMode3D()
+	case ActClipPlane:
+		s.ToggleClipPlane()
 	case ActXY, ActXZ, ActYZ:
 		s.SetLayout(SingleView)
 		s.SetOrientation(map[Action]render.Orientation{ActXY: render.XY, ActXZ: render.XZ, ActYZ: render.YZ}[a])
@@ -264,6 +274,9 @@ func (s *Session) stepLocked(key string, mods Mods, now time.Time) bool {
 // Ctrl a zoom about the pointer.
 func (s *Session) Scroll(x, y, dy float64) {
 	if dy == 0 {
+		return
+	}
+	if s.scroll3D(x, y, dy) {
 		return
 	}
 	s.toPanel(x, y) // the panel under the pointer scrolls

@@ -165,6 +165,7 @@ type Session struct {
 	stamp   bool // the time stamp is drawn (View → Time Stamp)
 	proj    projState
 	ortho   orthoState
+	v3      view3dState
 	traced  frameTracer
 
 	notes notifier // what waits for the host: its own lock
@@ -378,12 +379,16 @@ func (s *Session) resetViewLocked() {
 	s.fitted = true
 	s.chans.reset(m)
 	s.loadChannelLocked()
+	three := s.v3.on
+	s.v3 = view3dState{}
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
 			s.restoreViewLocked(saved)
 			four = saved.Layout == "four"
+			three = saved.Layout == "3d"
 		}
 	}
+	s.v3.on = three && !four && can3D(m)
 	if four {
 		s.setLayoutLocked(m, FourPanels)
 	}
