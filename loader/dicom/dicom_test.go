@@ -344,3 +344,25 @@ func TestOrientationSplit(t *testing.T) {
 	src, got = readAll(t, dir+"#0")
 	checkValues(t, src, got, want[0])
 }
+
+// TestMultiFrameTimes writes an enhanced multi-frame object with pydicom
+// whose 12 frames repeat 4 positions (as an fMRI run stores its volumes):
+// it opens as 3 time points of 4 planes, the T spacing RepetitionTime in
+// milliseconds, the samples as pydicom reads them.
+func TestMultiFrameTimes(t *testing.T) {
+	dir, want := generate(t, "", series{Frames: 12, FramePeriod: 4, Rows: 5, Cols: 6, DType: "<i2", Step: 2, TR: 2000,
+		Orient: []float64{1, 0, 0, 0, 1, 0}, Origin: []float64{-3, 4, 5}})
+	src, got := readAll(t, dir)
+	m := src.Meta()
+	if m.Axes != "TZYX" || fmt.Sprint(m.Shape) != "[3 4 5 6]" {
+		t.Fatalf("axes %s shape %v, want TZYX [3 4 5 6]", m.Axes, m.Shape)
+	}
+	if m.Spacing[0] != 2000 || m.Units[0] != "millisecond" || !near(m.Spacing[1], 2) {
+		t.Errorf("spacing %v units %q", m.Spacing, m.Units)
+	}
+	want[0].Shape = m.Shape
+	checkValues(t, src, got, want[0])
+	if w := m.Anatomy.World(0, 0, 3); !near(w[2], 5+3*2) {
+		t.Errorf("plane 3 at %v, want z %v", w, 5+3*2)
+	}
+}

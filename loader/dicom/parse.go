@@ -20,6 +20,7 @@ const (
 	tagModality         = 0x00080060
 	tagSeriesDesc       = 0x0008103E
 	tagSliceThickness   = 0x00180050
+	tagRepetitionTime   = 0x00180080
 	tagSeriesUID        = 0x0020000E
 	tagSeriesNumber     = 0x00200011
 	tagInstanceNumber   = 0x00200013
@@ -58,6 +59,7 @@ const (
 	tagPixelMeasures  = 0x00289110
 	tagValueTransform = 0x00289145
 	tagFrameVOI       = 0x00289132
+	tagMRTiming       = 0x00189112
 
 	tagItem          = 0xFFFEE000
 	tagItemEnd       = 0xFFFEE00D
