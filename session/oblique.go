@@ -45,6 +45,9 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	slot := map[byte]int{'Z': oblique.Z, 'Y': oblique.Y, 'X': oblique.X}
 	var u0, v0, idx oblique.Vec
 	u0[slot[col]], v0[slot[row]] = 1, 1
+	if f := v.Flip(); f.Col || f.Row { // the display transform: a flipped axis runs backwards
+		u0[slot[col]], v0[slot[row]] = flipSign(f.Col), flipSign(f.Row)
+	}
 	idx[slot[col]] = v.Center.Col - 0.5
 	idx[slot[row]] = v.Center.Row - 0.5
 	idx[slot[normal]] = float64(v.At(normal))
@@ -109,6 +112,9 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	}
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, m, drawn, stampText(m, drawn, r.stampAxis))
+	}
+	if r.sampled == nil && r.ortho == nil {
+		drawEdges(img, m, drawn)
 	}
 	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
 		Failed: info.Failed, Err: info.Err}
@@ -365,4 +371,12 @@ func (s *Session) dragTurn(dx, dy float64, fine bool) {
 	if dy != 0 {
 		s.Turn(0, dy*k)
 	}
+}
+
+// flipSign is -1 for a flipped axis, else 1.
+func flipSign(flipped bool) float64 {
+	if flipped {
+		return -1
+	}
+	return 1
 }

@@ -40,6 +40,18 @@ var panelOrient = [numPanels]render.Orientation{render.XY, render.XZ, render.YZ,
 // panelNames name the panels in traces and on the panels.
 var panelNames = [numPanels]string{"xy", "xz", "yz", "max"}
 
+// panelTag is the name written on panel i of data m: its plane's
+// anatomical name for a volume with an anatomical orientation ("axial"),
+// else the plane's ("xy"); the projection's panel is "max" either way.
+func panelTag(m *loader.Meta, i int) string {
+	if i != panelProj {
+		if n := PlaneName(m, panelOrient[i]); n != "" {
+			return n
+		}
+	}
+	return panelNames[i]
+}
+
 // panelGap is the width of the gutter between panels, in pixels.
 const panelGap = 2
 
@@ -265,6 +277,15 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 		return
 	}
 	s.mu.Lock()
+	if s.rois.drag.on { // a measuring tool's drag
+		x, y = s.toPanelLocked(x, y)
+		if v, m, ok := s.measureViewLocked(); ok {
+			s.dragROILocked(toSamples(m, v, x, y))
+			s.measureLocked()
+		}
+		s.unlockNotify(ROIChanged)
+		return
+	}
 	move := s.ortho.on && !s.mods.Shift
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
@@ -472,12 +493,16 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			render.DrawTag(pane, panel3D)
 			continue
 		}
-		render.DrawTag(pane, panelNames[i])
 		if o.turned && i != panelProj {
+			render.DrawTag(pane, panelNames[i])
 			drawCross(pane, pn.crossX, pn.crossY)
-		} else {
-			drawCrosshair(pane, m, v, pn.at)
+			continue
 		}
+		if i != o.active { // the active panel's picture has its letters
+			drawEdges(pane, m, v)
+		}
+		render.DrawTag(pane, panelTag(m, i))
+		drawCrosshair(pane, m, v, pn.at)
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
@@ -559,7 +584,7 @@ type panelCache struct {
 func sameView(a, b render.View) bool {
 	return a.Orientation == b.Orientation && a.T == b.T && a.C == b.C && a.Z == b.Z && a.Y == b.Y && a.X == b.X &&
 		a.Zoom == b.Zoom && a.Center == b.Center && a.Lo == b.Lo && a.Hi == b.Hi && a.Colormap == b.Colormap &&
-		a.Width == b.Width && a.Height == b.Height
+		a.Width == b.Width && a.Height == b.Height && a.Flips == b.Flips
 }
 
 // orthoTarget returns the next of the painter's four-panel pictures, w × h.

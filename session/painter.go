@@ -89,7 +89,7 @@ type planePainter struct {
 	vol       volumeDraw                 // 3-D renderings' (see paintVolume)
 	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
 	tpanels   [numPanels]turnedPanelCache
-	v3d       view3dDraw                 // the 3-D view's (see view3dDraw.paint)
+	v3d       view3dDraw // the 3-D view's (see view3dDraw.paint)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -219,6 +219,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, pyr.Meta(), drawn, stampText(pyr.Meta(), drawn, r.stampAxis))
 	}
+	drawEdges(img, pyr.Meta(), drawn)
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, auto: auto}
 	if r.proj != nil {
 		f.Projection, f.Slab, f.proj = r.proj.op, [2]int{r.proj.a, r.proj.b}, r.proj

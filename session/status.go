@@ -102,6 +102,11 @@ func (s *Session) status0() (st Status) {
 	if shown != nil && shown.Vol != nil {
 		st.Text = status3D(shown) + "   " + st.Text
 	}
+	if shown != nil && shown.Projection == loader.NoProjection {
+		if an := anatomyNote(pyr.Meta(), shown.View); an != "" {
+			st.Text = an + "   " + st.Text
+		}
+	}
 	if play != "" {
 		st.Text = play + "   " + st.Text
 	}

@@ -93,6 +93,7 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
                  [--project max|min|mean [--slab A:B]] [--scalebar]
+                 [--orient radiological|neurological|storage]
                  [--rotate AXIS:DEG[,AXIS:DEG...]] [--center Z,Y,X] [--size H,W]
                  [--pixel S] [--interp nearest|linear]
                                    (an oblique plane, sampled in physical
