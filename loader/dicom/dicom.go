@@ -17,10 +17,11 @@
 // column one, Z from the first plane's ImagePositionPatient to the last's,
 // the origin the first plane's position. An enhanced (multi-frame) object's
 // frames are its Z axis in stored order, spaced by the per-frame
-// functional groups' PlanePositionSequence; when its frames repeat a set of
-// positions (an fMRI run in one object), each position held by as many
-// frames, they are time points (TZYX: planes sorted along the normal,
-// frames in stored order as T), spaced by RepetitionTime in milliseconds.
+// functional groups' PlanePositionSequence. When the frames (or a series'
+// slices) repeat a set of positions (an fMRI run in one object, a
+// perfusion series), each position held by as many, they are time points
+// (TZYX: planes sorted along the normal; frames in stored order, slices in
+// InstanceNumber order, as T), spaced by RepetitionTime in milliseconds.
 // Slices of one series that
 // differ in size or orientation are separate images.
 //
@@ -734,9 +735,10 @@ type volume struct {
 	notes   []string
 	normal  []float64
 	ordered bool // by positions
-	// times is the number of time points of a multi-frame object whose
-	// frames repeat their positions (1 otherwise); frameAt[t*depth+z] is
-	// then the frame of time point t at plane z.
+	// times is the number of time points of a series (or a multi-frame
+	// object) whose planes repeat their positions (1 otherwise);
+	// frameAt[t*depth+z] is then the slice (the frame) of time point t at
+	// plane z.
 	times   int
 	frameAt []int
 }
@@ -757,8 +759,11 @@ func (v *volume) plane(z int) (*slice, int) { return v.planeAt(0, z) }
 
 // planeAt returns the file and frame of plane z of time point t.
 func (v *volume) planeAt(t, z int) (*slice, int) {
-	if v.frameAt != nil {
+	if v.frameAt != nil && len(v.slices) == 1 {
 		return v.slices[0], v.frameAt[t*v.depth()+z]
+	}
+	if v.frameAt != nil {
+		return v.slices[v.frameAt[t*v.depth()+z]], 0
 	}
 	if len(v.slices) == 1 {
 		return v.slices[0], z
@@ -766,11 +771,12 @@ func (v *volume) planeAt(t, z int) (*slice, int) {
 	return v.slices[z], 0
 }
 
-// splitTimes makes a multi-frame object whose frames lie at k distinct
-// positions along the normal (zs, one per frame), each position held by
-// the same number of frames, a series of time points: planes sorted
-// along the normal, and at each plane its frames in stored order as time
-// points 0, 1, .... It reports whether it did.
+// splitTimes makes planes (a multi-frame object's frames, or a series'
+// slices sorted along the normal, then by InstanceNumber) that lie at k
+// distinct positions along the normal (zs, one per plane), each position
+// held by the same number of planes, a series of time points: planes
+// sorted along the normal, and at each its planes in the given order as
+// time points 0, 1, .... It reports whether it did.
 func (v *volume) splitTimes(zs []float64) bool {
 	var levels []float64 // the distinct positions, ascending
 	sorted := slices.Clone(zs)
@@ -858,6 +864,9 @@ func (v *volume) arrange() {
 			v.slices[i], v.zs[i] = k.s, k.z
 		}
 		v.ordered = true
+		if v.slices[0].frames == 1 && v.slices[0].spp == 1 && v.splitTimes(v.zs) {
+			v.notes = append(v.notes, fmt.Sprintf("%d slices at %d positions: %d time points", len(v.slices), v.depth(), v.times))
+		}
 	} else {
 		sort.SliceStable(v.slices, func(i, j int) bool { return v.slices[i].instance < v.slices[j].instance })
 		v.notes = append(v.notes, "slices without ImagePositionPatient/ImageOrientationPatient: sorted by InstanceNumber")

@@ -366,3 +366,28 @@ func TestMultiFrameTimes(t *testing.T) {
 		t.Errorf("plane 3 at %v, want z %v", w, 5+3*2)
 	}
 }
+
+// TestSeriesTimes writes a series of 12 single-frame files with pydicom,
+// shuffled, whose InstanceNumbers repeat 4 positions (a perfusion run):
+// it opens as 3 time points of 4 planes sorted along the normal, time
+// points in InstanceNumber order, the samples as pydicom reads them.
+func TestSeriesTimes(t *testing.T) {
+	dir, want := generate(t, "", series{N: 12, FramePeriod: 4, Rows: 5, Cols: 6, DType: "<i2", Step: 2, Shuffle: true,
+		Orient: []float64{1, 0, 0, 0, 0, -1}, Origin: []float64{-3, 4, 5}})
+	src, got := readAll(t, dir)
+	m := src.Meta()
+	if m.Axes != "TZYX" || fmt.Sprint(m.Shape) != "[3 4 5 6]" || !near(m.Spacing[1], 2) {
+		t.Fatalf("axes %s shape %v spacing %v, want TZYX [3 4 5 6], Z 2", m.Axes, m.Shape, m.Spacing)
+	}
+	// pydicom's planes are sorted by position, then InstanceNumber: (z, t).
+	plane := 5 * 6 * 2
+	w := want[0]
+	tz := make([]byte, len(w.Data))
+	for z := range 4 {
+		for ti := range 3 {
+			copy(tz[(ti*4+z)*plane:], w.Data[(z*3+ti)*plane:(z*3+ti+1)*plane])
+		}
+	}
+	w.Data, w.Shape = tz, m.Shape
+	checkValues(t, src, got, w)
+}

@@ -62,7 +62,7 @@ for k, s in enumerate(spec["series"]):
         if "desc" in s: ds.SeriesDescription = s["desc"]
         if "number" in s: ds.SeriesNumber = s["number"]
         ds.InstanceNumber = int(order[i]) + 1
-        pos = origin + normal * step * order[i]
+        pos = origin + normal * step * (order[i] % s["frame_period"] if s.get("frame_period") else order[i])
         ds.ImageOrientationPatient = [float(v) for v in orient]
         ds.Rows, ds.Columns, ds.SamplesPerPixel = rows, cols, spp
         ds.PhotometricInterpretation = s.get("photometric", "RGB" if spp == 3 else "MONOCHROME2")
@@ -141,7 +141,7 @@ type series struct {
 	N            int       `json:"n,omitempty"`
 	Frames       int       `json:"frames,omitempty"`
 	FrameSign    int       `json:"frame_sign,omitempty"`
-	FramePeriod  int       `json:"frame_period,omitempty"` // frames repeat their positions after this many
+	FramePeriod  int       `json:"frame_period,omitempty"` // frames (slices, by InstanceNumber) repeat their positions after this many
 	TR           float64   `json:"tr,omitempty"`           // RepetitionTime in the shared functional groups, ms
 	Rows         int       `json:"rows"`
 	Cols         int       `json:"cols"`
