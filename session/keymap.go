@@ -133,7 +133,7 @@ var keyMap = func() []Binding {
 			Help: "four panels: XY, XZ, YZ through one position (click to move it) and the Z projection; again: one; turned: the turned frame's three planes"},
 		{Label: "click or drag (four panels)", Help: "move the position the panels show, in 3-D when turned (Shift+drag pans)"},
 		{Key: Key{Name: "P", Char: true}, Action: ActProjection, Menu: "View → Projection: Max, Min, Mean, None",
-			Help: "projection along the axis normal to the plane: max, min, mean, none"},
+			Help: "projection along the axis normal to the plane (turned: along its normal w): max, min, mean, none"},
 		{Key: Key{Name: "W", Char: true}, Action: ActTurnUp, Help: turnHelp[0], Menu: "Go → Turn → Up"},
 		{Key: Key{Name: "S", Char: true}, Action: ActTurnDown, Help: turnHelp[0], Menu: "Go → Turn → Down"},
 		{Key: Key{Name: "A", Char: true}, Action: ActTurnLeft, Help: turnHelp[1], Menu: "Go → Turn → Left"},

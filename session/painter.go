@@ -44,6 +44,9 @@ type Scene struct {
 	// through the volume given outright, sampled from one level (see
 	// Picture.Sample); the view gives its channel, window and colormap.
 	sampled *sampledPlane
+	// slab, when set, has an oblique plane (turned, or sampled as given)
+	// drawn as the projection along its normal.
+	slab *obliqueSlab
 }
 
 // painter draws scenes: the seam between the drawing loops (the
