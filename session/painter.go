@@ -47,6 +47,9 @@ type Scene struct {
 	// slab, when set, has an oblique plane (turned, or sampled as given)
 	// drawn as the projection along its normal.
 	slab *obliqueSlab
+	// cast, when set, is drawn instead of the view's plane: a 3-D
+	// rendering (see Picture.Cast).
+	cast *castScene
 }
 
 // painter draws scenes: the seam between the drawing loops (the
@@ -82,6 +85,7 @@ type planePainter struct {
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
 	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
 	tpanels   [numPanels]turnedPanelCache
+	vol       volumeDraw // 3-D renderings' (see paintVolume)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -89,6 +93,9 @@ func newPlanePainter() *planePainter { return &planePainter{} }
 // paint draws one scene, choosing the auto-contrast window first if
 // the view has none.
 func (p *planePainter) paint(r *Scene) *Frame {
+	if r.cast != nil {
+		return p.paintVolume(r)
+	}
 	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil {
 		if r.ortho == nil {
 			return p.paintOblique(r)
