@@ -47,8 +47,40 @@ tifffile.imwrite(sys.argv[1], a, imagej=True, resolution=(1 / 0.5, 1 / 0.5),
 	}
 	testtool.Run(t, "xdotool", "mouseup", "1", "keyup", "ctrl")
 	first := fmt.Sprint(f["turn"])
-	v.turnedFrame(n, func(e map[string]any) bool { return fmt.Sprint(e["turn"]) != first })
+	f = v.turnedFrame(n, func(e map[string]any) bool { return fmt.Sprint(e["turn"]) != first })
 	v.showsTurn(bin, dir, stack, n, func(f map[string]any) string { return rotateOf(f["turn"].([]any)) })
+
+	// The plane turned, a plain drag downwards turns it about the screen's
+	// horizontal axis, about the view's centre (no pan).
+	n = v.frames()
+	second, cx, cy := fmt.Sprint(f["turn"]), f["cx"], f["cy"]
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(int(w/2)), fmt.Sprint(int(h/2)))
+	testtool.Run(t, "xdotool", "mousedown", "1")
+	for i := 0; i < 8; i++ {
+		testtool.Run(t, "xdotool", "mousemove_relative", "--", "0", "5")
+	}
+	testtool.Run(t, "xdotool", "mouseup", "1")
+	f = v.turnedFrame(n, func(e map[string]any) bool { return fmt.Sprint(e["turn"]) != second })
+	if f["cx"] != cx || f["cy"] != cy {
+		t.Errorf("a plain drag of a turned plane panned it: centre %v,%v -> %v,%v", cx, cy, f["cx"], f["cy"])
+	}
+	v.showsTurn(bin, dir, stack, n, func(f map[string]any) string { return rotateOf(f["turn"].([]any)) })
+
+	// A right-drag pans it, the turn kept.
+	f = v.turnedFrame(n, func(map[string]any) bool { return true })
+	n = v.frames()
+	third := fmt.Sprint(f["turn"])
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(int(w/2)), fmt.Sprint(int(h/2)))
+	testtool.Run(t, "xdotool", "mousedown", "3")
+	for i := 0; i < 8; i++ {
+		testtool.Run(t, "xdotool", "mousemove_relative", "--", "5", "0")
+	}
+	testtool.Run(t, "xdotool", "mouseup", "3")
+	cx = f["cx"]
+	f = v.turnedFrame(n, func(e map[string]any) bool { return e["cx"] != cx })
+	if fmt.Sprint(f["turn"]) != third {
+		t.Errorf("a right-drag turned the plane: %v -> %v", third, f["turn"])
+	}
 }
 
 // turnedFrame waits for the last frame to be a complete one of a turned

@@ -481,14 +481,29 @@ func obliqueHoverText(p oblique.Source, pl oblique.Plane, v render.View, x, y fl
 	return t.String()
 }
 
-// dragDegrees and fineDragDegrees are the degrees a Ctrl+drag turns the plane
-// per screen pixel, without and with Shift.
+// dragDegrees and fineDragDegrees are the degrees a drag turning the plane
+// turns it per screen pixel, without and with Shift (Ctrl+Shift+drag).
 const (
 	dragDegrees     = 0.25
 	fineDragDegrees = 0.05
 )
 
-// dragTurn turns the plane as a Ctrl+drag by (dx, dy) pixels does: a
+// planeTurned reports whether view v's plane is turned out of the XY, XZ
+// and YZ planes: its normal is not along an axis of the data.
+func planeTurned(v render.View) bool {
+	_, _, normal := v.Orientation.Axes()
+	var n [3]float64
+	n[strings.IndexByte("ZYX", normal)] = 1
+	off := 0
+	for _, c := range v.Turn.Apply(n) {
+		if math.Abs(c) > 1e-9 {
+			off++
+		}
+	}
+	return off > 1
+}
+
+// dragTurn turns the plane as a drag by (dx, dy) pixels does: a
 // horizontal drag about the screen's vertical axis, a vertical one about
 // its horizontal axis, the side under the pointer following it.
 func (s *Session) dragTurn(dx, dy float64, fine bool) {

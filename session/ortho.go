@@ -248,11 +248,16 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 
 // Drag follows a drag to viewport position (x, y), by (dx, dy) since the
 // last: in the four panels it moves the position there, as a click does
-// (with Shift held, it pans the panel); one plane shown, it pans.
+// (with Shift held, it pans the panel); one plane shown, it pans, or turns
+// the plane about the view's centre with Ctrl held or when the plane is
+// already turned out of XY, XZ and YZ (Shift+drag then pans; Ctrl+Shift
+// turns in fine steps).
 func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
 	move := s.ortho.on && !s.mods.Shift
-	turn, fine := s.mods.Ctrl, s.mods.Shift
+	// In the four panels a plain drag moves the position: Ctrl+drag turns.
+	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
+	fine := s.mods.Ctrl && s.mods.Shift
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
