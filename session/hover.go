@@ -51,7 +51,7 @@ func (s *Session) HoverText() string {
 	if s.layers.empty() {
 		return t
 	}
-	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, x, y)
+	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, s.shown.plane, x, y)
 	if t == "" && lt != "" { // beside the image, over a layer
 		loc := s.shown.View.Locate(s.data.Pyr.Meta(), x, y)
 		t = fmt.Sprintf("%c %d  %c %d  (beyond the image)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row)

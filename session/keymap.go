@@ -160,7 +160,7 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "M", Char: true}, Action: ActChannelMode, Menu: "View → Channels → Cycle Channel Mode",
 			Help: "channels: composite, one in colour, one in gray"},
 		{Key: Key{Name: "C", Char: true}, Action: ActContrast, Help: "auto-contrast", Menu: "View → Auto-contrast"},
-		{Key: Key{Name: "V", Char: true}, Action: ActLayers, Help: "show / hide the layers over the image",
+		{Key: Key{Name: "V", Char: true}, Action: ActLayers, Help: "show / hide the layers over the image (a turned plane's sampled on the same plane)",
 			Menu: "View → Show / Hide Layers"},
 		{Key: Key{Name: "B", Char: true}, Action: ActScaleBar, Help: "show / hide the scale bar", Menu: "View → Scale Bar"},
 		{Key: Key{Name: "T", Char: true}, Action: ActTimeStamp, Menu: "View → Time Stamp",

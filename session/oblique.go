@@ -167,6 +167,12 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	if drawn.Lo == drawn.Hi {
 		drawn.Lo, drawn.Hi = 0, 1
 	}
+	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
+		Failed: info.Failed, Err: info.Err}
+	layers := 0
+	if len(r.layers) > 0 && r.slab == nil {
+		layers = p.drawObliqueLayers(img, &ri, r, pl, drawn)
+	}
 	if r.scaleBar && (r.sampled != nil || r.ortho != nil) {
 		drawPlaneScaleBar(img, m, pl)
 	} else if r.scaleBar {
@@ -175,9 +181,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, m, drawn, stampText(m, drawn, r.stampAxis))
 	}
-	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
-		Failed: info.Failed, Err: info.Err}
-	f := &Frame{Img: img, View: v, Info: ri, data: r.d, gen: r.gen, auto: auto, plane: &pl}
+	f := &Frame{Img: img, View: v, Info: ri, Layers: layers, data: r.d, gen: r.gen, auto: auto, plane: &pl}
 	if r.slab != nil {
 		f.Projection, f.Slab = r.slab.op, [2]int{sl.A, sl.B}
 	}
@@ -191,7 +195,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 // the plane leaves the data, and asks for the missing chunks at prio.
 func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, drawn render.View,
 	prio levels.Priority) (*image.RGBA, oblique.Info) {
-	buf, dt, info := p.sampleBuf(o, r, pl, k, drawn.Linear, prio)
+	buf, dt, info := o.sampleBuf(r.d.Pyr, r.gen, pl, k, drawn.Linear, prio)
 	return o.picture(buf, dt, pl.W, pl.H, drawn), info
 }
 
@@ -257,13 +261,13 @@ func (o *obliqueDraw) window(buf []byte, dt loader.DType) (lo, hi float64) {
 	return render.Quantiles(o.vals)
 }
 
-// sampleBuf samples plane pl of scene r's data at level k (coarser
-// levels where its chunks are not in memory) into o's buffers, noting in
-// o's mask where it has data, and asks for the missing chunks at prio. It
-// returns the samples (float32 with linear, else the data's type).
-func (p *planePainter) sampleBuf(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, linear bool,
+// sampleBuf samples plane pl of pyr at level k (coarser levels where its
+// chunks are not in memory) into o's buffers, noting in o's mask where it
+// has data, and asks for the missing chunks at prio for view generation
+// gen. It returns the samples (float32 with linear, else the data's
+// type).
+func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane, k int, linear bool,
 	prio levels.Priority) ([]byte, loader.DType, oblique.Info) {
-	pyr := r.d.Pyr
 	m := pyr.Meta()
 	n := pl.W * pl.H
 	if cap(o.mask) < n {
@@ -289,7 +293,7 @@ func (p *planePainter) sampleBuf(o *obliqueDraw, r *Scene, pl oblique.Plane, k i
 		info = o.s.Native(o.nat, pl, pyr, k)
 		buf = o.nat
 	}
-	o.s.Request(pyr, prio, r.gen)
+	o.s.Request(pyr, prio, gen)
 	return buf, dt, info
 }
 

@@ -85,7 +85,8 @@ type planePainter struct {
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
 	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
 	tpanels   [numPanels]turnedPanelCache
-	vol       volumeDraw // 3-D renderings' (see paintVolume)
+	lob       []*layerDrawing // layers' over oblique planes (see drawObliqueLayers)
+	vol       volumeDraw      // 3-D renderings' (see paintVolume)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }

@@ -106,7 +106,8 @@ const usage = `vastview views image volumes and movies too big to load.
                                    F.png the plane as the viewer shows it
                                    (several channels: their composite;
                                    LABELS, a label image, laid over it
-                                   where its physical coordinates say;
+                                   where its physical coordinates say,
+                                   on an oblique plane too;
                                    --project: the planes A..B along the
                                    axis normal to the plane reduced to one)
   vastview render SRC --out F [--mode mip|minip|mean|alpha|iso] [--step D]

@@ -113,7 +113,7 @@ func (ob *obliqueOpts) plane(m *loader.Meta, t, c int) (oblique.Plane, oblique.I
 // plane crosses, of --level (a computed level is computed from the ones
 // it covers).
 func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts, ext string) error {
-	for _, f := range []string{"plane", "index", "z", "overlay", "channels", "colors", "windows"} {
+	for _, f := range []string{"plane", "index", "z", "channels", "colors", "windows"} {
 		if o.given[f] {
 			return usageError{"plane: --" + f + " does not go with an oblique plane (--rotate, --center, --size, --pixel, --interp)"}
 		}
@@ -203,6 +203,11 @@ func (o *planeOpts) drawOblique(name string, src loader.Source, p oblique.Plane,
 	if op != loader.NoProjection {
 		if err := pc.ProjectSlab(op, sl); err != nil {
 			return usageError{"plane: " + err.Error()}
+		}
+	}
+	if o.overlay != "" {
+		if err := o.addLabels(pc, name, m, sel, true); err != nil {
+			return err
 		}
 	}
 	img, err := pc.Draw(context.Background())
