@@ -70,7 +70,11 @@ func (h *pointer) text(d *Data, f *Frame) string {
 		pyr, valueName, at = p, p.op.String(), onProjection(shown)
 	}
 	if f.plane != nil && f.proj == nil {
-		return obliqueHoverText(d.Pyr, *f.plane, shown, h.x, h.y)
+		t := obliqueHoverText(d.Pyr, *f.plane, shown, h.x, h.y)
+		if t != "" && f.Projection != loader.NoProjection {
+			t += slabHoverText(d.Pyr, *f.plane, shown, f.Projection, f.Slab, h.x, h.y)
+		}
+		return t
 	}
 	loc := shown.Locate(m, h.x, h.y)
 	if !loc.Inside {

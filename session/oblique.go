@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"math"
@@ -521,4 +522,36 @@ func (s *Session) dragTurn(dx, dy float64, fine bool) {
 	if dy != 0 {
 		s.Turn(0, dy*k)
 	}
+}
+
+// slabHoverText is the read-out of the projection by op along the normal
+// of oblique plane pl (of view v of p) over the planes slab[0]..slab[1]
+// at viewport position (x, y), from the finest levels in memory: "   max
+// 1234"; "" where the projection has no value in memory.
+func slabHoverText(p oblique.Source, pl oblique.Plane, v render.View, op loader.Projection, slab [2]int, x, y float64) string {
+	m := p.Meta()
+	one := pl
+	one.Center = pl.At(math.Floor(y), math.Floor(x))
+	one.W, one.H, one.T, one.C = 1, 1, v.T, v.C
+	var pj oblique.Projector
+	st := []uint8{0}
+	pj.Mask = st
+	sl := oblique.Slab{A: slab[0], B: slab[1], Step: SlabStep(m)}
+	var b []byte
+	dt := m.DType
+	if v.Linear {
+		f := []float32{0}
+		pj.Float(f, one, sl, p, 0, oblique.Linear, op)
+		b, dt = binary.LittleEndian.AppendUint32(nil, math.Float32bits(f[0])), loader.Float32
+	} else {
+		if op == loader.ProjectMean {
+			dt = loader.Float32
+		}
+		b = make([]byte, dt.Size())
+		pj.Native(b, one, sl, p, 0, op)
+	}
+	if st[0] != oblique.Sampled {
+		return ""
+	}
+	return fmt.Sprintf("   %s %s", op, valueText(m, dt, b))
 }

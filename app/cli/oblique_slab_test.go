@@ -218,6 +218,23 @@ func TestTurnedViewProjects(t *testing.T) {
 		}
 		png := filepath.Join(dir, "p.png")
 		mustRun(t, append(args, "--out", png)...)
+		// Hovering reads the projection's value at level 0 there as well.
+		raw := filepath.Join(dir, "p.raw")
+		at0 := append([]string{}, args...)
+		for i := range at0 {
+			if at0[i] == "--level" {
+				at0[i+1] = "0"
+			}
+		}
+		mustRun(t, append(at0, "--slab", fmt.Sprintf("%d:%d", f.Slab[0], f.Slab[1]), "--out", raw)...)
+		samples := readFile(t, raw)
+		for _, p := range [][2]int{{w / 2, h / 2}, {w / 3, h / 4}, {3 * w / 4, 2 * h / 3}} {
+			s.Hover(float64(p[0])+0.5, float64(p[1])+0.5, true)
+			want := fmt.Sprintf("%s %d", op, int(loader.Uint16.At(samples, p[1]*w+p[0])))
+			if text := s.HoverText(); !strings.HasSuffix(text, want) {
+				t.Fatalf("%s: hovering over %v reads %q, want … %s", op, p, text, want)
+			}
+		}
 		want := testtool.ReadPNG(t, png)
 		for y := 0; y < h; y++ {
 			for x := 0; x < w; x++ {
