@@ -287,6 +287,7 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 		return
 	}
 	move := s.ortho.on && !s.mods.Shift
+	// In the four panels a plain drag moves the position: Ctrl+drag turns.
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
 	s.mu.Unlock()

@@ -44,6 +44,9 @@ type Scene struct {
 	// through the volume given outright, sampled from one level (see
 	// Picture.Sample); the view gives its channel, window and colormap.
 	sampled *sampledPlane
+	// slab, when set, has an oblique plane (turned, or sampled as given)
+	// drawn as the projection along its normal.
+	slab *obliqueSlab
 	// cast, when set, is drawn instead of the view's plane: a 3-D
 	// rendering (see Picture.Cast).
 	cast *castScene
@@ -86,10 +89,11 @@ type planePainter struct {
 	onext     int
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
-	vol       volumeDraw                 // 3-D renderings' (see paintVolume)
 	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
 	tpanels   [numPanels]turnedPanelCache
-	v3d       view3dDraw // the 3-D view's (see view3dDraw.paint)
+	lob       []*layerDrawing // layers' over oblique planes (see drawObliqueLayers)
+	vol       volumeDraw      // 3-D renderings' (see paintVolume)
+	v3d       view3dDraw      // the 3-D view's (see view3dDraw.paint)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
