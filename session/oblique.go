@@ -23,6 +23,11 @@ type obliqueDraw struct {
 	mask []uint8
 	bufs [3]*image.RGBA
 	next int
+	// last is the picture of the last frame the painter drew if it was an
+	// oblique one (nil otherwise): what no level in memory can give yet
+	// keeps its pixels rather than turning to background.
+	last     *image.RGBA
+	lastData *Data
 }
 
 // Oblique reports whether view v shows an oblique plane (turned, or
@@ -122,12 +127,24 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		o.bufs[o.next] = img
 	}
 	o.pt.Paint(img.Pix, buf, dt, drawn.Lo, drawn.Hi, render.ColormapOrGray(drawn.Colormap))
+	// What no level holds yet keeps the last frame's pixels, unless that
+	// frame was of other data or a size, or chunks failed to load (what
+	// cannot come is not shown as if it were there).
+	prev := o.last
+	if prev == nil || prev == img || prev.Rect != img.Rect || r.sampled != nil || o.lastData != r.d || info.Failed > 0 {
+		prev = nil
+	}
 	for i, st := range o.mask {
-		if st != oblique.Sampled {
+		switch {
+		case st == oblique.Sampled:
+		case st == oblique.Unfilled && prev != nil:
+			copy(img.Pix[4*i:4*i+4], prev.Pix[4*i:4*i+4])
+		default:
 			q := img.Pix[4*i : 4*i+4 : 4*i+4]
 			q[0], q[1], q[2], q[3] = obliqueBackground[0], obliqueBackground[1], obliqueBackground[2], 255
 		}
 	}
+	o.last, o.lastData = img, r.d
 	if r.scaleBar && r.sampled != nil {
 		drawPlaneScaleBar(img, m, pl)
 	} else if r.scaleBar {

@@ -87,6 +87,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil {
 		return p.paintOblique(r)
 	}
+	p.ob.last = nil
 	pyr := r.d.Pyr
 	v := r.view
 	if !(v.Zoom > 0) {
