@@ -232,6 +232,7 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	move := s.ortho.on && !s.mods.Shift
 	turn := !s.ortho.on && (s.mods.Ctrl || !s.mods.Shift && planeTurned(s.view))
 	fine := s.mods.Ctrl && s.mods.Shift
+	s.dragging = !s.ortho.on && (turn || Oblique(s.view))
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
@@ -242,6 +243,16 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 		return
 	}
 	s.Pan(dx, dy)
+}
+
+// DragEnd ends a drag: an oblique plane dragged is drawn again, now
+// asking for the chunks it lacks.
+func (s *Session) DragEnd() {
+	s.update(func(*loader.Meta) bool {
+		was := s.dragging
+		s.dragging = false
+		return was
+	})
 }
 
 // Click moves the position the four panels show to the data under

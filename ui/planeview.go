@@ -118,7 +118,7 @@ func (p *planeView) Dragged(e *fyne.DragEvent) {
 }
 
 // DragEnd implements fyne.Draggable.
-func (p *planeView) DragEnd() {}
+func (p *planeView) DragEnd() { p.v.s.DragEnd() }
 
 // Tapped implements fyne.Tappable: a click takes the keyboard and, in
 // the four-panel layout, moves the position the panels show there.
