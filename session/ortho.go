@@ -232,7 +232,9 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	move := s.ortho.on && !s.mods.Shift
 	turn := !s.ortho.on && (s.mods.Ctrl || !s.mods.Shift && planeTurned(s.view))
 	fine := s.mods.Ctrl && s.mods.Shift
-	s.dragging = !s.ortho.on && (turn || Oblique(s.view))
+	if !s.dragging && !s.ortho.on && (turn || Oblique(s.view)) && s.data != nil {
+		s.dragging, s.dragEnd = true, s.data.Pyr.Playback()
+	}
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
@@ -246,13 +248,18 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 }
 
 // DragEnd ends a drag: an oblique plane dragged is drawn again, now
-// asking for the chunks it lacks.
+// asking for the chunks it lacks, and the levels being built go on.
 func (s *Session) DragEnd() {
-	s.update(func(*loader.Meta) bool {
-		was := s.dragging
-		s.dragging = false
-		return was
-	})
+	s.mu.Lock()
+	was, end := s.dragging, s.dragEnd
+	s.dragging, s.dragEnd = false, nil
+	s.mu.Unlock()
+	if end != nil {
+		end()
+	}
+	if was {
+		s.update(func(*loader.Meta) bool { return true })
+	}
 }
 
 // Click moves the position the four panels show to the data under

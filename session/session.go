@@ -152,8 +152,10 @@ type Session struct {
 	shown  *Frame // taken by the host: on screen
 	mods   Mods
 	// dragging is set while a drag of an oblique plane goes on: its frames
-	// draw from what memory holds and ask for nothing until it ends.
+	// draw from what memory holds and ask for nothing until it ends, and
+	// the levels being built pause (dragEnd resumes them).
 	dragging bool
+	dragEnd  func()
 	scrub    scrubber
 	play     player
 	hover    pointer // where the pointer is, and the read-out there
