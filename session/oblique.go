@@ -119,9 +119,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		info = o.s.Native(o.nat, pl, pyr, k)
 		buf = o.nat
 	}
-	if !r.moving {
-		o.s.Request(pyr, levels.Visible, r.gen)
-	}
+	o.s.Request(pyr, levels.Visible, r.gen)
 	o.next = (o.next + 1) % len(o.bufs)
 	img := o.bufs[o.next]
 	if img == nil || img.Rect.Dx() != pl.W || img.Rect.Dy() != pl.H {

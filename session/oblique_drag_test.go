@@ -133,33 +133,33 @@ func TestTurnedPlaneKeepsItsPixelsUntilDataComes(t *testing.T) {
 	}
 }
 
-// TestDragOfATurnedPlaneAsksWhenItEnds: while a turned plane is dragged
-// its frames draw from memory and ask for no chunks (loads of planes
-// gone by the time they finish would take the cores from the frames);
-// when the drag ends, the plane is drawn again asking for what it lacks,
-// and completes.
-func TestDragOfATurnedPlaneAsksWhenItEnds(t *testing.T) {
-	vol := volume([3]int{40, 64, 96}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(1000 + 40*z + 7*y + 3*x) })
-	gate := make(chan struct{})
-	src := gatedSource{vol, 28, gate}
+// TestDragOfATurnedPlanePausesTheBuild: while an oblique plane is
+// dragged the levels being built pause (their work would take the cores
+// from the frames), and go on when the drag ends; a pan of an
+// axis-aligned plane leaves them be.
+func TestDragOfATurnedPlanePausesTheBuild(t *testing.T) {
+	src := volume([3]int{20, 64, 96}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
 	h := newHarness(t, Options{})
 	h.open(src, "/data/vol.tif")
 	h.s.Resize(200, 150)
-	h.s.Turn(0, 3)
-	first := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Turn != (render.Turn{}) })
-	h.s.mu.Lock()
-	pyr := h.s.data.Pyr
-	h.s.mu.Unlock()
-	before := pyr.Pending()
-	h.s.Drag(100, 95, 0, 60) // 15° more: onto planes from 28 on
-	f := h.waitFrame(func(f *Frame) bool { return f.View.Turn != first.View.Turn })
-	if f.Info.Complete || f.Info.Missing == 0 {
-		t.Fatalf("the dragged plane needs no new chunks: %+v", f.Info)
+	holding := func() bool {
+		h.s.mu.Lock()
+		defer h.s.mu.Unlock()
+		return h.s.dragEnd != nil
 	}
-	if n := pyr.Pending(); n != before {
-		t.Errorf("a frame during the drag asked for chunks: %d loads pending, %d before", n, before)
+	h.s.Drag(100, 80, 0, 5)
+	if holding() {
+		t.Error("a pan of an XY plane paused the build")
 	}
-	close(gate)
 	h.s.DragEnd()
-	h.waitFrame(func(f *Frame) bool { return f.View.Turn != first.View.Turn && f.Info.Complete })
+	h.s.Turn(0, 3)
+	h.s.Drag(100, 80, 0, 5)
+	h.s.Drag(100, 85, 0, 5)
+	if !holding() {
+		t.Error("a drag of a turned plane did not pause the build")
+	}
+	h.s.DragEnd()
+	if holding() {
+		t.Error("the build stays paused after the drag")
+	}
 }

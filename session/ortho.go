@@ -247,18 +247,15 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	s.Pan(dx, dy)
 }
 
-// DragEnd ends a drag: an oblique plane dragged is drawn again, now
-// asking for the chunks it lacks, and the levels being built go on.
+// DragEnd ends a drag: the levels being built, paused while an oblique
+// plane was dragged, go on.
 func (s *Session) DragEnd() {
 	s.mu.Lock()
-	was, end := s.dragging, s.dragEnd
+	end := s.dragEnd
 	s.dragging, s.dragEnd = false, nil
 	s.mu.Unlock()
 	if end != nil {
 		end()
-	}
-	if was {
-		s.update(func(*loader.Meta) bool { return true })
 	}
 }
 

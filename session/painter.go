@@ -40,11 +40,6 @@ type Scene struct {
 	// ortho, when set, lays four panels out (see orthoDraw); view is the
 	// active panel's.
 	ortho *orthoDraw
-	// moving is set while a drag of an oblique plane goes on: its chunks
-	// are not asked for (loads of a plane that is gone by the time they
-	// finish would take the cores from the frames), only drawn from
-	// memory; the frame after the drag asks for them.
-	moving bool
 	// sampled, when set, is drawn instead of the view's plane: a plane
 	// through the volume given outright, sampled from one level (see
 	// Picture.Sample); the view gives its channel, window and colormap.

@@ -151,9 +151,9 @@ type Session struct {
 	gen    uint64
 	shown  *Frame // taken by the host: on screen
 	mods   Mods
-	// dragging is set while a drag of an oblique plane goes on: its frames
-	// draw from what memory holds and ask for nothing until it ends, and
-	// the levels being built pause (dragEnd resumes them).
+	// dragging is set while a drag of an oblique plane goes on: the
+	// levels being built pause, so that its frames get the cores, until
+	// it ends (dragEnd resumes them).
 	dragging bool
 	dragEnd  func()
 	scrub    scrubber

@@ -26,7 +26,6 @@ func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{Scene: Scene{d: s.data, view: s.drawnViewLocked(), gen: s.gen, dir: dir,
 		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.proj.source(s.data, s.view)},
 		asked: at, play: s.play.on}
-	r.moving = s.dragging
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
 	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj {
 		r.proj, r.layers = r.ortho.proj, nil
