@@ -26,6 +26,11 @@ type obliqueDraw struct {
 	next int
 	pj   oblique.Projector // projections along the normal
 	vals []float64         // a projection's values, for its window
+	// last is the picture of the last frame the painter drew if it was an
+	// oblique one (nil otherwise): what no level in memory can give yet
+	// keeps its pixels rather than turning to background.
+	last     *image.RGBA
+	lastData *Data
 }
 
 // obliqueSlab is a projection of an oblique plane along its normal w: op
@@ -156,7 +161,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		if drawn.Lo == drawn.Hi {
 			drawn.Lo, drawn.Hi = 0, 1
 		}
-		img = p.ob.picture(buf, dt, pl.W, pl.H, drawn)
+		img = p.ob.picture(buf, dt, pl.W, pl.H, drawn, nil)
 	} else {
 		if auto {
 			v.Lo, v.Hi = p.autoWindow(r.d, v)
@@ -203,7 +208,11 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, drawn render.View,
 	prio levels.Priority) (*image.RGBA, oblique.Info) {
 	buf, dt, info := o.sampleBuf(r.d.Pyr, r.gen, pl, k, drawn.Linear, prio)
-	return o.picture(buf, dt, pl.W, pl.H, drawn), info
+	var keep *Data // whose last picture may stand where no level holds data yet
+	if r.sampled == nil && info.Failed == 0 {
+		keep = r.d
+	}
+	return o.picture(buf, dt, pl.W, pl.H, drawn, keep), info
 }
 
 // projectBuf projects slab sl of plane pl of scene r's data at level k
@@ -306,8 +315,10 @@ func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane
 
 // picture paints values buf (of type dt, w×h) into the next of o's
 // pictures through drawn's window and colormap, the background where o's
-// mask says there is no data.
-func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn render.View) *image.RGBA {
+// mask says there is no data; where no level in memory has data yet, the
+// last picture's pixels when it was of the same size and of data keep
+// (nil: none kept).
+func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn render.View, keep *Data) *image.RGBA {
 	o.next = (o.next + 1) % len(o.bufs)
 	img := o.bufs[o.next]
 	if img == nil || img.Rect.Dx() != w || img.Rect.Dy() != h {
@@ -315,12 +326,24 @@ func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn rende
 		o.bufs[o.next] = img
 	}
 	o.pt.Paint(img.Pix, buf, dt, drawn.Lo, drawn.Hi, render.ColormapOrGray(drawn.Colormap))
+	// What no level holds yet keeps the last frame's pixels, unless that
+	// frame was of other data or a size, or chunks failed to load (what
+	// cannot come is not shown as if it were there).
+	prev := o.last
+	if prev == nil || prev == img || prev.Rect != img.Rect || keep == nil || o.lastData != keep {
+		prev = nil
+	}
 	for i, st := range o.mask {
-		if st != oblique.Sampled {
+		switch {
+		case st == oblique.Sampled:
+		case st == oblique.Unfilled && prev != nil:
+			copy(img.Pix[4*i:4*i+4], prev.Pix[4*i:4*i+4])
+		default:
 			q := img.Pix[4*i : 4*i+4 : 4*i+4]
 			q[0], q[1], q[2], q[3] = obliqueBackground[0], obliqueBackground[1], obliqueBackground[2], 255
 		}
 	}
+	o.last, o.lastData = img, keep
 	return img
 }
 

@@ -290,6 +290,9 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	// In the four panels a plain drag moves the position: Ctrl+drag turns.
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
+	if !s.dragging && !s.ortho.on && (turn || Oblique(s.view)) && s.data != nil {
+		s.dragging, s.dragEnd = true, s.data.Pyr.Playback()
+	}
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
@@ -300,6 +303,20 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 		return
 	}
 	s.Pan(dx, dy)
+}
+
+// DragEnd ends a drag: the levels being built, paused while an oblique
+// plane was dragged, go on; a 3-D view drawn coarse while its camera
+// moved is refined.
+func (s *Session) DragEnd() {
+	s.mu.Lock()
+	end := s.dragEnd
+	s.dragging, s.dragEnd = false, nil
+	s.mu.Unlock()
+	if end != nil {
+		end()
+	}
+	s.end3DDrag()
 }
 
 // Click moves the position the four panels show to the data under

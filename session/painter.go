@@ -113,6 +113,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 		p.compose(r, f)
 		return f
 	}
+	p.ob.last = nil
 	pyr := r.d.Pyr
 	v := r.view
 	if !(v.Zoom > 0) {
