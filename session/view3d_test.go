@@ -88,9 +88,11 @@ func TestView3DIsTheRenderersPicture(t *testing.T) {
 	h.s.SetMode3D(raycast.MIP)
 	rest(raycast.MIP)
 	h.s.Drag(260, 150, 60, 0)
-	f = h.waitFrame(func(f *Frame) bool { return f.Vol != nil && f.Vol.Scale < 1 })
-	if f.Img.Rect.Dx() != 400 {
-		t.Errorf("a frame while moving is %v, not the viewport", f.Img.Rect)
+	// While the drag lasts the frames are not complete (at a reduced
+	// screen scale unless a full one is drawn fast enough).
+	f = h.waitFrame(func(f *Frame) bool { return f.Vol != nil && f.Vol.Args == nil })
+	if f.Img.Rect.Dx() != 400 || f.Info.Complete {
+		t.Errorf("a frame while moving is %v, complete %v", f.Img.Rect, f.Info.Complete)
 	}
 	h.s.DragEnd()
 	f = rest(raycast.MIP)
@@ -208,5 +210,33 @@ func TestView3DHoverAndStatus(t *testing.T) {
 	}
 	if st := h.s.Status().Text; !strings.HasPrefix(st, "3-D mip") || strings.Contains(st, "zoom") {
 		t.Errorf("the status over the 3-D view: %q", st)
+	}
+}
+
+// The screen scale of moving frames follows their drawing time: coarser
+// after a frame over the budget, finer when four times the pixels would
+// fit in it; a first picture at rest is drawn at that scale, then at
+// full scale.
+func TestView3DScreenScales(t *testing.T) {
+	var o view3dDraw
+	o.scale = 1 // 1/2
+	o.adapt(2 * movingBudget)
+	if screenScales[o.scale] != 0.25 {
+		t.Errorf("after a slow frame: scale %v", screenScales[o.scale])
+	}
+	o.adapt(movingBudget / 8)
+	if screenScales[o.scale] != 0.5 {
+		t.Errorf("after a fast frame: scale %v", screenScales[o.scale])
+	}
+	o.adapt(movingBudget / 2)
+	if screenScales[o.scale] != 0.5 {
+		t.Errorf("after a frame that fits, not four times over: scale %v", screenScales[o.scale])
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	copy(img.Pix, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	big := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	upscale(big, img)
+	if o := big.PixOffset(3, 1); big.Pix[o] != 5 || big.Pix[big.PixOffset(0, 2)] != 9 || big.Pix[big.PixOffset(1, 1)] != 1 {
+		t.Errorf("upscaled %v", big.Pix)
 	}
 }
