@@ -218,7 +218,7 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 	o.r.Request(src, prio, r.gen)
 	// Complete only at the finest level and full screen scale: the
 	// drawing loop draws again until then.
-	final := k == finest && f3.Scale == 1
+	final := k == finest && f3.Scale == 1 && !vs.moving
 	ri := render.Info{Level: k, Complete: info.Complete && final, Missing: info.Missing,
 		Failed: info.Failed, Err: info.Err}
 	if info.Complete && !final {
