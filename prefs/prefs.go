@@ -62,6 +62,9 @@ type View struct {
 	// Linear is true when the plane was sampled by trilinear
 	// interpolation.
 	Linear bool `json:"linear,omitempty"`
+	// ROIs are the regions, lines and points drawn on the data, as
+	// Measure → Export ROIs writes them.
+	ROIs json.RawMessage `json:"rois,omitempty"`
 	// View3D is the 3-D view's camera and rendering (Layout "3d" when it
 	// was shown alone); nil when it was never changed.
 	View3D *View3D `json:"view3d,omitempty"`
@@ -249,4 +252,24 @@ func (s *MapStore) SetString(key, value string) {
 		s.m = map[string]string{}
 	}
 	s.m[key] = value
+}
+
+// keyConvention holds the display convention of anatomical volumes.
+const keyConvention = "display_convention"
+
+// DisplayConvention is how anatomical volumes are shown: "neurological"
+// (the patient's right at the screen's right) or "" for the radiological
+// default.
+func (p *Prefs) DisplayConvention() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.s.String(keyConvention)
+}
+
+// SetDisplayConvention remembers the display convention ("" for the
+// radiological default).
+func (p *Prefs) SetDisplayConvention(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.SetString(keyConvention, name)
 }

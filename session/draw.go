@@ -8,6 +8,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // request asks the drawer for a scene.
@@ -38,7 +39,8 @@ type Frame struct {
 	Vol *Frame3D
 
 	data      *Data
-	proj      *projection // what Projection was drawn from
+	proj      *projection    // what Projection was drawn from
+	plane     *oblique.Plane // the plane sampled, for an oblique view
 	gen       uint64
 	asked     time.Time
 	auto      bool  // the window was chosen by auto-contrast
@@ -277,4 +279,14 @@ func (d *drawer) take() *Frame {
 	default:
 	}
 	return f
+}
+
+// Plane returns the plane an oblique frame sampled (in the four panels,
+// the active panel's), in physical units as `vastview plane --rotate`
+// takes it; false for a frame of an axis-aligned plane.
+func (f *Frame) Plane() (oblique.Plane, bool) {
+	if f.plane == nil {
+		return oblique.Plane{}, false
+	}
+	return *f.plane, true
 }

@@ -5,6 +5,7 @@ import (
 
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // TakeFrame returns the newest frame to show (nil if none waits, or it is
@@ -116,6 +117,13 @@ func (ft *frameTracer) shown(prev, f *Frame, now time.Time) {
 	if Oblique(v) {
 		fields["turn"] = v.Turn[:] // the rotation matrix minus the identity (Z, Y, X order)
 		fields["interp"] = map[bool]string{false: "nearest", true: "linear"}[v.Linear]
+	}
+	if pl := f.plane; pl != nil {
+		// The plane sampled: its centre in level-0 indices (Z, Y, X) and
+		// its pixel in the spacing's unit, as plane --center and --pixel.
+		sp := oblique.Spacing(f.data.Pyr.Meta())
+		fields["center"] = []float64{pl.Center[0] / sp[0], pl.Center[1] / sp[1], pl.Center[2] / sp[2]}
+		fields["pixel"] = pl.Pixel
 	}
 	if f.Layers > 0 {
 		fields["layers"] = f.Layers // layers drawn over the data

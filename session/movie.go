@@ -21,6 +21,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // MovieOptions say which frames a movie shows and how it is written.
@@ -69,6 +70,7 @@ func MovieFPS(m *loader.Meta, axis byte) float64 {
 type Movie struct {
 	*Picture
 	stamp bool
+	orbit []oblique.Plane // the planes of a 3-D rendering's frames (see Orbit)
 }
 
 // NewMovie is a movie of view v of d, v.Width × v.Height pixels (a Zoom
@@ -130,7 +132,7 @@ func axisName(axis byte, o render.Orientation) string {
 // fails or ctx ends.
 func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 	m := mv.sc.d.Pyr.Meta()
-	axis, from, to, err := MovieAxis(m, mv.sc.view, o)
+	axis, from, to, err := mv.frames(m, o)
 	if err != nil {
 		return err
 	}
@@ -160,6 +162,22 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 	return sink.finish()
 }
 
+// frames is the axis the movie's frames step along and the first and
+// last of them: an orbit's, or MovieAxis's.
+func (mv *Movie) frames(m *loader.Meta, o MovieOptions) (axis byte, from, to int, err error) {
+	if mv.orbit == nil {
+		return MovieAxis(m, mv.sc.view, o)
+	}
+	from, to = o.From, o.To
+	if to < 0 {
+		to = len(mv.orbit) - 1
+	}
+	if from < 0 || from > to || to >= len(mv.orbit) {
+		return 0, 0, 0, fmt.Errorf("range %d:%d is outside the orbit's frames 0..%d", o.From, o.To, len(mv.orbit)-1)
+	}
+	return orbitAxis, from, to, nil
+}
+
 // render draws every frame from..to along axis and hands each to sink.
 func (mv *Movie) render(ctx context.Context, axis byte, from, to int, sink frameSink, progress func(done, total int)) error {
 	wake, stop := mv.arrivals()
@@ -171,7 +189,13 @@ func (mv *Movie) render(ctx context.Context, axis byte, from, to int, sink frame
 		sc.stampAxis = axis
 	}
 	for i := from; i <= to; i++ {
-		sc.view.SetAt(axis, i)
+		if axis == orbitAxis {
+			cs := *sc.cast
+			cs.plane = mv.orbit[i]
+			sc.cast = &cs
+		} else {
+			sc.view.SetAt(axis, i)
+		}
 		if sc.ortho != nil {
 			sc.ortho.moveTo(axis, i)
 		}

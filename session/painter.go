@@ -88,7 +88,9 @@ type planePainter struct {
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
 	vol       volumeDraw                 // 3-D renderings' (see paintVolume)
-	v3d       view3dDraw                 // the 3-D view's (see view3dDraw.paint)
+	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
+	tpanels   [numPanels]turnedPanelCache
+	v3d       view3dDraw // the 3-D view's (see view3dDraw.paint)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -99,8 +101,14 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if r.cast != nil {
 		return p.paintVolume(r)
 	}
-	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil && r.vol == nil {
-		return p.paintOblique(r)
+	single3D := r.vol != nil && r.ortho == nil // the 3-D view alone: drawn below
+	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && !single3D {
+		if r.ortho == nil {
+			return p.paintOblique(r)
+		}
+		f := p.paintOblique(r)
+		p.compose(r, f)
+		return f
 	}
 	pyr := r.d.Pyr
 	v := r.view
@@ -212,6 +220,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, pyr.Meta(), drawn, stampText(pyr.Meta(), drawn, r.stampAxis))
 	}
+	drawEdges(img, pyr.Meta(), drawn)
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, auto: auto}
 	if r.proj != nil {
 		f.Projection, f.Slab, f.proj = r.proj.op, [2]int{r.proj.a, r.proj.b}, r.proj

@@ -96,11 +96,16 @@ func (s *Session) status0() (st Status) {
 		}
 		st.Text = zoom + "   " + st.Text
 	}
-	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection && shown.Panel == "" {
+	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
 	}
 	if shown != nil && shown.Vol != nil {
 		st.Text = status3D(shown) + "   " + st.Text
+	}
+	if shown != nil && shown.Projection == loader.NoProjection {
+		if an := anatomyNote(pyr.Meta(), shown.View); an != "" {
+			st.Text = an + "   " + st.Text
+		}
 	}
 	if play != "" {
 		st.Text = play + "   " + st.Text

@@ -18,6 +18,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 	}
 	s.gen++
 	s.draw.ask(s.requestLocked(at, dir))
+	s.followPlaneLocked()
 }
 
 // requestLocked is the request to draw the view as it is now, for the
@@ -272,6 +273,9 @@ func (s *Session) saveViewLocked() {
 	v.View3D = s.v3.save()
 	s.chans.save(&v, s.multiChannelLocked())
 	s.layers.save(&v)
+	if len(s.rois.list) > 0 {
+		v.ROIs, _ = encodeROIs(s.data.Pyr.Meta(), s.rois.list)
+	}
 	s.prefs.SetView(s.data.Name, v)
 }
 

@@ -142,7 +142,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 			v.showDialog(dialog.NewInformation("About vastview", "vastview views image volumes and movies too big to load.", v.win))
 		}),
 	)
-	return fyne.NewMainMenu(file, view, files, help)
+	return fyne.NewMainMenu(file, view, files, v.measureMenu(), help)
 }
 
 // syncSeries lists the images of the file shown in the Go menu's Series

@@ -53,6 +53,8 @@ func RunWithWindow(win Window, args []string, stdout, stderr io.Writer) int {
 		err = cmdRender(args[1:], stderr)
 	case "movie":
 		err = cmdMovie(args[1:], stderr)
+	case "measure":
+		err = cmdMeasure(args[1:], stdout)
 	case "serve":
 		err = cmdServe(args[1:], stdout, stderr)
 	case "bench":
@@ -91,6 +93,7 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
                  [--project max|min|mean [--slab A:B]] [--scalebar]
+                 [--orient radiological|neurological|storage]
                  [--rotate AXIS:DEG[,AXIS:DEG...]] [--center Z,Y,X] [--size H,W]
                  [--pixel S] [--interp nearest|linear]
                                    (an oblique plane, sampled in physical
@@ -116,6 +119,18 @@ const usage = `vastview views image volumes and movies too big to load.
                                    (z) A..B: OUT.mp4 (H.264 through ffmpeg),
                                    or a series of images (a folder, or
                                    NAME.png / NAME.tif: NAME_t0000.png, ...)
+                 [--render MODE --orbit DEG [render's options]]
+                                   a 3-D rendering (as render draws it)
+                                   turning DEG degrees about the picture's
+                                   vertical axis, a frame per 2°
+  vastview measure SRC [--t N] [--c N] [--z N] [--json] [--budget SIZE]
+                 --rect Y0,X0,Y1,X1 | --box Z0,Y0,X0,Z1,Y1,X1 |
+                 --polygon Y,X;Y,X;... | --line Y0,X0,Y1,X1 [--width W]
+                                   statistics of a region (count, sum, mean,
+                                   std, min, max, area or volume) read from
+                                   full resolution, streaming; or the
+                                   profile along a line, as scikit-image's
+                                   profile_line
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr
@@ -132,7 +147,7 @@ const usage = `vastview views image volumes and movies too big to load.
                                    read it)
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
-                                   (NAME: open, camera, pyramid, downsample, codec, zarr, project, movie, video)
+                                   (NAME: open, camera, pyramid, downsample, codec, zarr, project, movie, video, render)
   vastview help                    this text
 
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,8 +28,20 @@ type infoJSON struct {
 	Levels     []levelJSON        `json:"levels"`
 	Chunk      []int              `json:"chunk"`
 	ValueScale *loader.ValueScale `json:"value_scale,omitempty"`
-	Label      bool               `json:"label,omitempty"`
-	Channels   []channelJSON      `json:"channels,omitempty"`
+	// ValueUnit is the unit of the scaled values ("HU"); Modality the
+	// acquisition's kind ("CT", "MR"), each when the file says.
+	ValueUnit string `json:"value_unit,omitempty"`
+	Modality  string `json:"modality,omitempty"`
+	// Orientation is the anatomical direction toward which X, Y and Z
+	// increase (nibabel's aff2axcodes), when the file places its samples in
+	// a patient; Space is the world frame of Affine ("RAS" or "LPS"), and
+	// Affine maps a level-0 sample index (x, y, z, 1) to world millimetres.
+	Orientation string         `json:"orientation,omitempty"`
+	Space       string         `json:"space,omitempty"`
+	Affine      *[3][4]float64 `json:"affine,omitempty"`
+	Oblique     bool           `json:"oblique,omitempty"`
+	Label       bool           `json:"label,omitempty"`
+	Channels    []channelJSON  `json:"channels,omitempty"`
 	// ChannelMode is how the file says to show its channels at first
 	// ("composite", "color" or "grayscale"), when it says.
 	ChannelMode string   `json:"channel_mode,omitempty"`
@@ -109,8 +122,11 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 	j := infoJSON{
 		Format: m.Format, Axes: m.Axes, Shape: m.Shape, DType: m.DType.String(),
 		Spacing: m.Spacing, Units: m.Units, Chunk: m.Levels[0].Chunk,
-		ValueScale: m.ValueScale, Label: m.Label, DataFiles: m.DataFiles,
+		ValueScale: m.ValueScale, ValueUnit: m.ValueUnit, Modality: m.Modality, Label: m.Label, DataFiles: m.DataFiles,
 		ChannelMode: m.ChannelMode, Notes: m.Notes,
+	}
+	if a := m.Anatomy; a != nil {
+		j.Orientation, j.Space, j.Affine, j.Oblique = a.Codes(), a.Space, &a.Affine, a.Oblique()
 	}
 	for _, s := range m.Series {
 		j.Series = append(j.Series, seriesJSON{Selector: s.Selector, Name: s.Name, Axes: s.Axes, Shape: s.Shape, DType: s.DType.String()})
@@ -162,7 +178,21 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 	}
 	fmt.Fprintf(out, "  size     %s\n  chunk    %s\n", session.HumanBytes(int64(size)), joinInts(m.Levels[0].Chunk, " × "))
 	if m.ValueScale != nil {
-		fmt.Fprintf(out, "  values   stored × %s + %s\n", loader.FormatValue(m.ValueScale.Slope), loader.FormatValue(m.ValueScale.Intercept))
+		fmt.Fprintf(out, "  values   stored × %s + %s", loader.FormatValue(m.ValueScale.Slope), loader.FormatValue(m.ValueScale.Intercept))
+		if m.ValueUnit != "" {
+			fmt.Fprintf(out, " %s", printable(m.ValueUnit))
+		}
+		fmt.Fprintln(out)
+	} else if m.ValueUnit != "" {
+		fmt.Fprintf(out, "  values   %s\n", printable(m.ValueUnit))
+	}
+	if a := m.Anatomy; a != nil {
+		fmt.Fprintf(out, "  orientation %s (world: %s mm", a.Codes(), a.Space)
+		if a.Oblique() {
+			o := a.Obliquity()
+			fmt.Fprintf(out, "; oblique, up to %s°", loader.FormatValue(math.Round(max(o[0], o[1], o[2])*180/math.Pi*10)/10))
+		}
+		fmt.Fprintln(out, ")")
 	}
 	for i, l := range m.Levels {
 		fmt.Fprintf(out, "  level %d  %s\n", i, joinInts(l.Shape, " × "))

@@ -9,7 +9,9 @@
 // (the fourth dimension is time), with a C axis before Y for multi-channel
 // pixels (de-interleaved). Spacing comes from ElementSpacing (or
 // ElementSize) and the translation from Offset (or Position, Origin);
-// MetaImage records no units.
+// MetaImage records no units. TransformMatrix (or AnatomicalOrientation)
+// with Offset and the spacing gives Meta.Anatomy in LPS patient
+// coordinates, as ITK reads them.
 //
 // Raw data is mapped and read one plane per chunk; compressed data in one
 // file is decoded once in the background (see loader/internal/stream).
@@ -158,6 +160,7 @@ func buildLayout(h *header, dt loader.DType) (*layout, error) {
 	}
 	l := &layout{dims: dims, interleaved: channels > 1}
 	l.meta = presentAxes(dims, channels, sp, or, dt)
+	l.meta.Anatomy = anatomyOf(h, nd, sp, or)
 	if l.bytes, err = rawvol.ArrayBytes(l.meta.Shape, dt); err != nil {
 		return nil, formatError("%v", err)
 	}

@@ -24,8 +24,9 @@ type header struct {
 	xyztUnits int
 	qformCode int
 	sformCode int
+	quatern   [3]float64 // quatern_b, quatern_c, quatern_d
 	qoffset   [3]float64
-	srow3     [3]float64 // srow_x[3], srow_y[3], srow_z[3]
+	srow      [3][4]float64 // srow_x, srow_y, srow_z
 }
 
 // sniff reports the version and byte order of the header at the start of
@@ -88,8 +89,11 @@ func parse1(b []byte, bo binary.ByteOrder, big bool) *header {
 	h.xyztUnits = int(b[123])
 	h.qformCode, h.sformCode = i16(252), i16(254)
 	for i := 0; i < 3; i++ {
+		h.quatern[i] = f32(256 + 4*i)
 		h.qoffset[i] = f32(268 + 4*i)
-		h.srow3[i] = f32(280 + 16*i + 12)
+		for j := 0; j < 4; j++ {
+			h.srow[i][j] = f32(280 + 16*i + 4*j)
+		}
 	}
 	return h
 }
@@ -108,8 +112,11 @@ func parse2(b []byte, bo binary.ByteOrder, big bool) *header {
 	h.slope, h.inter = f64(176), f64(184)
 	h.qformCode, h.sformCode = i32(344), i32(348)
 	for i := 0; i < 3; i++ {
+		h.quatern[i] = f64(352 + 8*i)
 		h.qoffset[i] = f64(376 + 8*i)
-		h.srow3[i] = f64(400 + 32*i + 24)
+		for j := 0; j < 4; j++ {
+			h.srow[i][j] = f64(400 + 32*i + 8*j)
+		}
 	}
 	h.xyztUnits = i32(500)
 	return h

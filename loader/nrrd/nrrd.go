@@ -12,7 +12,9 @@
 // axis as time. A fastest channel axis is de-interleaved: it is presented
 // before Y. Spacing comes from "spacings" or the length of the "space
 // directions"; units from "units" or "space units"; the translation from
-// "space origin" projected on each axis' direction.
+// "space origin" projected on each axis' direction. An anatomical "space"
+// (RAS, LAS, LPS) with "space directions" gives Meta.Anatomy: LPS patient
+// coordinates as written, RAS and LAS in scanner RAS.
 //
 // Raw data is mapped and read one plane per chunk. Encoded data in one file
 // is decoded once in the background (see loader/internal/stream); encoded
@@ -73,6 +75,7 @@ func open(ctx context.Context, path string, h *header) (loader.Source, error) {
 		return nil, err
 	}
 	meta, interleaved := buildMeta(ax, dt, g)
+	meta.Anatomy = anatomyOf(h, ax, g)
 	total, err := rawvol.ArrayBytes(meta.Shape, dt)
 	if err != nil {
 		return nil, formatError("%v", err)
