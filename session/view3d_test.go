@@ -1,7 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"image"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -238,5 +242,48 @@ func TestView3DScreenScales(t *testing.T) {
 	upscale(big, img)
 	if o := big.PixOffset(3, 1); big.Pix[o] != 5 || big.Pix[big.PixOffset(0, 2)] != 9 || big.Pix[big.PixOffset(1, 1)] != 1 {
 		t.Errorf("upscaled %v", big.Pix)
+	}
+}
+
+// A movie of the 3-D view turns the camera a whole turn about the
+// screen's vertical axis, 2° a frame, each frame the view's picture at
+// rest for that camera.
+func TestView3DMovieOrbits(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(blob(), "/data/blob.tif")
+	h.s.SetWindow(0, 3000)
+	h.s.SetLayout(View3D)
+	h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil })
+	dir := t.TempDir()
+	ended := make(chan *Export, 1)
+	e, err := h.s.ExportMovie(filepath.Join(dir, "o.png"), MovieOptions{From: 45, To: 45}, func(e *Export) { ended <- e })
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ended
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "o_a0045.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := want3D(t, h, Camera{}.Orbit(90), 400, 300, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}})
+	bad := 0
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 400; x++ {
+			r, g, bb, _ := img.At(x, y).RGBA()
+			o := want.PixOffset(x, y)
+			if [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bb >> 8)} != [3]uint8(want.Pix[o:o+3]) {
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("frame 45 (90°): %d pixels differ from the 3-D view turned 90°", bad)
 	}
 }
