@@ -53,9 +53,10 @@ type Scene struct {
 	// vol, when set, has the 3-D view drawn: instead of the plane, or
 	// as the fourth of the four panels.
 	vol *volumeScene
-	// stale, when set, reports whether a newer scene waits to be drawn:
-	// work that refines this one stops early.
-	stale func() bool
+	// again, when set, has the scene drawn again (its Frame incomplete)
+	// without waiting for chunks: the 3-D view refines in steps, a newer
+	// scene going first.
+	again func()
 }
 
 // painter draws scenes: the seam between the drawing loops (the

@@ -404,3 +404,30 @@ func (v *view3dState) restore(p *prefs.View3D, m *loader.Meta) {
 func (s *Session) over3DLocked() bool {
 	return s.v3.on || s.ortho.on && s.ortho.active == panelProj && s.data != nil && can3D(s.data.Pyr.Meta())
 }
+
+// orbitSteps is how many frames a movie of the 3-D view has: a whole
+// turn, 2° a frame.
+const orbitSteps = 180
+
+// orbitLocked has movie mv of the 3-D view shown alone turn the camera a
+// whole turn about the screen's vertical axis (see Camera.Orbit), each
+// frame the 3-D view's picture at rest for that camera, as `vastview
+// movie --render MODE --orbit 360` draws one.
+func (s *Session) orbitLocked(mv *Movie) error {
+	m := s.data.Pyr.Meta()
+	vs := mv.sc.vol
+	w, h := s.size3DLocked()
+	frames := make([]oblique.Plane, orbitSteps)
+	for i := range frames {
+		frames[i] = vs.cam.Orbit(float64(i)*360/orbitSteps).Plane(m, w, h)
+		frames[i].T, frames[i].C = s.view.T, s.view.C
+	}
+	k := max(oblique.ChooseLevel(m, frames[0]), budgetLevel(m, vs.budget, vs.opts.Clip))
+	o := vs.opts
+	o.Step = levelStep(m, k)
+	if !vs.isoSet {
+		o.Iso = math.NaN() // the middle of the window
+	}
+	mv.sc.vol = nil
+	return mv.Orbit(frames, k, o)
+}
