@@ -120,6 +120,8 @@ type roiState struct {
 	nextID   roiID
 	prof     *measure.Profiler // profiles and point values of profData
 	profData *Data
+	plotW    int // the size of the plots drawn, in pixels
+	plotH    int
 }
 
 // reset forgets the ROIs (of data no longer shown) and stops measuring
@@ -130,7 +132,7 @@ func (rs *roiState) reset() {
 			res.cancel()
 		}
 	}
-	*rs = roiState{tool: rs.tool, width: rs.width, sel: -1, vertex: -1, nextID: rs.nextID}
+	*rs = roiState{tool: rs.tool, width: rs.width, sel: -1, vertex: -1, nextID: rs.nextID, plotW: rs.plotW, plotH: rs.plotH}
 }
 
 // changed notes that the ROIs changed: their measurements are stale.

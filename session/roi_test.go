@@ -186,6 +186,7 @@ func TestROIFiguresAreMeasures(t *testing.T) {
 	h := newHarness(t, Options{})
 	src := small()
 	h.open(src, "/data/volume.tif")
+	h.s.SetPlotSize(300, 200)
 	h.s.SetTool(RectTool)
 	h.drag(59.7, 9.6, 79.6, 29.7)
 	h.s.SetTool(LineTool)
@@ -224,7 +225,10 @@ func TestROIFiguresAreMeasures(t *testing.T) {
 			t.Fatalf("profile point %d is %v, measure's %v", i, v, want.Values[i])
 		}
 	}
-	img := h.s.Plot(300, 200)
+	for h.s.Plot() == nil {
+		h.waitUpdate(func(u Update) bool { return u.Changes&ROIChanged != 0 })
+	}
+	img := h.s.Plot()
 	if img == nil || img.Bounds().Dx() != 300 {
 		t.Fatal("no plot of the line selected")
 	}

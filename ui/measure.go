@@ -170,8 +170,9 @@ func (mp *measurePanel) sync() {
 		mp.depth.SetText(strconv.Itoa(max(1, r.Depth)))
 	}
 	scale := mp.v.win.Canvas().Scale()
-	img := s.Plot(int(plotSize.Width*scale), int(plotSize.Height*scale))
-	if img != nil {
+	s.SetPlotSize(int(plotSize.Width*scale), int(plotSize.Height*scale))
+	img := s.Plot()
+	if img != nil && mp.plot.Image != image.Image(img) {
 		mp.plot.Image = img
 		mp.plot.Refresh()
 	}
