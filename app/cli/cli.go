@@ -133,7 +133,7 @@ const usage = `vastview views image volumes and movies too big to load.
                                    read it)
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
-                                   (NAME: open, camera, pyramid, downsample, codec, zarr, project, movie, video)
+                                   (NAME: open, camera, pyramid, downsample, codec, zarr, project, measure, movie, video)
   vastview help                    this text
 
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,
