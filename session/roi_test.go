@@ -2,9 +2,13 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"path/filepath"
+	"strconv"
 	"testing"
 
+	"vastview/base/testtool"
 	"vastview/measure"
 	"vastview/render"
 )
@@ -273,5 +277,92 @@ func TestProfileFollowsThePlane(t *testing.T) {
 	}
 	if m := h.s.Overlay(); len(m) != 1 {
 		t.Errorf("z 5 shows %d ROIs, want the line", len(m))
+	}
+}
+
+func TestROIFilesAndMemory(t *testing.T) {
+	testtool.RequirePython(t, "numpy")
+	h := newHarness(t, Options{})
+	src := small()
+	h.open(src, "/data/volume.tif")
+	h.s.SetTool(RectTool)
+	h.drag(59.7, 9.6, 79.6, 29.7)
+	h.s.SetTool(EllipseTool)
+	h.drag(10, 10, 40, 30)
+	h.s.SetTool(PointTool)
+	h.click(3, 4)
+	h.click(90, 60)
+	h.waitResults(func(r []Result) bool { return len(r) == 2 && r[0].Final && r[1].Final })
+	for h.s.PointValues(2)[1].Values == nil {
+		h.waitUpdate(func(u Update) bool { return u.Changes&ROIChanged != 0 })
+	}
+	dir := t.TempDir()
+	csvPath, ptsPath, jsonPath := filepath.Join(dir, "Results.csv"), filepath.Join(dir, "points.csv"), filepath.Join(dir, "rois.json")
+	if err := h.s.ExportResults(csvPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.ExportPoints(2, ptsPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.ExportROIs(jsonPath); err != nil {
+		t.Fatal(err)
+	}
+	// Python's csv module reads them, with the columns documented.
+	out := testtool.RunPython(t, `
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+pts = list(csv.DictReader(open(sys.argv[2], newline="")))
+print(json.dumps({"results": rows, "points": pts}))
+`, csvPath, ptsPath)
+	var got struct{ Results, Points []map[string]string }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got.Results) != 2 || got.Results[0]["Label"] != "Rectangle 1:C0" || got.Results[0]["Count"] != "400" ||
+		got.Results[0]["Ch"] != "1" || got.Results[1]["Label"] != "Ellipse 1:C0" {
+		t.Errorf("Results.csv read as %v", got.Results)
+	}
+	for _, col := range measure.ResultColumns {
+		if _, ok := got.Results[0][col]; !ok {
+			t.Errorf("Results.csv has no column %q", col)
+		}
+	}
+	want := h.s.Results()[0]
+	if got.Results[0]["Mean"] != strconv.FormatFloat(want.Mean, 'g', -1, 64) || got.Results[0]["RawIntDen"] != strconv.FormatFloat(want.Sum, 'g', -1, 64) {
+		t.Errorf("Results.csv row %v, the panel's figures %+v", got.Results[0], want.Stats)
+	}
+	// The demo's axes are TCZYX: napari's points of it are t, z, y, x.
+	p1 := got.Points[1]
+	if len(got.Points) != 2 || p1["index"] != "1" || p1["axis-0"] != "0" || p1["axis-1"] != "4" ||
+		p1["axis-2"] != "60" || p1["axis-3"] != "90" {
+		t.Errorf("points.csv read as %v", got.Points)
+	}
+
+	// Imported again: the same ROIs, beside the first.
+	if err := h.s.ImportROIs(jsonPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.ImportPoints(ptsPath); err != nil {
+		t.Fatal(err)
+	}
+	rois := h.s.ROIs()
+	if len(rois) != 7 {
+		t.Fatalf("%d ROIs after importing 3 and a set of points", len(rois))
+	}
+	for i, j := range map[int]int{0: 3, 1: 4, 2: 5, 2 + 4: 2} {
+		a, b := rois[i], rois[j]
+		if a.Kind != b.Kind || a.At != b.At || len(a.Pts) != len(b.Pts) || !near(a.Pts[0], b.Pts[0]) || !near(a.Pts[len(a.Pts)-1], b.Pts[len(b.Pts)-1]) {
+			t.Errorf("ROI %d read back as %+v, was %+v", i, b, a)
+		}
+	}
+
+	// Kept with the file's view: open it again, they are back.
+	h.open(small(), "/data/other.tif")
+	if n := len(h.s.ROIs()); n != 0 {
+		t.Errorf("another file shows %d ROIs", n)
+	}
+	h.open(small(), "/data/volume.tif")
+	if back := h.s.ROIs(); len(back) != 7 || back[0].Name != "Rectangle 1" || back[2].Kind != KindPoints || len(back[2].Pts) != 2 {
+		t.Errorf("the file opened again has the ROIs %+v", back)
 	}
 }
