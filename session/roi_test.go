@@ -11,6 +11,7 @@ import (
 	"vastview/base/testtool"
 	"vastview/measure"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // screenOf is the viewport position of sample coordinate (col, row) in
@@ -364,5 +365,71 @@ print(json.dumps({"results": rows, "points": pts}))
 	h.open(small(), "/data/volume.tif")
 	if back := h.s.ROIs(); len(back) != 7 || back[0].Name != "Rectangle 1" || back[2].Kind != KindPoints || len(back[2].Pts) != 2 {
 		t.Errorf("the file opened again has the ROIs %+v", back)
+	}
+}
+
+func TestLineAndPointsOnATurnedPlane(t *testing.T) {
+	h := newHarness(t, Options{})
+	src := small()
+	h.open(src, "/data/volume.tif")
+	h.s.Rune('w') // turned 5° about the screen's horizontal axis
+	h.waitFrame(func(f *Frame) bool { return Oblique(f.View) && f.Info.Complete })
+	h.s.SetTool(RectTool)
+	if h.s.MouseDown(100, 100) {
+		t.Error("a rectangle is drawn on a turned plane")
+	}
+	h.s.SetTool(LineTool)
+	press := func(x0, y0, x1, y1 float64) {
+		h.s.MouseDown(x0, y0)
+		h.s.Drag(x1, y1, x1-x0, y1-y0)
+		h.s.MouseUp()
+	}
+	press(100.5, 100.5, 300.5, 200.5)
+	rois := h.s.ROIs()
+	if len(rois) != 1 || rois[0].Obl == nil || !near(rois[0].Pts[0], render.Point{Col: 100, Row: 100}) ||
+		!near(rois[0].Pts[1], render.Point{Col: 300, Row: 200}) {
+		t.Fatalf("a line on a turned plane: %+v", rois)
+	}
+	line := rois[0]
+	h.waitResults(func(r []Result) bool { return len(r) == 1 && r[0].Final })
+	want, err := measure.NewProfiler(src, 0).ProfileLine(context.Background(), line.MeasurePlane(), 0, line.Line())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.s.Results()[0]; got.Length != want.Length || got.Angle != want.Angle {
+		t.Errorf("length %g angle %g, measure's %g %g", got.Length, got.Angle, want.Length, want.Angle)
+	}
+	m := h.s.Overlay()
+	if len(m) != 1 || len(m[0].Segments) != 1 || math.Abs(m[0].Segments[0][0][0]-100.5) > 1e-6 ||
+		math.Abs(m[0].Segments[0][1][1]-200.5) > 1e-6 {
+		t.Errorf("overlay of the turned line %+v", m)
+	}
+	// Zoomed in about the centre: drawn twice as long.
+	h.s.Zoom(2)
+	h.waitFrame(func(f *Frame) bool { return f.View.Zoom == h.s.View().Zoom })
+	if m := h.s.Overlay(); len(m) != 1 || math.Abs((m[0].Outline[1][0]-m[0].Outline[0][0])-400) > 1e-6 {
+		t.Errorf("after zooming in, the turned line is drawn as %+v", m)
+	}
+	// A point: its position in the volume is the plane's sample there.
+	h.s.SetTool(PointTool)
+	h.s.MouseDown(50.5, 60.5)
+	h.s.MouseUp()
+	pts := h.s.ROIs()[1]
+	if pts.Kind != KindPoints || pts.Obl == nil {
+		t.Fatalf("a point on a turned plane: %+v", pts)
+	}
+	pv := h.s.PointValues(1)
+	sp := oblique.Spacing(src.Meta())
+	q := pts.Obl.At(pts.Pts[0].Row, pts.Pts[0].Col)
+	for a := range 3 {
+		if math.Abs(pv[0].Index[a]-q[a]/sp[a]) > 1e-9 {
+			t.Errorf("the point lies at %v, the plane's sample at %v", pv[0].Index, q)
+		}
+	}
+	// Aligned again: neither is drawn.
+	h.s.Rune('1')
+	h.waitFrame(func(f *Frame) bool { return !Oblique(f.View) })
+	if m := h.s.Overlay(); len(m) != 0 {
+		t.Errorf("the aligned plane shows %d ROIs of the turned one", len(m))
 	}
 }

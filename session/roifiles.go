@@ -62,20 +62,21 @@ func (r *ROI) toMeasure() []measure.ROI {
 }
 
 // fromMeasure turns package measure's ROIs into the list's: consecutive
-// points of one name become a set. ROIs on turned planes are left out
+// points of one name become a set. Regions on turned planes are left out
 // (skipped counts them).
 func fromMeasure(list []measure.ROI) (out []ROI, skipped int) {
 	for _, mr := range list {
-		if mr.Plane.Oblique != nil {
+		if mr.Plane.Oblique != nil && mr.Line == nil && mr.Point == nil {
 			skipped++
 			continue
 		}
-		r := ROI{Name: mr.Name, Plane: mr.Plane.Orientation, T: mr.Plane.T, At: mr.Plane.Index, Width: 1}
+		r := ROI{Name: mr.Name, Plane: mr.Plane.Orientation, T: mr.Plane.T, At: mr.Plane.Index, Width: 1, Obl: mr.Plane.Oblique}
 		switch {
 		case mr.Point != nil:
 			p := render.Point{Row: mr.Point.At.Row, Col: mr.Point.At.Col}
 			if n := len(out); n > 0 && out[n-1].Kind == KindPoints && out[n-1].Name == r.Name &&
-				out[n-1].Plane == r.Plane && out[n-1].T == r.T {
+				out[n-1].Plane == r.Plane && out[n-1].T == r.T && (r.Obl == nil) == (out[n-1].Obl == nil) &&
+				(r.Obl == nil || *r.Obl == *out[n-1].Obl) {
 				out[n-1].Pts = append(out[n-1].Pts, p)
 				out[n-1].Ats = append(out[n-1].Ats, r.At)
 				continue
@@ -160,7 +161,7 @@ func (s *Session) ImportROIs(path string) error {
 	rois, skipped := fromMeasure(list)
 	s.addROIs(m, rois)
 	if skipped > 0 {
-		return fmt.Errorf("%d ROIs on turned planes were left out", skipped)
+		return fmt.Errorf("%d regions on turned planes were left out", skipped)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"vastview/loader"
 	"vastview/measure"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // roiResult is what was measured of one ROI: the figures of each visible
@@ -61,12 +62,16 @@ func measureChannels(m *loader.Meta, v render.View) []int {
 // measureKey says what a measurement measures: the ROI's geometry and
 // the channels; a result whose key differs is stale.
 func measureKey(r *ROI, chans []int) string {
-	return fmt.Sprintf("%s|%v|%d|%d|%v|%v|%d|%d|%v", r.Kind, r.Plane, r.At, r.T, r.Pts, r.Ats, r.Width, r.Depth, chans)
+	var obl oblique.Plane
+	if r.Obl != nil {
+		obl = *r.Obl
+	}
+	return fmt.Sprintf("%s|%v|%d|%d|%v|%v|%d|%d|%v|%v", r.Kind, r.Plane, r.At, r.T, r.Pts, r.Ats, r.Width, r.Depth, chans, obl)
 }
 
 // MeasurePlane is the plane r lies in, as package measure takes it.
 func (r *ROI) MeasurePlane() measure.Plane {
-	return measure.Plane{Orientation: r.Plane, T: r.T, Index: r.At}
+	return measure.Plane{Orientation: r.Plane, T: r.T, Index: r.At, Oblique: r.Obl}
 }
 
 // Region is r as package measure measures it (nil for a line or points).
