@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"vastview/base/testtool"
+	"vastview/loader/demo"
 	"vastview/measure"
 	"vastview/render"
 	"vastview/render/oblique"
@@ -431,5 +432,50 @@ func TestLineAndPointsOnATurnedPlane(t *testing.T) {
 	h.waitFrame(func(f *Frame) bool { return !Oblique(f.View) })
 	if m := h.s.Overlay(); len(m) != 0 {
 		t.Errorf("the aligned plane shows %d ROIs of the turned one", len(m))
+	}
+}
+
+func TestRegionEstimateThenLevel0AndPrism(t *testing.T) {
+	h := newHarness(t, Options{})
+	src := stored{demo.NewSized(1, 6, 1024, 1024)}
+	h.open(src, "/data/big.tif")
+	for !h.s.Data().Built() {
+		h.waitUpdate(func(u Update) bool { return u.Changes&StatusChanged != 0 })
+	}
+	// A region of 600×600 samples: more than an estimate reads.
+	h.s.AddROI(ROI{Kind: KindRect, Plane: render.XY, At: 3, Pts: []render.Point{{Col: 99.5, Row: 199.5}, {Col: 699.5, Row: 799.5}}})
+	res := h.waitResults(func(r []Result) bool { return len(r) == 1 && r[0].Final })
+	q := measure.Query{Plane: measure.Plane{Orientation: render.XY, Index: 3}, Region: measure.Rect{Row0: 200, Col0: 100, Row1: 800, Col1: 700},
+		Channels: []int{0}}
+	exact, err := measure.Compute(context.Background(), src, q, measure.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].Stats; got.Count != exact[0].Count || got.Mean != exact[0].Mean || got.Std != exact[0].Std || got.Estimate {
+		t.Errorf("level-0 figures %+v, measure's %+v", got, exact[0])
+	}
+	var est []map[string]any
+	for _, e := range h.eventsNamed("measured") {
+		if e["estimate"] == true {
+			est = append(est, e)
+		}
+	}
+	if len(est) != 1 {
+		t.Fatalf("%d estimates before the level-0 figures, want 1", len(est))
+	}
+	ch := est[0]["channels"].([]any)[0].(map[string]any)
+	if lvl := ch["level"].(float64); lvl < 1 || math.Abs(ch["mean"].(float64)-exact[0].Mean) > 0.05*exact[0].Mean {
+		t.Errorf("the estimate (level %v) has mean %v; level 0's is %g", lvl, ch["mean"], exact[0].Mean)
+	}
+	// Over three planes: a volume, as measure's prism.
+	h.s.EditROI(0, func(r *ROI) { r.Depth = 3 })
+	res = h.waitResults(func(r []Result) bool { return len(r) == 1 && r[0].Final && r[0].Volume > 0 })
+	q.From, q.To = 3, 6
+	prism, err := measure.Compute(context.Background(), src, q, measure.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].Stats; got.Count != prism[0].Count || got.Volume != prism[0].Volume || got.Mean != prism[0].Mean {
+		t.Errorf("prism figures %+v, measure's %+v", got, prism[0])
 	}
 }
