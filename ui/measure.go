@@ -161,13 +161,14 @@ func (mp *measurePanel) sync() {
 			mp.list.UnselectAll()
 		}
 		mp.quiet = false
-	}
-	if mp.sel >= 0 && mp.sel < len(mp.rois) {
-		r := mp.rois[mp.sel]
-		if r.Kind == session.KindLine {
-			mp.width.SetText(strconv.Itoa(r.Width))
+		// The fields show the ROI selected (not while being typed in).
+		if sel >= 0 && sel < len(mp.rois) {
+			r := mp.rois[sel]
+			if r.Kind == session.KindLine {
+				mp.width.SetText(strconv.Itoa(r.Width))
+			}
+			mp.depth.SetText(strconv.Itoa(max(1, r.Depth)))
 		}
-		mp.depth.SetText(strconv.Itoa(max(1, r.Depth)))
 	}
 	scale := mp.v.win.Canvas().Scale()
 	s.SetPlotSize(int(plotSize.Width*scale), int(plotSize.Height*scale))
