@@ -191,7 +191,17 @@ func (s *Session) do(a Action, key string) Command {
 	case ActPlay:
 		s.TogglePlay()
 	case ActFit:
-		s.Fit()
+		if s.Layout() == View3D {
+			s.ResetCamera()
+		} else {
+			s.Fit()
+		}
+	case Act3D:
+		s.Toggle3D()
+	case ActMode3D:
+		s.CycleMode3D()
+	case ActClipPlane:
+		s.ToggleClipPlane()
 	case ActXY, ActXZ, ActYZ:
 		s.SetLayout(SingleView)
 		s.SetOrientation(map[Action]render.Orientation{ActXY: render.XY, ActXZ: render.XZ, ActYZ: render.YZ}[a])
@@ -201,6 +211,8 @@ func (s *Session) do(a Action, key string) Command {
 		s.CycleChannelMode()
 	case ActContrast:
 		s.AutoContrast()
+	case ActPreset:
+		s.ApplyPreset(int(key[0] - '1'))
 	case ActReload:
 		s.Reload()
 	case ActPickLabel:
@@ -278,6 +290,9 @@ func (s *Session) stepLocked(key string, mods Mods, now time.Time) bool {
 // Ctrl a zoom about the pointer.
 func (s *Session) Scroll(x, y, dy float64) {
 	if dy == 0 {
+		return
+	}
+	if s.scroll3D(x, y, dy) {
 		return
 	}
 	s.toPanel(x, y) // the panel under the pointer scrolls

@@ -46,7 +46,7 @@ func (h *harness) click(c, r float64) {
 	h.s.MouseUp()
 }
 
-func near(a, b render.Point) bool {
+func nearPoint(a, b render.Point) bool {
 	return math.Abs(a.Col-b.Col) < 1e-6 && math.Abs(a.Row-b.Row) < 1e-6
 }
 
@@ -67,8 +67,8 @@ func TestToolsDrawEditAndDeleteROIs(t *testing.T) {
 	}
 	h.drag(10, 20, 50, 40)
 	rois := h.s.ROIs()
-	if len(rois) != 1 || rois[0].Kind != KindLine || !near(rois[0].Pts[0], render.Point{Col: 10, Row: 20}) ||
-		!near(rois[0].Pts[1], render.Point{Col: 50, Row: 40}) || rois[0].At != 4 || rois[0].Width != 1 {
+	if len(rois) != 1 || rois[0].Kind != KindLine || !nearPoint(rois[0].Pts[0], render.Point{Col: 10, Row: 20}) ||
+		!nearPoint(rois[0].Pts[1], render.Point{Col: 50, Row: 40}) || rois[0].At != 4 || rois[0].Width != 1 {
 		t.Fatalf("a line drawn from (10, 20) to (50, 40) on z 4 is %+v", rois)
 	}
 	if v := h.s.View(); v.Center != before.Center || v.Zoom != before.Zoom {
@@ -77,7 +77,7 @@ func TestToolsDrawEditAndDeleteROIs(t *testing.T) {
 	// Its end dragged elsewhere; the line dragged by its middle.
 	h.drag(50, 40, 60, 30)
 	h.drag(35, 25, 37, 28)
-	if l := h.s.ROIs()[0]; !near(l.Pts[0], render.Point{Col: 12, Row: 23}) || !near(l.Pts[1], render.Point{Col: 62, Row: 33}) {
+	if l := h.s.ROIs()[0]; !nearPoint(l.Pts[0], render.Point{Col: 12, Row: 23}) || !nearPoint(l.Pts[1], render.Point{Col: 62, Row: 33}) {
 		t.Errorf("after moving an end and the whole line: %v", l.Pts)
 	}
 
@@ -85,7 +85,7 @@ func TestToolsDrawEditAndDeleteROIs(t *testing.T) {
 	h.s.PressWith("R", Mods{Alt: true})
 	h.drag(59.7, 9.6, 79.6, 29.7)
 	r := h.s.ROIs()[1]
-	if r.Kind != KindRect || !near(r.Pts[0], render.Point{Col: 59.5, Row: 9.5}) || !near(r.Pts[1], render.Point{Col: 79.5, Row: 29.5}) {
+	if r.Kind != KindRect || !nearPoint(r.Pts[0], render.Point{Col: 59.5, Row: 9.5}) || !nearPoint(r.Pts[1], render.Point{Col: 79.5, Row: 29.5}) {
 		t.Fatalf("rectangle %+v", r)
 	}
 	if y0, x0, y1, x1 := r.RectRange(); y0 != 10 || x0 != 60 || y1 != 30 || x1 != 80 {
@@ -122,7 +122,7 @@ func TestToolsDrawEditAndDeleteROIs(t *testing.T) {
 	}
 	h.click(15, 15) // its vertex selected
 	h.s.Press(KeyDelete)
-	if p := h.s.ROIs()[3]; len(p.Pts) != 3 || !near(p.Pts[2], render.Point{Col: 5, Row: 15}) {
+	if p := h.s.ROIs()[3]; len(p.Pts) != 3 || !nearPoint(p.Pts[2], render.Point{Col: 5, Row: 15}) {
 		t.Fatalf("Delete on a vertex left %v", p.Pts)
 	}
 	h.click(8, 8) // inside: the polygon selected
@@ -353,7 +353,7 @@ print(json.dumps({"results": rows, "points": pts}))
 	}
 	for i, j := range map[int]int{0: 3, 1: 4, 2: 5, 2 + 4: 2} {
 		a, b := rois[i], rois[j]
-		if a.Kind != b.Kind || a.At != b.At || len(a.Pts) != len(b.Pts) || !near(a.Pts[0], b.Pts[0]) || !near(a.Pts[len(a.Pts)-1], b.Pts[len(b.Pts)-1]) {
+		if a.Kind != b.Kind || a.At != b.At || len(a.Pts) != len(b.Pts) || !nearPoint(a.Pts[0], b.Pts[0]) || !nearPoint(a.Pts[len(a.Pts)-1], b.Pts[len(b.Pts)-1]) {
 			t.Errorf("ROI %d read back as %+v, was %+v", i, b, a)
 		}
 	}
@@ -387,8 +387,8 @@ func TestLineAndPointsOnATurnedPlane(t *testing.T) {
 	}
 	press(100.5, 100.5, 300.5, 200.5)
 	rois := h.s.ROIs()
-	if len(rois) != 1 || rois[0].Obl == nil || !near(rois[0].Pts[0], render.Point{Col: 100, Row: 100}) ||
-		!near(rois[0].Pts[1], render.Point{Col: 300, Row: 200}) {
+	if len(rois) != 1 || rois[0].Obl == nil || !nearPoint(rois[0].Pts[0], render.Point{Col: 100, Row: 100}) ||
+		!nearPoint(rois[0].Pts[1], render.Point{Col: 300, Row: 200}) {
 		t.Fatalf("a line on a turned plane: %+v", rois)
 	}
 	line := rois[0]

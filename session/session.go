@@ -164,10 +164,12 @@ type Session struct {
 	browse  browseState
 	thumbs  thumbnails
 	layers  layerState
-	noBar   bool // the scale bar is hidden (View → Scale Bar)
-	stamp   bool // the time stamp is drawn (View → Time Stamp)
+	noBar   bool       // the scale bar is hidden (View → Scale Bar)
+	conv    Convention // how anatomical volumes are laid on the screen (View → Display Convention)
+	stamp   bool       // the time stamp is drawn (View → Time Stamp)
 	proj    projState
 	ortho   orthoState
+	v3      view3dState
 	traced  frameTracer
 	rois    roiState // the measuring tools and the ROIs
 
@@ -196,6 +198,9 @@ func New(opts Options) *Session {
 	}
 	if s.prefs == nil {
 		s.prefs = prefs.New(&prefs.MapStore{})
+	}
+	if c, err := ParseConvention(s.prefs.DisplayConvention()); err == nil && c != StorageOrder {
+		s.conv = c
 	}
 	s.play.rate = defaultPlayRate
 	s.rois.reset()
@@ -385,12 +390,17 @@ func (s *Session) resetViewLocked() {
 	s.fitted = true
 	s.chans.reset(m)
 	s.loadChannelLocked()
+	three := s.v3.on
+	s.v3 = view3dState{}
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
 			s.restoreViewLocked(saved)
 			four = saved.Layout == "four"
+			three = saved.Layout == "3d"
 		}
 	}
+	s.v3.on = three && !four && can3D(m)
+	s.view.Flips = Flips(m, s.conv)
 	if four {
 		s.setLayoutLocked(m, FourPanels)
 	}

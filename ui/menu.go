@@ -95,8 +95,9 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		turnItem("Right", 'd'), turnItem("Anticlockwise", 'q'), turnItem("Clockwise", 'e'),
 		v.toggleItem("Go → Turn → Trilinear Interpolation", func() bool { return v.s.View().Linear },
 			func(bool) { v.s.ToggleLinear() }))
-	view := fyne.NewMenu("View",
-		planes[0], planes[1], planes[2], four,
+	view := fyne.NewMenu("View", planes[0], planes[1], planes[2], four)
+	view.Items = append(view.Items, v.view3dItems()...)
+	view.Items = append(view.Items,
 		v.toggleItem("View → Link Panel Zoom", v.s.LinkedZoom, v.s.SetLinkedZoom),
 		item("View → Projection: Max, Min, Mean, None", v.s.CycleProjection),
 		fyne.NewMenuItemSeparator(),

@@ -22,6 +22,9 @@ type planeView struct {
 	img   *canvas.Image
 	marks *fyne.Container // the ROIs drawn over the picture (see showOverlay)
 	w, h  int             // the size the session draws at, in pixels
+	// panning is set during a right-drag, which was last at (panX, panY).
+	panning    bool
+	panX, panY float64
 }
 
 var (
@@ -122,7 +125,10 @@ func (p *planeView) Dragged(e *fyne.DragEvent) {
 }
 
 // DragEnd implements fyne.Draggable.
-func (p *planeView) DragEnd() { p.v.s.MouseUp() }
+func (p *planeView) DragEnd() {
+	p.v.s.DragEnd()
+	p.v.s.MouseUp()
+}
 
 // MouseDown implements desktop.Mouseable: a measuring tool's press.
 func (p *planeView) MouseDown(e *desktop.MouseEvent) {
@@ -149,10 +155,24 @@ func (p *planeView) MouseIn(e *desktop.MouseEvent) { p.hover(e) }
 func (p *planeView) MouseMoved(e *desktop.MouseEvent) { p.hover(e) }
 
 // MouseOut implements desktop.Hoverable.
-func (p *planeView) MouseOut() { p.v.s.Hover(0, 0, false) }
+func (p *planeView) MouseOut() {
+	p.panning = false
+	p.v.s.Hover(0, 0, false)
+}
 
 func (p *planeView) hover(e *desktop.MouseEvent) {
-	p.v.s.Hover(p.px(e.Position.X), p.px(e.Position.Y), true)
+	x, y := p.px(e.Position.X), p.px(e.Position.Y)
+	// A move with the right button held is a right-drag: it pans (the
+	// window hands only the left button's drags to Dragged).
+	if e.Button == desktop.MouseButtonSecondary {
+		if p.panning {
+			p.v.s.Pan(x-p.panX, y-p.panY)
+		}
+		p.panning, p.panX, p.panY = true, x, y
+	} else {
+		p.panning = false
+	}
+	p.v.s.Hover(x, y, true)
 }
 
 type planeViewRenderer struct {

@@ -63,6 +63,7 @@ type Viewer struct {
 	sliders    map[byte]*axisSlider
 	tools      *toolbar
 	contrast   *contrastControls
+	v3         *view3dControls  // the 3-D view's sliders
 	chans      *channelPanel    // beside the picture, for several channels
 	layers     *layerPanel      // beside the picture, under the channels, while there are layers
 	measure    *measurePanel    // beside the picture while measuring: plot, figures, region list
@@ -151,7 +152,8 @@ func buildViewer(a fyne.App, opts Options, held bool) *Viewer {
 	v.axesBox = container.NewGridWithColumns(1)
 	v.tools = newToolbar(v)
 	v.contrast = newContrastControls(v)
-	v.panels = container.NewVBox(v.contrast.box, v.axesBox)
+	v.v3 = newView3DControls(v)
+	v.panels = container.NewVBox(v.contrast.box, v.v3.box, v.axesBox)
 	v.chans = newChannelPanel(v)
 	v.layers = newLayerPanel(v)
 	v.measure = newMeasurePanel(v)
@@ -303,6 +305,7 @@ func (v *Viewer) takeUpdate() {
 		v.tools.viewChanged()
 		v.tools.projChanged()
 		v.contrast.viewChanged()
+		v.v3.sync()
 	}
 	if c&(session.DataChanged|session.ViewChanged) != 0 {
 		v.chans.sync()

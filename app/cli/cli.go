@@ -49,6 +49,8 @@ func RunWithWindow(win Window, args []string, stdout, stderr io.Writer) int {
 		err = cmdPlane(args[1:], stderr)
 	case "pyramid":
 		err = cmdPyramid(args[1:], stderr)
+	case "render":
+		err = cmdRender(args[1:], stderr)
 	case "movie":
 		err = cmdMovie(args[1:], stderr)
 	case "measure":
@@ -91,6 +93,7 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
                  [--project max|min|mean [--slab A:B]] [--scalebar]
+                 [--orient radiological|neurological|storage]
                  [--rotate AXIS:DEG[,AXIS:DEG...]] [--center Z,Y,X] [--size H,W]
                  [--pixel S] [--interp nearest|linear]
                                    (an oblique plane, sampled in physical
@@ -103,6 +106,13 @@ const usage = `vastview views image volumes and movies too big to load.
                                    where its physical coordinates say;
                                    --project: the planes A..B along the
                                    axis normal to the plane reduced to one)
+  vastview render SRC --out F [--mode mip|minip|mean|alpha|iso] [--step D]
+                 [--iso V] [--opacity A] [oblique options as for plane]
+                 [--level L] [view options as for plane]
+                                   a 3-D rendering: one ray per sample of the
+                                   oblique plane, along its normal, sampled
+                                   every D; F.raw (float32, mip, minip,
+                                   mean) or F.png (every mode)
   vastview movie SRC OUT [--axis t|z] [--range A:B] [--fps N] [--overwrite]
                  [--timestamp] [view options as for plane]
                                    the view at every time point (t) or plane

@@ -148,6 +148,8 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 	}
 	l := m.Levels[o.level].Shape
 	v := render.View{Orientation: orient, Width: l[ci], Height: int(math.Round(float64(l[ri]) * render.Aspect(m, orient)))}
+	conv, _ := session.ParseConvention(o.display) // checked by check
+	v.Flips = session.Flips(m, conv)
 	for a, i := range sel.At {
 		v.SetAt(a, i)
 	}
@@ -173,7 +175,10 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 		if err != nil {
 			return render.View{}, usageError{cmd + ": " + err.Error()}
 		}
-		ch.Lo, ch.Hi = lo, hi
+		// In the file's units (HU, NIfTI's scl_slope/scl_inter applied),
+		// as the viewer's window: drawn on the stored values.
+		lo, hi = m.ValueScale.Stored(lo), m.ValueScale.Stored(hi)
+		ch.Lo, ch.Hi = min(lo, hi), max(lo, hi)
 	}
 	v.C, v.Colormap, v.Lo, v.Hi = ch.C, ch.Colormap, ch.Lo, ch.Hi
 	return v, nil

@@ -12,7 +12,10 @@
 // ascending; without positions, by InstanceNumber. Z spacing is the
 // distance between the first and last positions over the number of steps
 // (SliceThickness only when there are no positions); PixelSpacing gives
-// the Y and X spacing, in millimetres. An enhanced (multi-frame) object's
+// the Y and X spacing, in millimetres. Meta.Anatomy maps sample indices to
+// LPS patient coordinates: X along the row direction cosine, Y along the
+// column one, Z from the first plane's ImagePositionPatient to the last's,
+// the origin the first plane's position. An enhanced (multi-frame) object's
 // frames are its Z axis in stored order, spaced by the per-frame
 // functional groups' PlanePositionSequence. Slices of one series that
 // differ in size or orientation are separate images.
@@ -20,7 +23,8 @@
 // Samples are the stored values (8, 16 or 32 bits, signed as
 // PixelRepresentation says, the bits above BitsStored kept as stored, as
 // pydicom 2.3 returns them); RescaleSlope and RescaleIntercept are
-// Meta.ValueScale, WindowCenter/Width the channel's default window
+// Meta.ValueScale, in the unit RescaleType names (Meta.ValueUnit; "HU" for
+// CT), Modality is Meta.Modality, WindowCenter/Width the channel's default window
 // (converted to stored values). Three samples per pixel are a C axis of
 // red, green and blue (Meta.RGB). MONOCHROME1 is noted and kept as stored.
 //
@@ -285,6 +289,7 @@ type slice struct {
 	spacing           []float64
 	thickness         float64
 	slope, intercept  float64
+	rescaleType       string
 	wc, ww            float64
 	hasWindow         bool
 	framePos          [][]float64 // per frame, when the functional groups give them
@@ -385,6 +390,7 @@ func describe(path string, size int64, h *fileHeader) (*slice, error) {
 	s.thickness = ds.float(tagSliceThickness, 0)
 	s.slope = ds.float(tagRescaleSlope, 1)
 	s.intercept = ds.float(tagRescaleIntercept, 0)
+	s.rescaleType = ds.str(tagRescaleType)
 	if wc, ww := ds.floats(tagWindowCenter), ds.floats(tagWindowWidth); len(wc) > 0 && len(ww) > 0 && ww[0] > 0 {
 		s.wc, s.ww, s.hasWindow = wc[0], ww[0], true
 	}
@@ -416,6 +422,7 @@ func describe(path string, size int64, h *fileHeader) (*slice, error) {
 		if it := g.item(tagValueTransform); it != nil && ds[tagRescaleSlope] == nil {
 			s.slope = it.float(tagRescaleSlope, 1)
 			s.intercept = it.float(tagRescaleIntercept, 0)
+			s.rescaleType = it.str(tagRescaleType)
 			s.perFrameRescale = gi == 0 && len(perFrame) > 1
 		}
 		if it := g.item(tagFrameVOI); it != nil && !s.hasWindow {
@@ -524,6 +531,19 @@ func (s *slice) frameBytes() int64 {
 
 // dtype is the sample type.
 func (s *slice) dtype() loader.DType { return loader.IntDType(s.bitsAlloc, s.signed) }
+
+// valueUnit names the unit of the rescaled values: RescaleType when it
+// names one ("US" is unspecified), else "HU" for CT, whose rescaled values
+// are Hounsfield units.
+func (s *slice) valueUnit() string {
+	if t := strings.TrimSpace(s.rescaleType); t != "" && t != "US" {
+		return t
+	}
+	if s.modality == "CT" {
+		return "HU"
+	}
+	return ""
+}
 
 // geometryKey groups slices that can be one volume: of one series, size,
 // sample type and orientation (a localiser's three planes share a series
@@ -845,9 +865,11 @@ func (v *volume) meta() *loader.Meta {
 		}
 		m.Levels[0].Translation = trans
 	}
+	m.Anatomy = v.anatomy(spacing[xi], spacing[yi])
 	if s.slope != 1 || s.intercept != 0 {
 		m.ValueScale = &loader.ValueScale{Slope: s.slope, Intercept: s.intercept}
 	}
+	m.Modality, m.ValueUnit = s.modality, s.valueUnit()
 	if s.spp == 3 {
 		m.RGB = true
 	} else if s.hasWindow {

@@ -39,6 +39,7 @@ const (
 	tagWindowWidth      = 0x00281051
 	tagRescaleIntercept = 0x00281052
 	tagRescaleSlope     = 0x00281053
+	tagRescaleType      = 0x00281054
 	tagPixelData        = 0x7FE00010
 	tagFloatPixelData   = 0x7FE00008
 	tagDoublePixelData  = 0x7FE00009

@@ -84,7 +84,8 @@ type nibAnatomy struct {
 }
 
 // checkAnatomy compares the anatomy vastview reads from each file with
-// nibabel's.
+// nibabel's, and checks that the levels' translation is the same
+// transform's offset.
 func checkAnatomy(t *testing.T, paths []string) {
 	t.Helper()
 	var want []nibAnatomy
@@ -98,7 +99,8 @@ func checkAnatomy(t *testing.T, paths []string) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		a := src.Meta().Anatomy
+		m := src.Meta()
+		a := m.Anatomy
 		src.Close()
 		name := filepath.Base(p)
 		if w.SformCode == 0 && w.QformCode == 0 {
@@ -110,6 +112,11 @@ func checkAnatomy(t *testing.T, paths []string) {
 		if a == nil {
 			t.Errorf("%s: no anatomy; nibabel reads %s", name, w.Codes)
 			continue
+		}
+		for k, c := range "XYZ" {
+			if i := m.AxisIndex(byte(c)); i >= 0 && m.Levels[0].Translation[i] != a.Affine[k][3] {
+				t.Errorf("%s: translation %v (%s), the affine's offset is column 3 of %v", name, m.Levels[0].Translation, m.Axes, a.Affine)
+			}
 		}
 		if a.Space != loader.SpaceRAS {
 			t.Errorf("%s: space %q, want RAS", name, a.Space)

@@ -78,6 +78,8 @@ type frame struct {
 	cm     *render.Colormap
 	lo, hi float64
 	alpha  [256]float32 // Alpha: opacity per ramp entry
+	isoB   int          // Iso: the gradient's half span in output samples
+	isoM   int          // and in steps
 	rgb    [256][3]float32
 
 	tilesX, tiles int
@@ -87,8 +89,8 @@ type frame struct {
 // worker is one goroutine's buffers.
 type worker struct {
 	s       oblique.Sampler
-	buf     [3][]float32
-	mask    [3][]uint8
+	buf     [][]float32 // the slices sampled, in a ring (Iso: 2·isoM + 1)
+	mask    [][]uint8
 	acc     []float32
 	sum     []float64
 	cnt     []int32
@@ -162,6 +164,15 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 			f.clipLo[a], f.clipHi[a] = float64(o.Clip.Lo[a])-0.5-1e-9, float64(o.Clip.Hi[a])-0.5-2e-9
 		}
 	}
+	// Iso's gradient spans at least the level's largest sample.
+	span := 0.0
+	for a, c := range []byte("ZYX") {
+		if i := m.AxisIndex(c); i >= 0 && lv.Shape[i] > 0 {
+			span = max(span, f.sp[a]*float64(m.Shape[i])/float64(lv.Shape[i]))
+		}
+	}
+	f.isoB = int(max(1, min(8, math.Ceil(span/p.Pixel-1e-9))))
+	f.isoM = int(max(1, min(8, math.Ceil(span/f.step-1e-9))))
 	f.tilesX = (p.W + tileW - 1) / tileW
 	f.tiles = f.tilesX * ((p.H + tileH - 1) / tileH)
 	for _, w := range f.ws[:nw] {

@@ -1,0 +1,102 @@
+package session
+
+import (
+	"testing"
+
+	"vastview/loader"
+	"vastview/render"
+)
+
+// TestAnatomyConventions checks the display transform and the edge
+// letters of volumes stored in several orders against the radiological
+// convention (axial: R at the left, A at the top; coronal: R at the left,
+// S at the top; sagittal: A at the left, S at the top) and the
+// neurological one (R at the right).
+func TestAnatomyConventions(t *testing.T) {
+	want := map[Convention]map[string]render.Edges{
+		Radiological: {
+			"axial":    {Left: "R", Right: "L", Top: "A", Bottom: "P"},
+			"coronal":  {Left: "R", Right: "L", Top: "S", Bottom: "I"},
+			"sagittal": {Left: "A", Right: "P", Top: "S", Bottom: "I"},
+		},
+		Neurological: {
+			"axial":    {Left: "L", Right: "R", Top: "A", Bottom: "P"},
+			"coronal":  {Left: "L", Right: "R", Top: "S", Bottom: "I"},
+			"sagittal": {Left: "A", Right: "P", Top: "S", Bottom: "I"},
+		},
+	}
+	for _, codes := range []string{"RAS", "LPS", "LAS", "RPI", "LAI"} {
+		an := anatomy{codes: [3]byte{codes[0], codes[1], codes[2]}}
+		names := map[render.Orientation]string{render.XY: "axial", render.XZ: "coronal", render.YZ: "sagittal"}
+		for c, byName := range want {
+			fl := an.flips(c)
+			for o, name := range names {
+				if got := an.planeName(o); got != name {
+					t.Errorf("%s %s: named %q, want %q", codes, o, got, name)
+				}
+				v := render.View{Orientation: o, Flips: fl}
+				if got := an.edges(v); got != byName[name] {
+					t.Errorf("%s %s %s: letters %+v, want %+v", codes, c, o, got, byName[name])
+				}
+			}
+		}
+		// Storage order flips nothing; its letters say how it lies.
+		if fl := an.flips(StorageOrder); fl != [3]render.Flip{} {
+			t.Errorf("%s: storage order flips %v", codes, fl)
+		}
+		v := render.View{Orientation: render.XY}
+		if e := an.edges(v); e.Right != string(codes[0]) || e.Bottom != string(codes[1]) {
+			t.Errorf("%s in storage order: letters %+v", codes, e)
+		}
+	}
+	// RAS storage is flipped on both axes of every plane; LPS only the
+	// rows of coronal and sagittal planes.
+	ras := anatomy{codes: [3]byte{'R', 'A', 'S'}}
+	if f := ras.flips(Radiological); f != [3]render.Flip{{Col: true, Row: true}, {Col: true, Row: true}, {Col: true, Row: true}} {
+		t.Errorf("RAS flips %v", f)
+	}
+	lps := anatomy{codes: [3]byte{'L', 'P', 'S'}}
+	if f := lps.flips(Radiological); f != [3]render.Flip{{}, {Row: true}, {Row: true}} {
+		t.Errorf("LPS flips %v", f)
+	}
+}
+
+// TestParseConvention reads the names --orient and the preferences use.
+func TestParseConvention(t *testing.T) {
+	for _, c := range []Convention{Radiological, Neurological, StorageOrder} {
+		if got, err := ParseConvention(c.String()); err != nil || got != c {
+			t.Errorf("ParseConvention(%q) = %v, %v", c, got, err)
+		}
+	}
+	if _, err := ParseConvention("sideways"); err == nil {
+		t.Error("ParseConvention(sideways) did not fail")
+	}
+}
+
+// TestCTPresetsInFileUnits: Alt+1 … Alt+8 set the radiology windows
+// (width / level in HU) on stored values through the file's rescale
+// (stored × 2 − 1024 here), and leave an MR volume's window alone.
+func TestCTPresetsInFileUnits(t *testing.T) {
+	for _, modality := range []string{"CT", "MR"} {
+		h := newHarness(t, Options{})
+		m := loader.NewMeta("mem", "ZYX", []int{4, 32, 48}, loader.Int16, []int{4, 32, 48}, nil, nil)
+		m.Modality, m.ValueScale = modality, &loader.ValueScale{Slope: 2, Intercept: -1024}
+		m.Anatomy = &loader.Anatomy{Affine: [3][4]float64{{-1, 0, 0, 0}, {0, -1, 0, 0}, {0, 0, 1, 0}}, Space: loader.SpaceLPS}
+		h.open(&constSource{meta: m, v: 500}, "/data/ct.dcm")
+		before := h.s.View()
+		for i, p := range CTPresets {
+			h.s.PressWith(string(rune('1'+i)), Mods{Alt: true})
+			v := h.s.View()
+			if modality == "MR" {
+				if v.Lo != before.Lo || v.Hi != before.Hi {
+					t.Errorf("MR: %s set the window %g..%g", p.Name, v.Lo, v.Hi)
+				}
+				continue
+			}
+			lo, hi := (p.Level-p.Width/2+1024)/2, (p.Level+p.Width/2+1024)/2
+			if v.Lo != lo || v.Hi != hi {
+				t.Errorf("%s (%g/%g HU): window %g..%g stored, want %g..%g", p.Name, p.Width, p.Level, v.Lo, v.Hi, lo, hi)
+			}
+		}
+	}
+}
