@@ -152,9 +152,23 @@ func (rs *roiState) name(k ROIKind) string {
 		rs.named = map[ROIKind]int{}
 	}
 	rs.named[k]++
-	label := map[ROIKind]string{KindLine: "Line", KindRect: "Rectangle", KindEllipse: "Ellipse",
-		KindPolygon: "Polygon", KindPoints: "Points"}[k]
-	return fmt.Sprintf("%s %d", label, rs.named[k])
+	return fmt.Sprintf("%s %d", kindLabel[k], rs.named[k])
+}
+
+// kindLabel is how names of ROIs of each kind start.
+var kindLabel = map[ROIKind]string{KindLine: "Line", KindRect: "Rectangle", KindEllipse: "Ellipse",
+	KindPolygon: "Polygon", KindPoints: "Points"}
+
+// named notes an ROI's own name, so that the next of its kind named by
+// the list ("Line 3") follows it.
+func (rs *roiState) noteName(r *ROI) {
+	var n int
+	if _, err := fmt.Sscanf(r.Name, kindLabel[r.Kind]+" %d", &n); err == nil && n > rs.named[r.Kind] {
+		if rs.named == nil {
+			rs.named = map[ROIKind]int{}
+		}
+		rs.named[r.Kind] = n
+	}
 }
 
 // SetTool chooses what a plain drag or click over the picture does.
@@ -235,6 +249,8 @@ func (s *Session) AddROI(r ROI) {
 func (s *Session) addROILocked(r ROI) {
 	if r.Name == "" {
 		r.Name = s.rois.name(r.Kind)
+	} else {
+		s.rois.noteName(&r)
 	}
 	if r.Kind == KindLine && r.Width < 1 {
 		r.Width = max(1, s.rois.width)

@@ -367,6 +367,12 @@ print(json.dumps({"results": rows, "points": pts}))
 	if back := h.s.ROIs(); len(back) != 7 || back[0].Name != "Rectangle 1" || back[2].Kind != KindPoints || len(back[2].Pts) != 2 {
 		t.Errorf("the file opened again has the ROIs %+v", back)
 	}
+	// A rectangle drawn now is named after those.
+	h.s.SetTool(RectTool)
+	h.drag(45.2, 40.2, 55.2, 50.2)
+	if back := h.s.ROIs(); back[len(back)-1].Name != "Rectangle 2" {
+		t.Errorf("a rectangle drawn after Rectangle 1 was restored is named %q", back[len(back)-1].Name)
+	}
 }
 
 func TestLineAndPointsOnATurnedPlane(t *testing.T) {
