@@ -279,8 +279,8 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
 	if s.rois.drag.on { // a measuring tool's drag
 		x, y = s.toPanelLocked(x, y)
-		if v, m, ok := s.measureViewLocked(); ok {
-			s.dragROILocked(toSamples(m, v, x, y))
+		if rv, ok := s.roiViewLocked(); ok {
+			s.dragROILocked(rv.sample(&s.rois.list[s.rois.drag.roi], x, y))
 			s.measureLocked()
 		}
 		s.unlockNotify(ROIChanged)
