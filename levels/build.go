@@ -107,7 +107,7 @@ func (p *Pyramid) build(ctx context.Context, workers int) error {
 			}
 			if d := p.disk.Load(); d != nil && d.has(k, chunk) {
 				p.prog.done[k].Add(1)
-			} else {
+			} else if p.paused(gctx) == nil {
 				g.Go(func() error {
 					if _, err := p.load(gctx, k, chunk); err != nil {
 						return err

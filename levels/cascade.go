@@ -167,6 +167,9 @@ func (p *Pyramid) readPairs(ctx context.Context, oidx []int, first *stage, z0 in
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		if err := p.paused(ctx); err != nil {
+			return err
+		}
 		nb := min(group, first.zinTotal-z)
 		ref := &bufRef{b: b, free: free}
 		ref.n.Store(1) // the first stage's

@@ -113,8 +113,12 @@ func (s *scheduler) add(j job) {
 	if j.prio > Background && j.gen > s.newest {
 		s.newest = j.gen
 		// Visible loads running for an older view are stopped (prefetches
-		// in the direction of motion may still serve the new one).
+		// in the direction of motion may still serve the new one), unless
+		// the data is being played.
 		for r := range s.running {
+			if s.p.held.held() {
+				break
+			}
 			if r.prio == Visible && r.gen < s.newest && r.key != j.key {
 				r.cancel()
 			}

@@ -225,6 +225,10 @@ func addRow(dst, src []byte) {
 	}
 }
 
+// AddPixels adds the RGBA pixels of src to those of dst, each byte
+// clamped at 255, as a composite adds its channels' colours.
+func AddPixels(dst, src []byte) { addRow(dst, src) }
+
 // addSat adds two packed pixels byte by byte, each sum clamped at 255,
 // without branches: the low seven bits of each byte are added, the top
 // bit and the carry out of it worked out from the operands.

@@ -44,7 +44,7 @@ func (s *Session) HoverText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, y, in := s.hover.at()
-	if !in || s.data == nil || s.shown == nil {
+	if !in || s.data == nil || s.shown == nil || s.over3DLocked() {
 		return ""
 	}
 	t := s.hover.text(s.data, s.shown)
@@ -69,8 +69,8 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	if p := f.proj; p != nil {      // the projection's values, not the plane's
 		pyr, valueName, at = p, p.op.String(), onProjection(shown)
 	}
-	if Oblique(shown) && f.proj == nil {
-		return obliqueHoverText(d.Pyr, shown, h.x, h.y)
+	if f.plane != nil && f.proj == nil {
+		return obliqueHoverText(d.Pyr, *f.plane, shown, h.x, h.y)
 	}
 	loc := shown.Locate(m, h.x, h.y)
 	if !loc.Inside {

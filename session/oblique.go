@@ -59,26 +59,42 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	return p
 }
 
-// paintOblique draws the oblique plane of scene r: sampled from the
-// level whose samples best match a screen pixel, what is not in memory
-// yet from coarser levels (and asked for, nearest the centre first), in
-// the view's channel, window and colormap; the background outside the
-// data.
+// paintOblique draws the oblique plane of scene r (in the four panels,
+// the active panel's): sampled from the level whose samples best match a
+// screen pixel, what is not in memory yet from coarser levels (and asked
+// for, nearest the centre first), in the view's channel, window and
+// colormap; the background outside the data.
 func (p *planePainter) paintOblique(r *Scene) *Frame {
 	pyr := r.d.Pyr
 	m := pyr.Meta()
 	v := r.view
 	var pl oblique.Plane
-	var k int
-	if sp := r.sampled; sp != nil {
-		pl, k = sp.plane, sp.level
+	if n := pyr.Refreshes(); n != p.refreshes {
+		p.refreshes = n
+		p.r.Forget()
+		p.ob.s.Forget()
+		for i := range p.pob {
+			p.pob[i].s.Forget()
+		}
+	}
+	k := -1
+	switch {
+	case r.sampled != nil:
+		pl, k = r.sampled.plane, r.sampled.level
 		v.Width, v.Height = pl.W, pl.H
 		v.T, v.C = pl.T, pl.C
-	} else {
+	case r.ortho != nil:
+		pn := &r.ortho.panels[r.ortho.active]
+		pl, v.Zoom, v.Center = pn.plane, pn.view.Zoom, pn.view.Center
+	default:
 		v.Width, v.Height = max(1, min(16384, v.Width)), max(1, min(16384, v.Height))
 		if !(v.Zoom > 0) {
 			v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
 		}
+		pl = ObliquePlane(m, v)
+	}
+	if k < 0 {
+		k = oblique.ChooseLevel(m, pl)
 	}
 	auto := v.Lo == v.Hi
 	if auto {
@@ -88,11 +104,33 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	if drawn.Lo == drawn.Hi {
 		drawn.Lo, drawn.Hi = 0, 1
 	}
-	o := &p.ob
-	if r.sampled == nil {
-		pl = ObliquePlane(m, v)
-		k = oblique.ChooseLevel(m, pl)
+	img, info := p.samplePicture(&p.ob, r, pl, k, drawn, levels.Visible)
+	if r.scaleBar && (r.sampled != nil || r.ortho != nil) {
+		drawPlaneScaleBar(img, m, pl)
+	} else if r.scaleBar {
+		render.DrawScaleBar(img, m, drawn)
 	}
+	if r.stampAxis != 0 {
+		render.DrawStamp(img, m, drawn, stampText(m, drawn, r.stampAxis))
+	}
+	if r.sampled == nil && r.ortho == nil {
+		drawEdges(img, m, drawn)
+	}
+	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
+		Failed: info.Failed, Err: info.Err}
+	f := &Frame{Img: img, View: v, Info: ri, data: r.d, gen: r.gen, auto: auto, plane: &pl}
+	f.readTotal, _ = pyr.BytesRead()
+	return f
+}
+
+// samplePicture samples plane pl of scene r's data at level k (coarser
+// levels where its chunks are not in memory) into the next of o's
+// pictures, through drawn's window and colormap, the background where
+// the plane leaves the data, and asks for the missing chunks at prio.
+func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, drawn render.View,
+	prio levels.Priority) (*image.RGBA, oblique.Info) {
+	pyr := r.d.Pyr
+	m := pyr.Meta()
 	n := pl.W * pl.H
 	if cap(o.mask) < n {
 		o.mask = make([]uint8, n)
@@ -102,7 +140,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	var buf []byte
 	dt := m.DType
 	var info oblique.Info
-	if v.Linear {
+	if drawn.Linear {
 		if cap(o.flt) < n {
 			o.flt = make([]float32, n)
 		}
@@ -117,7 +155,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		info = o.s.Native(o.nat, pl, pyr, k)
 		buf = o.nat
 	}
-	o.s.Request(pyr, levels.Visible, r.gen)
+	o.s.Request(pyr, prio, r.gen)
 	o.next = (o.next + 1) % len(o.bufs)
 	img := o.bufs[o.next]
 	if img == nil || img.Rect.Dx() != pl.W || img.Rect.Dy() != pl.H {
@@ -131,22 +169,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 			q[0], q[1], q[2], q[3] = obliqueBackground[0], obliqueBackground[1], obliqueBackground[2], 255
 		}
 	}
-	if r.scaleBar && r.sampled != nil {
-		drawPlaneScaleBar(img, m, pl)
-	} else if r.scaleBar {
-		render.DrawScaleBar(img, m, drawn)
-	}
-	if r.stampAxis != 0 {
-		render.DrawStamp(img, m, drawn, stampText(m, drawn, r.stampAxis))
-	}
-	if r.sampled == nil {
-		drawEdges(img, m, drawn)
-	}
-	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
-		Failed: info.Failed, Err: info.Err}
-	f := &Frame{Img: img, View: v, Info: ri, data: r.d, gen: r.gen, auto: auto}
-	f.readTotal, _ = pyr.BytesRead()
-	return f
+	return img, info
 }
 
 // sampledPlane is a plane through the volume drawn as it is given,
@@ -196,21 +219,25 @@ func (s *Session) turnKey(a Action) {
 
 // Turn turns the plane by deg degrees (right-handed) about the screen's
 // horizontal axis (axis 0, pointing right), its vertical axis (1, pointing
-// down) or the axis into the screen (2), through the view's centre. A
+// down) or the axis into the screen (2), through the view's centre; in
+// the four panels, the active panel's axes, the frame of all three planes
+// turning about the position they show. A
 // plane of data with fewer than three spatial axes of more than one sample
 // is not turned.
 func (s *Session) Turn(axis int, deg float64) {
 	s.update(func(m *loader.Meta) bool {
-		if s.ortho.on || m.Size('Z') < 2 || m.Size('Y') < 2 || m.Size('X') < 2 {
+		if m.Size('Z') < 2 || m.Size('Y') < 2 || m.Size('X') < 2 {
 			return false
 		}
-		if !(s.view.Zoom > 0) {
+		if !s.ortho.on && !(s.view.Zoom > 0) {
 			s.view.Zoom, s.view.Center = render.Fit(m, s.view.Orientation, s.view.Width, s.view.Height)
 		}
 		pl := ObliquePlane(m, s.view)
 		d := [3]oblique.Vec{pl.U, pl.V, pl.U.Cross(pl.V)}[axis]
 		s.view.Turn = s.view.Turn.About(d, deg)
-		s.fitted = false
+		if !s.ortho.on {
+			s.fitted = false
+		}
 		return true
 	})
 }
@@ -262,12 +289,11 @@ func rememberedTurn(f []float64) render.Turn {
 }
 
 // obliqueHoverText describes the data under viewport position (x, y) of
-// oblique view v of p: the level-0 sample nearest the position the pixel
+// oblique view v of p, showing plane pl: the level-0 sample nearest the position the pixel
 // there samples (its indices and the physical position of its centre)
 // and its value, from the finest level in memory; "" off the data.
-func obliqueHoverText(p oblique.Source, v render.View, x, y float64) string {
+func obliqueHoverText(p oblique.Source, pl oblique.Plane, v render.View, x, y float64) string {
 	m := p.Meta()
-	pl := ObliquePlane(m, v)
 	P := pl.At(math.Floor(y), math.Floor(x))
 	sp, n := oblique.Spacing(m), oblique.Extent(m)
 	var idx [3]int
@@ -309,14 +335,29 @@ func obliqueHoverText(p oblique.Source, v render.View, x, y float64) string {
 	return t.String()
 }
 
-// dragDegrees and fineDragDegrees are the degrees a Ctrl+drag turns the plane
-// per screen pixel, without and with Shift.
+// dragDegrees and fineDragDegrees are the degrees a drag turning the plane
+// turns it per screen pixel, without and with Shift (Ctrl+Shift+drag).
 const (
 	dragDegrees     = 0.25
 	fineDragDegrees = 0.05
 )
 
-// dragTurn turns the plane as a Ctrl+drag by (dx, dy) pixels does: a
+// planeTurned reports whether view v's plane is turned out of the XY, XZ
+// and YZ planes: its normal is not along an axis of the data.
+func planeTurned(v render.View) bool {
+	_, _, normal := v.Orientation.Axes()
+	var n [3]float64
+	n[strings.IndexByte("ZYX", normal)] = 1
+	off := 0
+	for _, c := range v.Turn.Apply(n) {
+		if math.Abs(c) > 1e-9 {
+			off++
+		}
+	}
+	return off > 1
+}
+
+// dragTurn turns the plane as a drag by (dx, dy) pixels does: a
 // horizontal drag about the screen's vertical axis, a vertical one about
 // its horizontal axis, the side under the pointer following it.
 func (s *Session) dragTurn(dx, dy float64, fine bool) {

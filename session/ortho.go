@@ -9,6 +9,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // Layout is how the view is laid out in the viewport.
@@ -19,7 +20,8 @@ const (
 	// SingleView shows one plane.
 	SingleView Layout = iota
 	// FourPanels shows the XY, XZ and YZ planes through one position, a
-	// crosshair marking it in each, and the XY maximum projection.
+	// crosshair marking it in each, and the 3-D view (the XY maximum
+	// projection for data the 3-D view cannot show).
 	FourPanels
 )
 
@@ -66,6 +68,11 @@ type orthoState struct {
 	linked bool // a zoom in one panel zooms them all
 	w, h   int  // the whole viewport
 	proj   *projection
+	// at is the shared position a click in a turned panel chose (level-0
+	// indices Z, Y, X, between samples), while the view's indices are
+	// atFor, the samples nearest it (see position).
+	at    oblique.Vec
+	atFor [3]int
 }
 
 // panelZoom is a panel's zoom and centre; zoom 0 fits its plane.
@@ -80,6 +87,12 @@ type orthoDraw struct {
 	active int
 	panels [numPanels]panelDraw
 	proj   *projection
+	// turned: the view is turned (or sampled trilinearly), and the XY,
+	// XZ and YZ panels show the planes of its frame through pos (level-0
+	// indices Z, Y, X), each panel's plane (see turnedLayout).
+	turned bool
+	pos    oblique.Vec
+	sp     oblique.Vec // the data's spacing
 }
 
 // panelDraw is one panel: where it lies, its view (the active panel's
@@ -90,10 +103,17 @@ type panelDraw struct {
 	view         render.View
 	fitLo, fitHi render.Point
 	at           [3]float64 // Z, Y, X: the centres of the position's samples
+	// plane is a turned panel's plane, and (crossX, crossY) where the
+	// position lies over its picture.
+	plane          oblique.Plane
+	crossX, crossY float64
 }
 
 // moveTo moves every panel's position to i along axis a (a movie's step).
 func (o *orthoDraw) moveTo(a byte, i int) {
+	if o.turned {
+		o.moveTurned(a, i)
+	}
 	for k := range o.panels {
 		p := &o.panels[k]
 		p.view.SetAt(a, i)
@@ -122,13 +142,19 @@ func (s *Session) Layout() Layout {
 	if s.ortho.on {
 		return FourPanels
 	}
+	if s.v3.on {
+		return View3D
+	}
 	return SingleView
 }
 
 // SetLayout shows one plane or the four panels (for volumes: data with
 // one plane has nothing to show across it).
 func (s *Session) SetLayout(l Layout) {
-	s.update(func(m *loader.Meta) bool { return s.setLayoutLocked(m, l) })
+	s.update(func(m *loader.Meta) bool {
+		a := s.set3DLocked(m, l == View3D)
+		return s.setLayoutLocked(m, l) || a
+	})
 }
 
 // ToggleLayout switches between one plane and the four panels.
@@ -154,6 +180,12 @@ func (s *Session) setLayoutLocked(m *loader.Meta, l Layout) bool {
 		}
 		if s.view.Y == 0 && s.view.X == 0 {
 			s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
+		}
+		if s.view.Turn != (render.Turn{}) {
+			// The panels' position is the centre of the turned plane
+			// shown: the active panel shows that plane.
+			pl, sp := ObliquePlane(m, s.view), oblique.Spacing(m)
+			s.ortho.setPosition(m, &s.view, oblique.Vec{pl.Center[0] / sp[0], pl.Center[1] / sp[1], pl.Center[2] / sp[2]})
 		}
 		r := panelRects(s.ortho.w, s.ortho.h)[0]
 		s.view.Width, s.view.Height = r.Dx(), r.Dy()
@@ -235,11 +267,28 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 
 // Drag follows a drag to viewport position (x, y), by (dx, dy) since the
 // last: in the four panels it moves the position there, as a click does
-// (with Shift held, it pans the panel); one plane shown, it pans.
+// (with Shift held, it pans the panel; with Ctrl, it turns the frame of
+// the three planes); one plane shown, it pans, or turns
+// the plane about the view's centre with Ctrl held or when the plane is
+// already turned out of XY, XZ and YZ (Shift+drag then pans; Ctrl+Shift
+// turns in fine steps).
 func (s *Session) Drag(x, y, dx, dy float64) {
+	if s.drag3D(x, y, dx, dy) {
+		return
+	}
 	s.mu.Lock()
+	if s.rois.drag.on { // a measuring tool's drag
+		x, y = s.toPanelLocked(x, y)
+		if v, m, ok := s.measureViewLocked(); ok {
+			s.dragROILocked(toSamples(m, v, x, y))
+			s.measureLocked()
+		}
+		s.unlockNotify(ROIChanged)
+		return
+	}
 	move := s.ortho.on && !s.mods.Shift
-	turn, fine := !s.ortho.on && s.mods.Ctrl, s.mods.Shift
+	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
+	fine := s.mods.Ctrl && s.mods.Shift
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
@@ -254,7 +303,8 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 
 // Click moves the position the four panels show to the data under
 // viewport position (x, y): the two axes of the panel clicked, the other
-// panels following; one plane shown, it does nothing.
+// panels following; in turned panels, to the point the sample clicked
+// lies at, in 3-D; one plane shown, it does nothing.
 func (s *Session) Click(x, y float64) {
 	s.mu.Lock()
 	if !s.ortho.on || s.data == nil || s.shown == nil {
@@ -263,6 +313,15 @@ func (s *Session) Click(x, y float64) {
 	}
 	x, y = s.toPanelLocked(x, y)
 	m := s.data.Pyr.Meta()
+	if Oblique(s.view) && s.ortho.active != panelProj {
+		if s.clickTurnedLocked(m, x, y) {
+			s.askLocked(s.clock.Now(), 0)
+			s.unlockNotify(ViewChanged | HoverChanged)
+			return
+		}
+		s.unlockNotify(ViewChanged)
+		return
+	}
 	v := s.view
 	if !(v.Zoom > 0) {
 		lo, hi := s.fitBoxLocked(v.Orientation)
@@ -326,7 +385,15 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	return s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+	var proj *projection
+	if r.vol == nil { // the fourth panel shows the Z projection, not the 3-D view
+		proj = s.orthoProjLocked()
+	}
+	od := s.ortho.layout(r.view, s.view, s.fitBoxLocked, proj)
+	if Oblique(r.view) {
+		od.turnedLayout(s.data.Pyr.Meta(), s.ortho.position(s.view))
+	}
+	return od
 }
 
 // layout is the four panels as the painter draws them: each panel gets
@@ -398,8 +465,16 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 	for i, pn := range o.panels {
 		var img *image.RGBA
 		v := pn.view
-		if i == o.active {
+		if i == panelProj && r.vol != nil {
+			img = p.panel3D(r, f, pn.rect.Dx(), pn.rect.Dy())
+		} else if i == o.active {
 			img, v = f.Img, f.View
+		} else if o.turned && i != panelProj {
+			v.Lo, v.Hi, v.Colormap = f.View.Lo, f.View.Hi, f.View.Colormap
+			if v.Lo == v.Hi {
+				v.Lo, v.Hi = 0, 1
+			}
+			img = p.turnedPanel(r, i, v, f)
 		} else {
 			v.Lo, v.Hi, v.Channels = f.View.Lo, f.View.Hi, f.View.Channels
 			if v.Lo == v.Hi {
@@ -414,6 +489,15 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
+		if i == panelProj && r.vol != nil {
+			render.DrawTag(pane, panel3D)
+			continue
+		}
+		if o.turned && i != panelProj {
+			render.DrawTag(pane, panelNames[i])
+			drawCross(pane, pn.crossX, pn.crossY)
+			continue
+		}
 		if i != o.active { // the active panel's picture has its letters
 			drawEdges(pane, m, v)
 		}
@@ -422,6 +506,9 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
+	if o.active == panelProj && r.vol != nil {
+		f.Panel = panel3D
+	}
 }
 
 // drawCrosshair draws the lines through position at (Z, Y, X sample

@@ -44,6 +44,15 @@ type Scene struct {
 	// through the volume given outright, sampled from one level (see
 	// Picture.Sample); the view gives its channel, window and colormap.
 	sampled *sampledPlane
+	// cast, when set, is drawn instead of the view's plane: a 3-D
+	// rendering (see Picture.Cast).
+	cast *castScene
+	// vol, when set, has the 3-D view drawn: instead of the plane, or
+	// as the fourth of the four panels.
+	vol *volumeScene
+	// stale, when set, reports whether a newer scene waits to be drawn:
+	// work that refines this one stops early.
+	stale func() bool
 }
 
 // painter draws scenes: the seam between the drawing loops (the
@@ -77,6 +86,10 @@ type planePainter struct {
 	onext     int
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
+	vol       volumeDraw                 // 3-D renderings' (see paintVolume)
+	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
+	tpanels   [numPanels]turnedPanelCache
+	v3d       view3dDraw // the 3-D view's (see view3dDraw.paint)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -84,8 +97,17 @@ func newPlanePainter() *planePainter { return &planePainter{} }
 // paint draws one scene, choosing the auto-contrast window first if
 // the view has none.
 func (p *planePainter) paint(r *Scene) *Frame {
-	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil {
-		return p.paintOblique(r)
+	if r.cast != nil {
+		return p.paintVolume(r)
+	}
+	single3D := r.vol != nil && r.ortho == nil // the 3-D view alone: drawn below
+	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && !single3D {
+		if r.ortho == nil {
+			return p.paintOblique(r)
+		}
+		f := p.paintOblique(r)
+		p.compose(r, f)
+		return f
 	}
 	pyr := r.d.Pyr
 	v := r.view
@@ -147,6 +169,12 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	}
 	unchosen := v // the windows as asked for: those to choose are 0, 0
 	v, drawn, auto := pick(v)
+	if r.vol != nil && r.ortho == nil {
+		img, info, f3 := p.v3d.paint(r, drawn, v.Width, v.Height)
+		f := &Frame{Img: img, View: v, Info: info, Vol: f3, Panel: panel3D, data: r.d, gen: r.gen, auto: auto}
+		f.readTotal, _ = pyr.BytesRead()
+		return f
+	}
 	if n := pyr.Refreshes(); n != p.refreshes {
 		p.refreshes = n
 		p.r.Forget()

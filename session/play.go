@@ -35,6 +35,9 @@ type player struct {
 	// drawn counts the positions shown since start: fewer than are due
 	// when the data cannot be read or drawn at the rate.
 	drawn int64
+	// release ends the data's playback mode (see levels.Pyramid.Playback;
+	// nil while not playing).
+	release func()
 	// chosen is set when the rate was chosen for the data shown; until
 	// then playback runs at the default rate (see defaultRateLocked).
 	chosen bool
@@ -55,6 +58,10 @@ func (p *player) begin(now time.Time, from, n int, rate float64) {
 func (p *player) end() {
 	if p.timer != nil {
 		p.timer.Stop()
+	}
+	if p.release != nil {
+		p.release()
+		p.release = nil
 	}
 	p.on, p.timer = false, nil
 	p.serial++
@@ -192,6 +199,7 @@ func (s *Session) startPlayLocked() {
 		rate = s.defaultRateLocked()
 	}
 	s.play.begin(s.clock.Now(), s.view.At(a), m.Size(a), rate)
+	s.play.release = s.data.Pyr.Playback()
 	s.trace.Event("play", map[string]any{"rate": s.play.rate, "from": s.play.from})
 	s.scheduleFrameLocked(s.play.serial, 1)
 }

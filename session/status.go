@@ -89,15 +89,18 @@ func (s *Session) status0() (st Status) {
 	}
 	st.Text = fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
 		level, len(pyr.Levels())-1, state, pyr.Pending(), HumanBytes(pyr.CacheUsed()))
-	if shown != nil && shown.View.Zoom > 0 {
+	if shown != nil && shown.View.Zoom > 0 && shown.Panel != panel3D { // the 3-D view's zoom is its camera's
 		zoom := fmt.Sprintf("zoom %.3g×", shown.View.Zoom)
 		if ps := render.PixelSize(pyr.Meta(), shown.View); ps != "" {
 			zoom += " (" + ps + ")"
 		}
 		st.Text = zoom + "   " + st.Text
 	}
-	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection && shown.Panel == "" {
+	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
+	}
+	if shown != nil && shown.Vol != nil {
+		st.Text = status3D(shown) + "   " + st.Text
 	}
 	if shown != nil && shown.Projection == loader.NoProjection {
 		if an := anatomyNote(pyr.Meta(), shown.View); an != "" {

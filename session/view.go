@@ -18,6 +18,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 	}
 	s.gen++
 	s.draw.ask(s.requestLocked(at, dir))
+	s.followPlaneLocked()
 }
 
 // requestLocked is the request to draw the view as it is now, for the
@@ -27,7 +28,8 @@ func (s *Session) requestLocked(at time.Time, dir int) request {
 		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.proj.source(s.data, s.view)},
 		asked: at, play: s.play.on}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
-	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj {
+	r.vol = s.volumeSceneLocked()
+	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj && r.vol == nil {
 		r.proj, r.layers = r.ortho.proj, nil
 	}
 	return r
@@ -266,8 +268,15 @@ func (s *Session) saveViewLocked() {
 	if s.ortho.on {
 		v.Layout = "four"
 	}
+	if s.v3.on {
+		v.Layout = "3d"
+	}
+	v.View3D = s.v3.save()
 	s.chans.save(&v, s.multiChannelLocked())
 	s.layers.save(&v)
+	if len(s.rois.list) > 0 {
+		v.ROIs, _ = encodeROIs(s.data.Pyr.Meta(), s.rois.list)
+	}
 	s.prefs.SetView(s.data.Name, v)
 }
 
@@ -294,6 +303,7 @@ func (s *Session) restoreViewLocked(p prefs.View) {
 	w.Z, w.Y, w.X = clampInt(p.Z, 0, m.Size('Z')-1), clampInt(p.Y, 0, m.Size('Y')-1), clampInt(p.X, 0, m.Size('X')-1)
 	s.chans.restore(p, w.C)
 	s.loadChannelLocked()
+	s.v3.restore(p.View3D, m)
 }
 
 func validColormap(name string) bool {

@@ -95,8 +95,9 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		turnItem("Right", 'd'), turnItem("Anticlockwise", 'q'), turnItem("Clockwise", 'e'),
 		v.toggleItem("Go → Turn → Trilinear Interpolation", func() bool { return v.s.View().Linear },
 			func(bool) { v.s.ToggleLinear() }))
-	view := fyne.NewMenu("View",
-		planes[0], planes[1], planes[2], four,
+	view := fyne.NewMenu("View", planes[0], planes[1], planes[2], four)
+	view.Items = append(view.Items, v.view3dItems()...)
+	view.Items = append(view.Items,
 		v.toggleItem("View → Link Panel Zoom", v.s.LinkedZoom, v.s.SetLinkedZoom),
 		item("View → Projection: Max, Min, Mean, None", v.s.CycleProjection),
 		fyne.NewMenuItemSeparator(),
@@ -142,7 +143,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 			v.showDialog(dialog.NewInformation("About vastview", "vastview views image volumes and movies too big to load.", v.win))
 		}),
 	)
-	return fyne.NewMainMenu(file, view, files, help)
+	return fyne.NewMainMenu(file, view, files, v.measureMenu(), help)
 }
 
 // syncSeries lists the images of the file shown in the Go menu's Series

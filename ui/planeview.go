@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
@@ -17,9 +18,13 @@ import (
 // the UI goroutine and does no pixel work.
 type planeView struct {
 	widget.BaseWidget
-	v    *Viewer
-	img  *canvas.Image
-	w, h int // the size the session draws at, in pixels
+	v     *Viewer
+	img   *canvas.Image
+	marks *fyne.Container // the ROIs drawn over the picture (see showOverlay)
+	w, h  int             // the size the session draws at, in pixels
+	// panning is set during a right-drag, which was last at (panX, panY).
+	panning    bool
+	panX, panY float64
 }
 
 var (
@@ -29,10 +34,11 @@ var (
 	_ fyne.Scrollable   = (*planeView)(nil)
 	_ fyne.Draggable    = (*planeView)(nil)
 	_ desktop.Hoverable = (*planeView)(nil)
+	_ desktop.Mouseable = (*planeView)(nil)
 )
 
 func newPlaneView(v *Viewer) *planeView {
-	p := &planeView{v: v, img: canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))}
+	p := &planeView{v: v, img: canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1))), marks: container.NewWithoutLayout()}
 	p.img.FillMode = canvas.ImageFillStretch
 	p.img.ScaleMode = canvas.ImageScalePixels
 	p.ExtendBaseWidget(p)
@@ -74,7 +80,11 @@ func (p *planeView) KeyUp(e *fyne.KeyEvent) { p.v.s.KeyUp(string(e.Name)) }
 // TypedKey implements fyne.Focusable: the press and the keyboard's repeats.
 func (p *planeView) TypedKey(e *fyne.KeyEvent) {
 	if e.Name == fyne.KeyEscape {
-		p.v.closeDialog()
+		if p.v.modal() {
+			p.v.closeDialog()
+		} else {
+			p.v.s.Escape() // a polygon being drawn, else the tool
+		}
 		return
 	}
 	if p.v.modal() {
@@ -115,7 +125,21 @@ func (p *planeView) Dragged(e *fyne.DragEvent) {
 }
 
 // DragEnd implements fyne.Draggable.
-func (p *planeView) DragEnd() {}
+func (p *planeView) DragEnd() {
+	p.v.s.DragEnd()
+	p.v.s.MouseUp()
+}
+
+// MouseDown implements desktop.Mouseable: a measuring tool's press.
+func (p *planeView) MouseDown(e *desktop.MouseEvent) {
+	if e.Button == desktop.MouseButtonPrimary && !p.v.modal() {
+		p.v.focusView()
+		p.v.s.MouseDown(p.px(e.Position.X), p.px(e.Position.Y))
+	}
+}
+
+// MouseUp implements desktop.Mouseable: the end of a tool's drag.
+func (p *planeView) MouseUp(*desktop.MouseEvent) { p.v.s.MouseUp() }
 
 // Tapped implements fyne.Tappable: a click takes the keyboard and, in
 // the four-panel layout, moves the position the panels show there.
@@ -131,10 +155,24 @@ func (p *planeView) MouseIn(e *desktop.MouseEvent) { p.hover(e) }
 func (p *planeView) MouseMoved(e *desktop.MouseEvent) { p.hover(e) }
 
 // MouseOut implements desktop.Hoverable.
-func (p *planeView) MouseOut() { p.v.s.Hover(0, 0, false) }
+func (p *planeView) MouseOut() {
+	p.panning = false
+	p.v.s.Hover(0, 0, false)
+}
 
 func (p *planeView) hover(e *desktop.MouseEvent) {
-	p.v.s.Hover(p.px(e.Position.X), p.px(e.Position.Y), true)
+	x, y := p.px(e.Position.X), p.px(e.Position.Y)
+	// A move with the right button held is a right-drag: it pans (the
+	// window hands only the left button's drags to Dragged).
+	if e.Button == desktop.MouseButtonSecondary {
+		if p.panning {
+			p.v.s.Pan(x-p.panX, y-p.panY)
+		}
+		p.panning, p.panX, p.panY = true, x, y
+	} else {
+		p.panning = false
+	}
+	p.v.s.Hover(x, y, true)
 }
 
 type planeViewRenderer struct {
@@ -143,7 +181,9 @@ type planeViewRenderer struct {
 
 func (r *planeViewRenderer) Layout(size fyne.Size) {
 	r.p.img.Resize(size)
+	r.p.marks.Resize(size)
 	r.p.sizeChanged()
+	r.p.showOverlay()
 }
 
 // sizeChanged tells the session the picture's size in pixels, unless the
@@ -160,10 +200,12 @@ func (p *planeView) sizeChanged() {
 	}
 }
 
-func (r *planeViewRenderer) MinSize() fyne.Size           { return fyne.NewSize(200, 150) }
-func (r *planeViewRenderer) Refresh()                     { canvas.Refresh(r.p.img) }
-func (r *planeViewRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.p.img} }
-func (r *planeViewRenderer) Destroy()                     {}
+func (r *planeViewRenderer) MinSize() fyne.Size { return fyne.NewSize(200, 150) }
+func (r *planeViewRenderer) Refresh()           { canvas.Refresh(r.p.img) }
+func (r *planeViewRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.p.img, r.p.marks}
+}
+func (r *planeViewRenderer) Destroy() {}
 
 // modal reports whether a dialog covers the window: keys then are not the
 // view's.
@@ -194,5 +236,7 @@ func (v *Viewer) command(c session.Command) {
 		v.strip.toggle()
 	case session.ToggleHist:
 		v.toggleHistogram()
+	case session.ShowResults:
+		v.measure.showPanel()
 	}
 }

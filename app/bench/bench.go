@@ -45,6 +45,7 @@ var benchmarks = []benchmark{
 	{"project", benchProject},
 	{"movie", benchMovie},
 	{"video", func(ctx context.Context, env *benchEnv) error { return benchVideo(ctx, env.dir, env.report) }},
+	{"playback", benchPlayback},
 }
 
 // Names lists the benchmarks, in the order Run runs them.

@@ -99,22 +99,7 @@ func benchVideo(ctx context.Context, dir string, report func(name string, value 
 
 // benchFixture returns the bench video in dir, making it if needed.
 func benchFixture(ctx context.Context, ffmpeg, dir string) (string, error) {
-	path := filepath.Join(dir, benchName)
-	if _, err := os.Stat(path); err == nil {
-		return path, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp := filepath.Join(dir, ".tmp-"+benchName)
-	cmd := exec.CommandContext(ctx, ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-		"-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-frames:v", strconv.Itoa(benchFrames),
-		"-c:v", "libx264", "-preset", "veryfast", "-g", "250", "-bf", "3", "-pix_fmt", "yuv420p", tmp)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("making %s: %v: %s", benchName, err, out)
-	}
-	return path, os.Rename(tmp, path)
+	return videoFixture(ctx, ffmpeg, dir, benchName, "testsrc2=size=1920x1080:rate=30", benchFrames, 250)
 }
 
 // timeReads reads the frames in turn and returns each read's duration.

@@ -49,8 +49,12 @@ func RunWithWindow(win Window, args []string, stdout, stderr io.Writer) int {
 		err = cmdPlane(args[1:], stderr)
 	case "pyramid":
 		err = cmdPyramid(args[1:], stderr)
+	case "render":
+		err = cmdRender(args[1:], stderr)
 	case "movie":
 		err = cmdMovie(args[1:], stderr)
+	case "measure":
+		err = cmdMeasure(args[1:], stdout)
 	case "serve":
 		err = cmdServe(args[1:], stdout, stderr)
 	case "bench":
@@ -102,12 +106,27 @@ const usage = `vastview views image volumes and movies too big to load.
                                    where its physical coordinates say;
                                    --project: the planes A..B along the
                                    axis normal to the plane reduced to one)
+  vastview render SRC --out F [--mode mip|minip|mean|alpha|iso] [--step D]
+                 [--iso V] [--opacity A] [oblique options as for plane]
+                 [--level L] [view options as for plane]
+                                   a 3-D rendering: one ray per sample of the
+                                   oblique plane, along its normal, sampled
+                                   every D; F.raw (float32, mip, minip,
+                                   mean) or F.png (every mode)
   vastview movie SRC OUT [--axis t|z] [--range A:B] [--fps N] [--overwrite]
                  [--timestamp] [view options as for plane]
                                    the view at every time point (t) or plane
                                    (z) A..B: OUT.mp4 (H.264 through ffmpeg),
                                    or a series of images (a folder, or
                                    NAME.png / NAME.tif: NAME_t0000.png, ...)
+  vastview measure SRC [--t N] [--c N] [--z N] [--json] [--budget SIZE]
+                 --rect Y0,X0,Y1,X1 | --box Z0,Y0,X0,Z1,Y1,X1 |
+                 --polygon Y,X;Y,X;... | --line Y0,X0,Y1,X1 [--width W]
+                                   statistics of a region (count, sum, mean,
+                                   std, min, max, area or volume) read from
+                                   full resolution, streaming; or the
+                                   profile along a line, as scikit-image's
+                                   profile_line
   vastview pyramid SRC OUT.ome.zarr [--zarr 2|3] [--method mean|mode] [--budget SIZE]
                  [--codec zstd|gzip|none] [--overwrite]
                                    every level as OME-Zarr

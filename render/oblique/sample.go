@@ -1,6 +1,7 @@
 package oblique
 
 import (
+	"math"
 	"slices"
 	"unsafe"
 
@@ -86,6 +87,15 @@ type Info struct {
 // the same side whatever the rounding of the arithmetic that led there.
 const snap = 1e-9
 
+// fixBits is the number of fraction bits of the fixed-point positions
+// within a chunk that a row's samples step through (a step's rounding,
+// 2^−45, stays below 1e-9 over 16384 columns); fixOne is 1 in them.
+const (
+	fixBits = 44
+	fixOne  = 1 << fixBits
+	fixMask = fixOne - 1
+)
+
 type chunkKey struct{ level, z, y, x int32 }
 
 type missing struct {
@@ -120,9 +130,15 @@ type Sampler struct {
 	k       int32 // the level being sampled
 	strides [3]int
 	base    int // byte offset of the T and C position within a chunk
-	fixed   []int
+	fixedTC []int
 	row     [3][]float64
 	col     [3][]float64
+	// step is the change of each axis's continuous index from one column
+	// to the next in fixed point (fixBits fraction bits), and fixed
+	// whether the level's chunks are small enough for positions within
+	// them in fixed point.
+	step  [3]int64
+	fixed bool
 
 	// The window: the 2×2×2 chunks from (wz, wy, wx) on, with sample ranges
 	// starting at lo; each entry's data, or nil if not in memory.
@@ -195,9 +211,9 @@ func (s *Sampler) begin(p Plane, src Source) {
 	s.miss, s.reqs, s.reqBuf = s.miss[:0], s.reqs[:0], s.reqBuf[:0]
 	s.failed, s.err = 0, nil
 	if cap(s.idx) < len(m.Axes) {
-		s.idx, s.fixed = make([]int, len(m.Axes)), make([]int, len(m.Axes))
+		s.idx, s.fixedTC = make([]int, len(m.Axes)), make([]int, len(m.Axes))
 	}
-	s.idx, s.fixed = s.idx[:len(m.Axes)], s.fixed[:len(m.Axes)]
+	s.idx, s.fixedTC = s.idx[:len(m.Axes)], s.fixedTC[:len(m.Axes)]
 	s.hh, s.hw = float64(p.H-1)/2, float64(p.W-1)/2
 }
 
@@ -222,8 +238,8 @@ func (s *Sampler) prepare(p *Plane, k int) {
 			s.strides[a] = st[i]
 		}
 	}
-	for i := range s.fixed {
-		s.fixed[i] = 0
+	for i := range s.fixedTC {
+		s.fixedTC[i] = 0
 		var at int
 		switch m.Axes[i] {
 		case 'T':
@@ -234,7 +250,7 @@ func (s *Sampler) prepare(p *Plane, k int) {
 			continue
 		}
 		at = max(0, min(l.Shape[i]-1, at))
-		s.fixed[i] = at / l.Chunk[i]
+		s.fixedTC[i] = at / l.Chunk[i]
 		s.base += (at % l.Chunk[i]) * st[i]
 	}
 	for a := 0; a < 3; a++ {
@@ -247,6 +263,11 @@ func (s *Sampler) prepare(p *Plane, k int) {
 		for j := range s.col[a] {
 			s.col[a][j] = (float64(j) - s.hw) * p.Pixel * p.U[a] / sc
 		}
+		s.step[a] = int64(math.Round(p.Pixel * p.U[a] / sc * fixOne))
+	}
+	s.fixed = true
+	for a := range 3 {
+		s.fixed = s.fixed && s.g.chunk[a] < 1<<(62-fixBits)
 	}
 	s.wc = [3]int{-1 << 40, -1 << 40, -1 << 40}
 	s.lo, s.hi = [3]int{}, [3]int{}
@@ -318,7 +339,7 @@ func (s *Sampler) entry(e int) unsafe.Pointer {
 // chunkIdx sets s.idx to the full chunk index of key.
 func (s *Sampler) chunkIdx(key chunkKey) {
 	m := s.meta
-	copy(s.idx, s.fixed)
+	copy(s.idx, s.fixedTC)
 	for a, c := range []byte("ZYX") {
 		if i := m.AxisIndex(c); i >= 0 {
 			s.idx[i] = int([3]int32{key.z, key.y, key.x}[a])
@@ -544,10 +565,26 @@ func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 		k = min(k, steps(ty, cy[j+1]-cy[j], float64(sp.yl), float64(min(sp.yh, my+1))))
 		k = min(k, steps(tx, cx[j+1]-cx[j], float64(sp.xl), float64(min(sp.xh, mx+1))))
 		end := min(j1, j+1+k)
-		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
 		if mrow != nil {
 			fill(mrow[j+1:end], Sampled)
 		}
+		if s.fixed && end > j+1 {
+			// Step through the chunk in fixed point from the next sample's
+			// position within it: no conversions per sample.
+			j++
+			qz := int64((rz + cz[j] + (0.5 + snap) - float64(sp.zl)) * fixOne)
+			qy := int64((ry + cy[j] + (0.5 + snap) - float64(sp.yl)) * fixOne)
+			qx := int64((rx + cx[j] + (0.5 + snap) - float64(sp.xl)) * fixOne)
+			dz, dy, dx := s.step[0], s.step[1], s.step[2]
+			d := unsafe.Add(sp.d, base)
+			for ; j < end; j++ {
+				row[j] = O(*(*T)(unsafe.Add(d, int(qz>>fixBits)*sz+int(qy>>fixBits)*sy+int(qx>>fixBits)*sx)))
+				qz, qy, qx = qz+dz, qy+dy, qx+dx
+			}
+			j--
+			continue
+		}
+		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
 		for j++; j < end; j++ {
 			z, y, x := int(rz+cz[j]+(0.5+snap)), int(ry+cy[j]+(0.5+snap)), int(rx+cx[j]+(0.5+snap))
 			row[j] = O(*(*T)(unsafe.Add(d, c0+z*sz+y*sy+x*sx)))
@@ -696,10 +733,14 @@ func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 		k = min(k, pairSteps(qy, cy[j+1]-cy[j], sp.yl, min(sp.yh, my+1), dy != 0))
 		k = min(k, pairSteps(qx, cx[j+1]-cx[j], sp.xl, min(sp.xh, mx+1), dx != 0))
 		end := min(j1, j+1+k)
-		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
 		if mrow != nil {
 			fill(mrow[j+1:end], Sampled)
 		}
+		if s.fixed && end > j+1 {
+			j = linearRun[T](s, row, j+1, end, sp, rz+cz[j+1], ry+cy[j+1], rx+cx[j+1], dz, dy, dx)
+			continue
+		}
+		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
 		for j++; j < end; j++ {
 			qz, qy, qx := rz+cz[j], ry+cy[j], rx+cx[j]
 			z, y, x := int(qz+snap), int(qy+snap), int(qx+snap)
@@ -723,6 +764,48 @@ func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 		}
 		j--
 	}
+}
+
+// linearRun interpolates columns j up to end of row, whose 8 samples all
+// lie in the chunk of sp, the first at continuous index (qz, qy, qx),
+// stepping through the chunk in fixed point; dz, dy and dx are the
+// distances in bytes to the second sample along each axis (0 where the
+// first stands in). It returns end−1.
+func linearRun[T, O number](s *Sampler, row []O, j, end int, sp span, qz, qy, qx float64, dz, dy, dx int) int {
+	sz, sy, sx := s.strides[0], s.strides[1], s.strides[2]
+	// Positions within the chunk; snap moves a position within it below
+	// a sample onto that sample, with weight 0, as the float path does.
+	fz := int64(math.Round((qz - float64(sp.zl)) * fixOne))
+	fy := int64(math.Round((qy - float64(sp.yl)) * fixOne))
+	fx := int64(math.Round((qx - float64(sp.xl)) * fixOne))
+	const fsnap = 17592 // snap in fixed point: 1e-9 · 2^44
+	ez, ey, ex := s.step[0], s.step[1], s.step[2]
+	d := unsafe.Add(sp.d, s.base)
+	const unit = 1.0 / fixOne
+	for ; j < end; j++ {
+		gz, gy, gx := fz+fsnap, fy+fsnap, fx+fsnap
+		p := unsafe.Add(d, int(gz>>fixBits)*sz+int(gy>>fixBits)*sy+int(gx>>fixBits)*sx)
+		wz := float64(max(0, gz&fixMask-fsnap)) * unit
+		wy := float64(max(0, gy&fixMask-fsnap)) * unit
+		wx := float64(max(0, gx&fixMask-fsnap)) * unit
+		fz, fy, fx = fz+ez, fy+ey, fx+ex
+		v000 := float64(*(*T)(p))
+		v001 := float64(*(*T)(unsafe.Add(p, dx)))
+		v010 := float64(*(*T)(unsafe.Add(p, dy)))
+		v011 := float64(*(*T)(unsafe.Add(p, dy+dx)))
+		v100 := float64(*(*T)(unsafe.Add(p, dz)))
+		v101 := float64(*(*T)(unsafe.Add(p, dz+dx)))
+		v110 := float64(*(*T)(unsafe.Add(p, dz+dy)))
+		v111 := float64(*(*T)(unsafe.Add(p, dz+dy+dx)))
+		a00 := v000 + wx*(v001-v000)
+		a01 := v010 + wx*(v011-v010)
+		a10 := v100 + wx*(v101-v100)
+		a11 := v110 + wx*(v111-v110)
+		b0 := a00 + wy*(a01-a00)
+		b1 := a10 + wy*(a11-a10)
+		row[j] = O(b0 + wz*(b1-b0))
+	}
+	return end - 1
 }
 
 func b2i(b bool) int {
