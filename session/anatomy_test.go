@@ -1,7 +1,9 @@
 package session
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,9 +161,49 @@ func TestWorldSpace(t *testing.T) {
 				t.Errorf("%s %s: no letters in world space: %+v", conv, o, e)
 			}
 		}
+		// Hover in World Space: the voxel and its world position.
+		h.s.SetOrientation(render.XY)
+		h.waitFrame(func(f *Frame) bool { return f.View.Turn != (render.Turn{}) && f.View.Orientation == render.XY })
+		h.s.Hover(200, 150, true)
+		text := h.s.HoverText()
+		if m := hoverWorld.FindStringSubmatch(text); m == nil || m[1] != "RAS" {
+			t.Errorf("%s: hover in World Space shows %q", conv, text)
+		} else {
+			var idx [3]float64
+			for i := range 3 {
+				j, ok := hoverIndex(text, "XYZ"[i])
+				if !ok {
+					t.Fatalf("no %c in %q", "XYZ"[i], text)
+				}
+				idx[i] = float64(j)
+			}
+			w := an.World(idx[0], idx[1], idx[2])
+			if got := fmt.Sprintf("RAS %s, %s, %s mm", mm4(w[0]), mm4(w[1]), mm4(w[2])); !strings.Contains(text, got) {
+				t.Errorf("%s: hover %q, want %q", conv, text, got)
+			}
+		}
 		h.s.SetWorldSpace(false)
 		if v := h.s.View(); v.Turn != (render.Turn{}) || h.s.WorldSpace() {
 			t.Errorf("%s: World Space off leaves the turn %v", conv, v.Turn)
+		}
+	}
+}
+
+// mm4 writes v as the hover does: four decimals at most.
+func mm4(v float64) string {
+	s := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 4, 64), "0"), ".")
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// TestWorldTextLabelsItsSpace: DICOM's frame is written LPS, NIfTI's RAS.
+func TestWorldTextLabelsItsSpace(t *testing.T) {
+	for _, space := range []string{loader.SpaceLPS, loader.SpaceRAS} {
+		an := anatomy{space: space, affine: [3][4]float64{{0.5, 0, 0, -10}, {0, 0.5, 0, 20.125}, {0, 0, 2, 0}}}
+		if got, want := an.worldText([3]int{3, 4, 5}), space+" -8.5, 22.125, 10 mm"; got != want {
+			t.Errorf("%q, want %q", got, want)
 		}
 	}
 }
