@@ -504,6 +504,9 @@ func obliqueHoverText(p oblique.Source, pl oblique.Plane, v render.View, x, y fl
 		pos = append(pos, phys(m.Levels[0].Translation[m.AxisIndex(c)]+float64(idx[a])*sp[a], unit))
 	}
 	fmt.Fprintf(&t, " (%s)", strings.Join(pos, ", "))
+	if an, ok := anatomyOf(m); ok { // the voxel's world position (World Space)
+		t.WriteString("   " + an.worldText([3]int{idx[oblique.X], idx[oblique.Y], idx[oblique.Z]}))
+	}
 	for _, c := range []byte("TC") {
 		if m.Size(c) > 1 {
 			fmt.Fprintf(&t, "  %c %d", c, v.At(c))

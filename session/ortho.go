@@ -516,11 +516,9 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			drawCross(pane, pn.crossX, pn.crossY)
 			continue
 		}
-		if i != o.active { // the active panel's picture has its letters
-			drawEdges(pane, m, v)
-		}
 		render.DrawTag(pane, panelTag(m, i))
 		drawCrosshair(pane, m, v, pn.at)
+		drawEdges(pane, m, v) // over the crosshair, which runs through the middles of the edges
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]

@@ -225,7 +225,9 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, pyr.Meta(), drawn, stampText(pyr.Meta(), drawn, r.stampAxis))
 	}
-	drawEdges(img, pyr.Meta(), drawn)
+	if r.ortho == nil { // the four panels get theirs over the crosshairs
+		drawEdges(img, pyr.Meta(), drawn)
+	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, auto: auto}
 	if r.proj != nil {
 		f.Projection, f.Slab, f.proj = r.proj.op, [2]int{r.proj.a, r.proj.b}, r.proj

@@ -113,14 +113,15 @@ func (s *Session) setOrientationLocked(m *loader.Meta, o render.Orientation) boo
 		return s.activateLocked(int(o))
 	}
 	row, col, _ := o.Axes()
-	if o == s.view.Orientation && s.view.Turn != (render.Turn{}) {
-		s.view.Turn = render.Turn{} // aligned again
+	aligned := alignedTurn(m, s.view.Turn) // World Space stays on
+	if o == s.view.Orientation && s.view.Turn != aligned {
+		s.view.Turn = aligned // aligned again
 		return true
 	}
 	if m.Size(row) == 1 || m.Size(col) == 1 || o == s.view.Orientation {
 		return false
 	}
-	s.view.Orientation, s.view.Turn = o, render.Turn{}
+	s.view.Orientation, s.view.Turn = o, aligned
 	s.view.Zoom, s.fitted = 0, true
 	if s.view.Y == 0 && s.view.X == 0 {
 		s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
