@@ -141,20 +141,22 @@ func (v *viewer) showsTurn(bin, dir, stack string, after int, rot func(f map[str
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		f := v.turnedFrame(after, func(map[string]any) bool { return true })
 		n := v.frames()
-		if err = v.screenIs(bin, dir, stack, f, rot(f)); err == nil && v.frames() == n {
+		if err = v.screenIs(bin, dir, stack, f, rot(f), false); err == nil && v.frames() == n {
 			return
 		}
 	}
 	t.Fatal(err)
 }
 
-// screenIs compares the screen with plane --rotate r of frame f.
-func (v *viewer) screenIs(bin, dir, stack string, f map[string]any, r string) error {
+// screenIs compares the screen with plane --rotate r of frame f (with
+// panel, the active panel of the four, but its crosshair and name).
+func (v *viewer) screenIs(bin, dir, stack string, f map[string]any, r string, panel bool) error {
 	t := v.t
 	w, h := int(f["width"].(float64)), int(f["height"].(float64))
+	c := f["center"].([]any)
 	args := []string{"plane", stack, "--rotate", r, "--interp", f["interp"].(string),
-		"--center", fmt.Sprintf("%v,%v,%v", f["z"], f["cy"].(float64)-0.5, f["cx"].(float64)-0.5),
-		"--pixel", fmt.Sprint(0.5 / f["zoom"].(float64)), "--size", fmt.Sprintf("%d,%d", h, w),
+		"--center", fmt.Sprintf("%v,%v,%v", c[0], c[1], c[2]),
+		"--pixel", fmt.Sprint(f["pixel"]), "--size", fmt.Sprintf("%d,%d", h, w),
 		"--level", fmt.Sprint(f["level"]), "--level-range", fmt.Sprintf("%v,%v", f["lo"], f["hi"])}
 	if cm, _ := f["colormap"].(string); cm != "" {
 		args = append(args, "--colormap", cm)
@@ -164,6 +166,9 @@ func (v *viewer) screenIs(bin, dir, stack string, f map[string]any, r string) er
 	testtool.Run(t, bin, append(args, "--out", png)...)
 	samples, ref := readBytes(t, raw), testtool.ReadPNG(t, png)
 	expect := func(x, y int) (r, g, b uint32, ok bool) {
+		if panel && x < 40 && y >= h-30 {
+			return 0, 0, 0, false // the panel's name
+		}
 		if loader.Uint16.At(samples, y*w+x) == 0 { // off the data (whose samples are ≥ 1000)
 			return 32 << 8, 32 << 8, 32 << 8, true
 		}
@@ -182,7 +187,11 @@ func (v *viewer) screenIs(bin, dir, stack string, f map[string]any, r string) er
 			}
 		}
 	}
-	if bad := mismatches(screen, best, w, h, 1, expect); bad > w*h/1000 {
+	allowed := w * h / 1000
+	if panel {
+		allowed += w + h // the crosshair
+	}
+	if bad := mismatches(screen, best, w, h, 1, expect); bad > allowed {
 		keep := filepath.Join(os.TempDir(), "vastview-"+t.Name()+".png")
 		if b, err := os.ReadFile(shot); err == nil {
 			os.WriteFile(keep, b, 0o644)
@@ -200,4 +209,73 @@ func readBytes(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestWindowTurnsFourPanels runs the viewer in a real window, lays out the
+// four panels (key 4), turns the frame with the keys in the XY panel (W,
+// D) and with a Ctrl+drag in the XZ panel: the XY panel on screen is what
+// `vastview plane --rotate` draws of its plane each time, and the trace
+// names the panel of each frame.
+func TestWindowTurnsFourPanels(t *testing.T) {
+	dir, bin := windowTest(t)
+	stack := filepath.Join(dir, "stack.tif")
+	testtool.RunPython(t, `
+import sys, numpy as np, tifffile
+z, y, x = np.mgrid[0:40, 0:160, 0:200]
+a = (1000 + 30 * z + 9 * x + 5 * y + 400 * ((x // 16 + y // 16 + z // 4) % 2)).astype(np.uint16)
+tifffile.imwrite(sys.argv[1], a, imagej=True, resolution=(1 / 0.5, 1 / 0.5),
+                 metadata={'spacing': 1.5, 'unit': 'um', 'axes': 'ZYX'})
+`, stack)
+	v := startViewer(t, bin, dir, filepath.Join(dir, "trace.jsonl"), stack)
+	v.key("b", "4")
+	var f map[string]any
+	waitFor(t, "four panels", 20*time.Second, func() bool {
+		f = nil
+		for _, e := range traceEvents(t, v.trace) {
+			if (e["event"] == "frame_shown" || e["event"] == "refined") && e["panel"] == "xy" && e["complete"] == true {
+				f = e
+			}
+		}
+		return f != nil
+	})
+	pw, ph := int(f["width"].(float64)), int(f["height"].(float64))
+	pic := v.events("layout")[0]["picture"].([]any)
+	x0, y0 := int(pic[0].(float64)), int(pic[1].(float64))
+	inXY := func(e map[string]any) bool { return e["panel"] == "xy" }
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(x0+pw/2), fmt.Sprint(y0+ph/2))
+	n := v.frames()
+	v.key("w", "d")
+	v.showsTurnIn(bin, dir, stack, n, inXY, func(map[string]any) string { return "y:5,x:5" })
+	before := fmt.Sprint(v.turnedFrame(n, inXY)["turn"])
+
+	// Ctrl+drag in the XZ panel turns the frame about its vertical axis
+	// (the frame's w): the XY panel turns with it.
+	n = v.frames()
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(x0+pw+2+pw/2), fmt.Sprint(y0+ph/2))
+	testtool.Run(t, "xdotool", "keydown", "ctrl", "mousedown", "1")
+	for i := 0; i < 8; i++ {
+		testtool.Run(t, "xdotool", "mousemove_relative", "--", "5", "0")
+	}
+	testtool.Run(t, "xdotool", "mouseup", "1", "keyup", "ctrl")
+	v.turnedFrame(n, func(e map[string]any) bool { return e["panel"] == "xz" && fmt.Sprint(e["turn"]) != before })
+	n = v.frames()
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(x0+pw/2), fmt.Sprint(y0+ph/2))
+	v.showsTurnIn(bin, dir, stack, n, func(e map[string]any) bool { return inXY(e) && fmt.Sprint(e["turn"]) != before },
+		func(f map[string]any) string { return rotateOf(f["turn"].([]any)) })
+}
+
+// showsTurnIn is showsTurn for the active panel of the four, the last
+// frame being one for which ok holds.
+func (v *viewer) showsTurnIn(bin, dir, stack string, after int, ok func(map[string]any) bool, rot func(f map[string]any) string) {
+	t := v.t
+	t.Helper()
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		f := v.turnedFrame(after, ok)
+		n := v.frames()
+		if err = v.screenIs(bin, dir, stack, f, rot(f), true); err == nil && v.frames() == n {
+			return
+		}
+	}
+	t.Fatal(err)
 }

@@ -50,6 +50,12 @@ type Meta struct {
 	// ValueScale, when non-nil, maps stored values to physical ones
 	// (value = Slope*stored + Intercept), as NIfTI's scl_slope/scl_inter.
 	ValueScale *ValueScale
+	// ValueUnit names the unit of the values ValueScale gives ("HU" for
+	// CT's Hounsfield units), "" when the file does not say.
+	ValueUnit string
+	// Modality is the kind of acquisition the file says it holds, as
+	// DICOM's Modality ("CT", "MR", "PT", ...), "" when it does not say.
+	Modality string
 	// Anatomy, when the file places its samples in a patient or scanner,
 	// maps sample indices to world millimetres (nil when it does not say:
 	// microscopy, MRC, a NIfTI with neither sform nor qform).
@@ -116,6 +122,24 @@ const (
 
 // ValueScale is a linear map from stored sample values to physical values.
 type ValueScale struct{ Slope, Intercept float64 }
+
+// Value returns the physical value of stored value v: Slope·v + Intercept.
+// A nil ValueScale leaves v as it is.
+func (s *ValueScale) Value(v float64) float64 {
+	if s == nil {
+		return v
+	}
+	return s.Slope*v + s.Intercept
+}
+
+// Stored returns the stored value whose physical value is p, the inverse
+// of Value (p itself for a nil ValueScale or a zero slope).
+func (s *ValueScale) Stored(p float64) float64 {
+	if s == nil || s.Slope == 0 {
+		return p
+	}
+	return (p - s.Intercept) / s.Slope
+}
 
 // Level is one stored resolution level.
 type Level struct {

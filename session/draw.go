@@ -8,6 +8,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // request asks the drawer for a scene.
@@ -33,9 +34,13 @@ type Frame struct {
 	// Panel names the active panel of the four-panel layout ("" for one
 	// plane): View is its view, Img shows all four.
 	Panel string
+	// Vol, for a frame of the 3-D view (alone, or the active panel of
+	// four), says how it was drawn.
+	Vol *Frame3D
 
 	data      *Data
-	proj      *projection // what Projection was drawn from
+	proj      *projection    // what Projection was drawn from
+	plane     *oblique.Plane // the plane sampled, for an oblique view
 	gen       uint64
 	asked     time.Time
 	auto      bool  // the window was chosen by auto-contrast
@@ -154,6 +159,14 @@ func (d *drawer) stop() {
 	d.mu.Unlock()
 }
 
+// again has the last scene drawn again, as when chunks arrive.
+func (d *drawer) again() {
+	select {
+	case d.poke <- struct{}{}:
+	default:
+	}
+}
+
 func (d *drawer) run() {
 	defer close(d.done)
 	var last request
@@ -190,6 +203,7 @@ func (d *drawer) run() {
 		default:
 		}
 		drawn = time.Now()
+		r.again = d.again
 		f := d.p.paint(&r.Scene)
 		f.asked = r.asked
 		last, lastFrame = r, f
@@ -265,4 +279,14 @@ func (d *drawer) take() *Frame {
 	default:
 	}
 	return f
+}
+
+// Plane returns the plane an oblique frame sampled (in the four panels,
+// the active panel's), in physical units as `vastview plane --rotate`
+// takes it; false for a frame of an axis-aligned plane.
+func (f *Frame) Plane() (oblique.Plane, bool) {
+	if f.plane == nil {
+		return oblique.Plane{}, false
+	}
+	return *f.plane, true
 }

@@ -5,6 +5,7 @@ import (
 
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // TakeFrame returns the newest frame to show (nil if none waits, or it is
@@ -48,6 +49,8 @@ func (s *Session) TakeFrame() *Frame {
 	if f.Info.Complete || f.Info.Settled() && f.Info.Failed > 0 {
 		f.data.StartBuild()
 		s.askHistogramLocked(f)
+	} else if f.Vol != nil {
+		f.data.StartBuild() // the 3-D view is drawn from the coarse levels: they are built at once
 	}
 	if f.Info.Failed > 0 && f.Info.Err != nil {
 		// Noted now, not only when the pyramid's event about it comes:
@@ -115,11 +118,26 @@ func (ft *frameTracer) shown(prev, f *Frame, now time.Time) {
 		fields["turn"] = v.Turn[:] // the rotation matrix minus the identity (Z, Y, X order)
 		fields["interp"] = map[bool]string{false: "nearest", true: "linear"}[v.Linear]
 	}
+	if pl := f.plane; pl != nil {
+		// The plane sampled: its centre in level-0 indices (Z, Y, X) and
+		// its pixel in the spacing's unit, as plane --center and --pixel.
+		sp := oblique.Spacing(f.data.Pyr.Meta())
+		fields["center"] = []float64{pl.Center[0] / sp[0], pl.Center[1] / sp[1], pl.Center[2] / sp[2]}
+		fields["pixel"] = pl.Pixel
+	}
 	if f.Layers > 0 {
 		fields["layers"] = f.Layers // layers drawn over the data
 	}
+	if f.Vol != nil {
+		fields["mode3d"] = f.Vol.Mode.String()
+		fields["scale"] = f.Vol.Scale // the screen scale
+		fields["draw_ms"] = float64(f.Vol.Took.Microseconds()) / 1000
+		if f.Vol.Args != nil {
+			fields["render"] = f.Vol.Args // `vastview render` of the same picture
+		}
+	}
 	if f.Panel != "" {
-		fields["panel"] = f.Panel // the active panel of the four
+		fields["panel"] = f.Panel // the active panel of the four, or "3d"
 	}
 	if f.Projection != loader.NoProjection {
 		fields["projection"] = f.Projection.String()

@@ -44,14 +44,14 @@ func (s *Session) HoverText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, y, in := s.hover.at()
-	if !in || s.data == nil || s.shown == nil {
+	if !in || s.data == nil || s.shown == nil || s.over3DLocked() {
 		return ""
 	}
 	t := s.hover.text(s.data, s.shown)
 	if s.layers.empty() {
 		return t
 	}
-	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, x, y)
+	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, s.shown.plane, x, y)
 	if t == "" && lt != "" { // beside the image, over a layer
 		loc := s.shown.View.Locate(s.data.Pyr.Meta(), x, y)
 		t = fmt.Sprintf("%c %d  %c %d  (beyond the image)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row)
@@ -69,8 +69,12 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	if p := f.proj; p != nil {      // the projection's values, not the plane's
 		pyr, valueName, at = p, p.op.String(), onProjection(shown)
 	}
-	if Oblique(shown) && f.proj == nil {
-		return obliqueHoverText(d.Pyr, shown, h.x, h.y)
+	if f.plane != nil && f.proj == nil {
+		t := obliqueHoverText(d.Pyr, *f.plane, shown, h.x, h.y)
+		if t != "" && f.Projection != loader.NoProjection {
+			t += slabHoverText(d.Pyr, *f.plane, shown, f.Projection, f.Slab, h.x, h.y)
+		}
+		return t
 	}
 	loc := shown.Locate(m, h.x, h.y)
 	if !loc.Inside {
@@ -79,7 +83,7 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%c %d  %c %d   (%s, %s)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row,
 		phys(loc.ColPhys, loc.ColUnit), phys(loc.RowPhys, loc.RowUnit))
-	for _, a := range []byte("ZTC") {
+	for _, a := range []byte("ZYXTC") { // every axis: the voxel index in full
 		if a == loc.ColAxis || a == loc.RowAxis || m.Size(a) <= 1 || a == 'C' && (m.RGB || len(shown.Channels) > 0) {
 			continue
 		}
@@ -89,6 +93,9 @@ func (h *pointer) text(d *Data, f *Frame) string {
 				fmt.Fprintf(&b, " (%s)", name)
 			}
 		}
+	}
+	if an, ok := anatomyOf(m); ok {
+		b.WriteString("   " + an.worldText(locIndex(loc, shown)))
 	}
 	if m.RGB && shown.Colormap == render.RGB {
 		var rgb [3]string
@@ -125,13 +132,34 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	return b.String()
 }
 
+// locIndex is the level-0 index (x, y, z) of the sample at loc in view v.
+func locIndex(loc render.Location, v render.View) (idx [3]int) {
+	for i, a := range []byte("XYZ") {
+		switch a {
+		case loc.ColAxis:
+			idx[i] = loc.Col
+		case loc.RowAxis:
+			idx[i] = loc.Row
+		default:
+			idx[i] = v.At(a)
+		}
+	}
+	return idx
+}
+
 // valueText writes a sample (little-endian, of type dt) as stored, every
 // digit of an integer, and its physical value when the file (described by
 // m) scales values.
 func valueText(m *loader.Meta, dt loader.DType, sample []byte) string {
 	s, v := dt.Text(sample, 0), dt.At(sample, 0)
+	unit := ""
+	if m.ValueUnit != "" {
+		unit = " " + m.ValueUnit
+	}
 	if m.ValueScale != nil {
-		s += fmt.Sprintf(" (%.6g)", v*m.ValueScale.Slope+m.ValueScale.Intercept)
+		s += fmt.Sprintf(" (%.6g%s)", m.ValueScale.Value(v), unit)
+	} else {
+		s += unit
 	}
 	return s
 }

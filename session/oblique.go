@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"math"
@@ -23,11 +24,53 @@ type obliqueDraw struct {
 	mask []uint8
 	bufs [3]*image.RGBA
 	next int
+	pj   oblique.Projector // projections along the normal
+	vals []float64         // a projection's values, for its window
 	// last is the picture of the last frame the painter drew if it was an
 	// oblique one (nil otherwise): what no level in memory can give yet
 	// keeps its pixels rather than turning to background.
 	last     *image.RGBA
 	lastData *Data
+}
+
+// obliqueSlab is a projection of an oblique plane along its normal w: op
+// over planes D apart (D: the data's smallest spacing), the planes of
+// slab when it is set, else thick planes about the plane (offsets
+// −(thick−1)/2 on), or every plane that meets the data (thick 0).
+type obliqueSlab struct {
+	op    loader.Projection
+	thick int
+	slab  *oblique.Slab
+}
+
+// of is the slab of plane pl of data m.
+func (os *obliqueSlab) of(m *loader.Meta, pl oblique.Plane) oblique.Slab {
+	if os.slab != nil {
+		return *os.slab
+	}
+	d := SlabStep(m)
+	if os.thick <= 0 {
+		return oblique.SlabAll(m, pl, d)
+	}
+	a := -(os.thick - 1) / 2
+	return oblique.Slab{A: a, B: a + os.thick - 1, Step: d}
+}
+
+// SlabStep is the step between the planes of a projection of an oblique
+// plane of data m along its normal: the smallest spacing of its spatial
+// axes.
+func SlabStep(m *loader.Meta) float64 {
+	sp := oblique.Spacing(m)
+	d := math.Inf(1)
+	for a, c := range []byte("ZYX") {
+		if m.AxisIndex(c) >= 0 {
+			d = min(d, sp[a])
+		}
+	}
+	if math.IsInf(d, 0) {
+		return 1
+	}
+	return d
 }
 
 // Oblique reports whether view v shows an oblique plane (turned, or
@@ -50,6 +93,9 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	slot := map[byte]int{'Z': oblique.Z, 'Y': oblique.Y, 'X': oblique.X}
 	var u0, v0, idx oblique.Vec
 	u0[slot[col]], v0[slot[row]] = 1, 1
+	if f := v.Flip(); f.Col || f.Row { // the display transform: a flipped axis runs backwards
+		u0[slot[col]], v0[slot[row]] = flipSign(f.Col), flipSign(f.Row)
+	}
 	idx[slot[col]] = v.Center.Col - 0.5
 	idx[slot[row]] = v.Center.Row - 0.5
 	idx[slot[normal]] = float64(v.At(normal))
@@ -61,40 +107,184 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	return p
 }
 
-// paintOblique draws the oblique plane of scene r: sampled from the
-// level whose samples best match a screen pixel, what is not in memory
-// yet from coarser levels (and asked for, nearest the centre first), in
-// the view's channel, window and colormap; the background outside the
-// data.
+// paintOblique draws the oblique plane of scene r (in the four panels,
+// the active panel's): sampled from the level whose samples best match a
+// screen pixel, what is not in memory yet from coarser levels (and asked
+// for, nearest the centre first), in the view's channel, window and
+// colormap; the background outside the data.
 func (p *planePainter) paintOblique(r *Scene) *Frame {
 	pyr := r.d.Pyr
 	m := pyr.Meta()
 	v := r.view
 	var pl oblique.Plane
-	var k int
-	if sp := r.sampled; sp != nil {
-		pl, k = sp.plane, sp.level
+	if n := pyr.Refreshes(); n != p.refreshes {
+		p.refreshes = n
+		p.r.Forget()
+		p.ob.s.Forget()
+		for i := range p.pob {
+			p.pob[i].s.Forget()
+		}
+	}
+	k := -1
+	switch {
+	case r.sampled != nil:
+		pl, k = r.sampled.plane, r.sampled.level
 		v.Width, v.Height = pl.W, pl.H
 		v.T, v.C = pl.T, pl.C
-	} else {
+	case r.ortho != nil:
+		pn := &r.ortho.panels[r.ortho.active]
+		pl, v.Zoom, v.Center = pn.plane, pn.view.Zoom, pn.view.Center
+	default:
 		v.Width, v.Height = max(1, min(16384, v.Width)), max(1, min(16384, v.Height))
 		if !(v.Zoom > 0) {
 			v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
 		}
+		pl = ObliquePlane(m, v)
+	}
+	if k < 0 {
+		k = oblique.ChooseLevel(m, pl)
 	}
 	auto := v.Lo == v.Hi
-	if auto {
-		v.Lo, v.Hi = p.autoWindow(r.d, v)
+	var img *image.RGBA
+	var info oblique.Info
+	var sl oblique.Slab
+	if r.slab != nil {
+		// A projection along the normal: its window from its own values,
+		// once it is complete.
+		sl = r.slab.of(m, pl)
+		buf, dt, in := p.projectBuf(&p.ob, r, pl, sl, k, v.Linear, levels.Visible)
+		info = in
+		if auto && info.Complete {
+			v.Lo, v.Hi = p.ob.window(buf, dt)
+		}
+		drawn := v
+		if drawn.Lo == drawn.Hi {
+			drawn.Lo, drawn.Hi = 0, 1
+		}
+		img = p.ob.picture(buf, dt, pl.W, pl.H, drawn, nil)
+	} else {
+		if auto {
+			v.Lo, v.Hi = p.autoWindow(r.d, v)
+		}
+		drawn := v
+		if drawn.Lo == drawn.Hi {
+			drawn.Lo, drawn.Hi = 0, 1
+		}
+		img, info = p.samplePicture(&p.ob, r, pl, k, drawn, levels.Visible)
 	}
 	drawn := v
 	if drawn.Lo == drawn.Hi {
 		drawn.Lo, drawn.Hi = 0, 1
 	}
-	o := &p.ob
-	if r.sampled == nil {
-		pl = ObliquePlane(m, v)
-		k = oblique.ChooseLevel(m, pl)
+	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
+		Failed: info.Failed, Err: info.Err}
+	layers := 0
+	if len(r.layers) > 0 && r.slab == nil {
+		layers = p.drawObliqueLayers(img, &ri, r, pl, drawn)
 	}
+	if r.scaleBar && (r.sampled != nil || r.ortho != nil) {
+		drawPlaneScaleBar(img, m, pl)
+	} else if r.scaleBar {
+		render.DrawScaleBar(img, m, drawn)
+	}
+	if r.stampAxis != 0 {
+		render.DrawStamp(img, m, drawn, stampText(m, drawn, r.stampAxis))
+	}
+	if r.sampled == nil && r.ortho == nil {
+		drawEdges(img, m, drawn)
+	}
+	f := &Frame{Img: img, View: v, Info: ri, Layers: layers, data: r.d, gen: r.gen, auto: auto, plane: &pl}
+	if r.slab != nil {
+		f.Projection, f.Slab = r.slab.op, [2]int{sl.A, sl.B}
+	}
+	f.readTotal, _ = pyr.BytesRead()
+	return f
+}
+
+// samplePicture samples plane pl of scene r's data at level k (coarser
+// levels where its chunks are not in memory) into the next of o's
+// pictures, through drawn's window and colormap, the background where
+// the plane leaves the data, and asks for the missing chunks at prio.
+func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, drawn render.View,
+	prio levels.Priority) (*image.RGBA, oblique.Info) {
+	buf, dt, info := o.sampleBuf(r.d.Pyr, r.gen, pl, k, drawn.Linear, prio)
+	var keep *Data // whose last picture may stand where no level holds data yet
+	if r.sampled == nil && info.Failed == 0 {
+		keep = r.d
+	}
+	return o.picture(buf, dt, pl.W, pl.H, drawn, keep), info
+}
+
+// projectBuf projects slab sl of plane pl of scene r's data at level k
+// (coarser levels where its chunks are not in memory) along the plane's
+// normal by the slab's op into o's buffers, noting in o's mask where it
+// has data, and asks for the missing chunks at prio. It returns the
+// values (the data's type for the max and min of nearest samples, else
+// float32).
+func (p *planePainter) projectBuf(o *obliqueDraw, r *Scene, pl oblique.Plane, sl oblique.Slab, k int, linear bool,
+	prio levels.Priority) ([]byte, loader.DType, oblique.Info) {
+	pyr := r.d.Pyr
+	m := pyr.Meta()
+	n := pl.W * pl.H
+	if cap(o.mask) < n {
+		o.mask = make([]uint8, n)
+	}
+	o.mask = o.mask[:n]
+	o.pj.Mask = o.mask
+	op := r.slab.op
+	var info oblique.Info
+	var buf []byte
+	dt := m.DType
+	if linear || op == loader.ProjectMean {
+		dt = loader.Float32
+	}
+	if linear {
+		if cap(o.flt) < n {
+			o.flt = make([]float32, n)
+		}
+		o.flt = o.flt[:n]
+		info = o.pj.Float(o.flt, pl, sl, pyr, k, oblique.Linear, op)
+		buf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(o.flt))), 4*n)
+	} else {
+		if cap(o.nat) < n*dt.Size() {
+			o.nat = make([]byte, n*dt.Size())
+		}
+		o.nat = o.nat[:n*dt.Size()]
+		info = o.pj.Native(o.nat, pl, sl, pyr, k, op)
+		buf = o.nat
+	}
+	o.pj.Request(pyr, prio, r.gen)
+	return buf, dt, info
+}
+
+// window is the auto-contrast window of values buf (of type dt) where
+// o's mask says there is data: their 0.1 and 99.9 percentiles, of at
+// most about 260,000 of them.
+func (o *obliqueDraw) window(buf []byte, dt loader.DType) (lo, hi float64) {
+	n := len(o.mask)
+	step := max(1, n>>18)
+	o.vals = o.vals[:0]
+	for i := 0; i < n; i += step {
+		if o.mask[i] == oblique.Sampled {
+			if v := dt.At(buf, i); !math.IsNaN(v) && !math.IsInf(v, 0) {
+				o.vals = append(o.vals, v)
+			}
+		}
+	}
+	if len(o.vals) == 0 {
+		return 0, 0
+	}
+	return render.Quantiles(o.vals)
+}
+
+// sampleBuf samples plane pl of pyr at level k (coarser levels where its
+// chunks are not in memory) into o's buffers, noting in o's mask where it
+// has data, and asks for the missing chunks at prio for view generation
+// gen. It returns the samples (float32 with linear, else the data's
+// type).
+func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane, k int, linear bool,
+	prio levels.Priority) ([]byte, loader.DType, oblique.Info) {
+	m := pyr.Meta()
 	n := pl.W * pl.H
 	if cap(o.mask) < n {
 		o.mask = make([]uint8, n)
@@ -104,7 +294,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	var buf []byte
 	dt := m.DType
 	var info oblique.Info
-	if v.Linear {
+	if linear {
 		if cap(o.flt) < n {
 			o.flt = make([]float32, n)
 		}
@@ -119,11 +309,20 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		info = o.s.Native(o.nat, pl, pyr, k)
 		buf = o.nat
 	}
-	o.s.Request(pyr, levels.Visible, r.gen)
+	o.s.Request(pyr, prio, gen)
+	return buf, dt, info
+}
+
+// picture paints values buf (of type dt, w×h) into the next of o's
+// pictures through drawn's window and colormap, the background where o's
+// mask says there is no data; where no level in memory has data yet, the
+// last picture's pixels when it was of the same size and of data keep
+// (nil: none kept).
+func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn render.View, keep *Data) *image.RGBA {
 	o.next = (o.next + 1) % len(o.bufs)
 	img := o.bufs[o.next]
-	if img == nil || img.Rect.Dx() != pl.W || img.Rect.Dy() != pl.H {
-		img = image.NewRGBA(image.Rect(0, 0, pl.W, pl.H))
+	if img == nil || img.Rect.Dx() != w || img.Rect.Dy() != h {
+		img = image.NewRGBA(image.Rect(0, 0, w, h))
 		o.bufs[o.next] = img
 	}
 	o.pt.Paint(img.Pix, buf, dt, drawn.Lo, drawn.Hi, render.ColormapOrGray(drawn.Colormap))
@@ -131,7 +330,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	// frame was of other data or a size, or chunks failed to load (what
 	// cannot come is not shown as if it were there).
 	prev := o.last
-	if prev == nil || prev == img || prev.Rect != img.Rect || r.sampled != nil || o.lastData != r.d || info.Failed > 0 {
+	if prev == nil || prev == img || prev.Rect != img.Rect || keep == nil || o.lastData != keep {
 		prev = nil
 	}
 	for i, st := range o.mask {
@@ -144,20 +343,8 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 			q[0], q[1], q[2], q[3] = obliqueBackground[0], obliqueBackground[1], obliqueBackground[2], 255
 		}
 	}
-	o.last, o.lastData = img, r.d
-	if r.scaleBar && r.sampled != nil {
-		drawPlaneScaleBar(img, m, pl)
-	} else if r.scaleBar {
-		render.DrawScaleBar(img, m, drawn)
-	}
-	if r.stampAxis != 0 {
-		render.DrawStamp(img, m, drawn, stampText(m, drawn, r.stampAxis))
-	}
-	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
-		Failed: info.Failed, Err: info.Err}
-	f := &Frame{Img: img, View: v, Info: ri, data: r.d, gen: r.gen, auto: auto}
-	f.readTotal, _ = pyr.BytesRead()
-	return f
+	o.last, o.lastData = img, keep
+	return img
 }
 
 // sampledPlane is a plane through the volume drawn as it is given,
@@ -171,14 +358,19 @@ type sampledPlane struct {
 // its picture: one sample of the picture is pl.Pixel in the unit of m's
 // X axis.
 func drawPlaneScaleBar(img *image.RGBA, m *loader.Meta, pl oblique.Plane) {
-	unit := ""
-	if i := m.AxisIndex('X'); i >= 0 && i < len(m.Units) {
-		unit = m.Units[i]
-	}
+	unit := unitOf(m)
 	sm := loader.NewMeta(m.Format, "YX", []int{pl.H, pl.W}, m.DType, []int{pl.H, pl.W},
 		[]float64{pl.Pixel, pl.Pixel}, []string{unit, unit})
 	render.DrawScaleBar(img, sm, render.View{Zoom: 1, Width: pl.W, Height: pl.H,
 		Center: render.Point{Col: float64(pl.W) / 2, Row: float64(pl.H) / 2}})
+}
+
+// unitOf is the unit of data m's X axis, that of oblique planes' pixels.
+func unitOf(m *loader.Meta) string {
+	if i := m.AxisIndex('X'); i >= 0 && i < len(m.Units) {
+		return m.Units[i]
+	}
+	return ""
 }
 
 // obliqueBackground is the colour outside the data and where no level has
@@ -207,21 +399,25 @@ func (s *Session) turnKey(a Action) {
 
 // Turn turns the plane by deg degrees (right-handed) about the screen's
 // horizontal axis (axis 0, pointing right), its vertical axis (1, pointing
-// down) or the axis into the screen (2), through the view's centre. A
+// down) or the axis into the screen (2), through the view's centre; in
+// the four panels, the active panel's axes, the frame of all three planes
+// turning about the position they show. A
 // plane of data with fewer than three spatial axes of more than one sample
 // is not turned.
 func (s *Session) Turn(axis int, deg float64) {
 	s.update(func(m *loader.Meta) bool {
-		if s.ortho.on || m.Size('Z') < 2 || m.Size('Y') < 2 || m.Size('X') < 2 {
+		if m.Size('Z') < 2 || m.Size('Y') < 2 || m.Size('X') < 2 {
 			return false
 		}
-		if !(s.view.Zoom > 0) {
+		if !s.ortho.on && !(s.view.Zoom > 0) {
 			s.view.Zoom, s.view.Center = render.Fit(m, s.view.Orientation, s.view.Width, s.view.Height)
 		}
 		pl := ObliquePlane(m, s.view)
 		d := [3]oblique.Vec{pl.U, pl.V, pl.U.Cross(pl.V)}[axis]
 		s.view.Turn = s.view.Turn.About(d, deg)
-		s.fitted = false
+		if !s.ortho.on {
+			s.fitted = false
+		}
 		return true
 	})
 }
@@ -273,12 +469,11 @@ func rememberedTurn(f []float64) render.Turn {
 }
 
 // obliqueHoverText describes the data under viewport position (x, y) of
-// oblique view v of p: the level-0 sample nearest the position the pixel
+// oblique view v of p, showing plane pl: the level-0 sample nearest the position the pixel
 // there samples (its indices and the physical position of its centre)
 // and its value, from the finest level in memory; "" off the data.
-func obliqueHoverText(p oblique.Source, v render.View, x, y float64) string {
+func obliqueHoverText(p oblique.Source, pl oblique.Plane, v render.View, x, y float64) string {
 	m := p.Meta()
-	pl := ObliquePlane(m, v)
 	P := pl.At(math.Floor(y), math.Floor(x))
 	sp, n := oblique.Spacing(m), oblique.Extent(m)
 	var idx [3]int
@@ -309,6 +504,9 @@ func obliqueHoverText(p oblique.Source, v render.View, x, y float64) string {
 		pos = append(pos, phys(m.Levels[0].Translation[m.AxisIndex(c)]+float64(idx[a])*sp[a], unit))
 	}
 	fmt.Fprintf(&t, " (%s)", strings.Join(pos, ", "))
+	if an, ok := anatomyOf(m); ok { // the voxel's world position (World Space)
+		t.WriteString("   " + an.worldText([3]int{idx[oblique.X], idx[oblique.Y], idx[oblique.Z]}))
+	}
 	for _, c := range []byte("TC") {
 		if m.Size(c) > 1 {
 			fmt.Fprintf(&t, "  %c %d", c, v.At(c))
@@ -356,4 +554,44 @@ func (s *Session) dragTurn(dx, dy float64, fine bool) {
 	if dy != 0 {
 		s.Turn(0, dy*k)
 	}
+}
+
+// flipSign is -1 for a flipped axis, else 1.
+func flipSign(flipped bool) float64 {
+	if flipped {
+		return -1
+	}
+	return 1
+}
+
+// slabHoverText is the read-out of the projection by op along the normal
+// of oblique plane pl (of view v of p) over the planes slab[0]..slab[1]
+// at viewport position (x, y), from the finest levels in memory: "   max
+// 1234"; "" where the projection has no value in memory.
+func slabHoverText(p oblique.Source, pl oblique.Plane, v render.View, op loader.Projection, slab [2]int, x, y float64) string {
+	m := p.Meta()
+	one := pl
+	one.Center = pl.At(math.Floor(y), math.Floor(x))
+	one.W, one.H, one.T, one.C = 1, 1, v.T, v.C
+	var pj oblique.Projector
+	st := []uint8{0}
+	pj.Mask = st
+	sl := oblique.Slab{A: slab[0], B: slab[1], Step: SlabStep(m)}
+	var b []byte
+	dt := m.DType
+	if v.Linear {
+		f := []float32{0}
+		pj.Float(f, one, sl, p, 0, oblique.Linear, op)
+		b, dt = binary.LittleEndian.AppendUint32(nil, math.Float32bits(f[0])), loader.Float32
+	} else {
+		if op == loader.ProjectMean {
+			dt = loader.Float32
+		}
+		b = make([]byte, dt.Size())
+		pj.Native(b, one, sl, p, 0, op)
+	}
+	if st[0] != oblique.Sampled {
+		return ""
+	}
+	return fmt.Sprintf("   %s %s", op, valueText(m, dt, b))
 }

@@ -9,6 +9,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // Layout is how the view is laid out in the viewport.
@@ -19,7 +20,8 @@ const (
 	// SingleView shows one plane.
 	SingleView Layout = iota
 	// FourPanels shows the XY, XZ and YZ planes through one position, a
-	// crosshair marking it in each, and the XY maximum projection.
+	// crosshair marking it in each, and the 3-D view (the XY maximum
+	// projection for data the 3-D view cannot show).
 	FourPanels
 )
 
@@ -38,6 +40,18 @@ var panelOrient = [numPanels]render.Orientation{render.XY, render.XZ, render.YZ,
 // panelNames name the panels in traces and on the panels.
 var panelNames = [numPanels]string{"xy", "xz", "yz", "max"}
 
+// panelTag is the name written on panel i of data m: its plane's
+// anatomical name for a volume with an anatomical orientation ("axial"),
+// else the plane's ("xy"); the projection's panel is "max" either way.
+func panelTag(m *loader.Meta, i int) string {
+	if i != panelProj {
+		if n := PlaneName(m, panelOrient[i]); n != "" {
+			return n
+		}
+	}
+	return panelNames[i]
+}
+
 // panelGap is the width of the gutter between panels, in pixels.
 const panelGap = 2
 
@@ -54,6 +68,11 @@ type orthoState struct {
 	linked bool // a zoom in one panel zooms them all
 	w, h   int  // the whole viewport
 	proj   *projection
+	// at is the shared position a click in a turned panel chose (level-0
+	// indices Z, Y, X, between samples), while the view's indices are
+	// atFor, the samples nearest it (see position).
+	at    oblique.Vec
+	atFor [3]int
 }
 
 // panelZoom is a panel's zoom and centre; zoom 0 fits its plane.
@@ -68,6 +87,12 @@ type orthoDraw struct {
 	active int
 	panels [numPanels]panelDraw
 	proj   *projection
+	// turned: the view is turned (or sampled trilinearly), and the XY,
+	// XZ and YZ panels show the planes of its frame through pos (level-0
+	// indices Z, Y, X), each panel's plane (see turnedLayout).
+	turned bool
+	pos    oblique.Vec
+	sp     oblique.Vec // the data's spacing
 }
 
 // panelDraw is one panel: where it lies, its view (the active panel's
@@ -78,10 +103,17 @@ type panelDraw struct {
 	view         render.View
 	fitLo, fitHi render.Point
 	at           [3]float64 // Z, Y, X: the centres of the position's samples
+	// plane is a turned panel's plane, and (crossX, crossY) where the
+	// position lies over its picture.
+	plane          oblique.Plane
+	crossX, crossY float64
 }
 
 // moveTo moves every panel's position to i along axis a (a movie's step).
 func (o *orthoDraw) moveTo(a byte, i int) {
+	if o.turned {
+		o.moveTurned(a, i)
+	}
 	for k := range o.panels {
 		p := &o.panels[k]
 		p.view.SetAt(a, i)
@@ -110,13 +142,19 @@ func (s *Session) Layout() Layout {
 	if s.ortho.on {
 		return FourPanels
 	}
+	if s.v3.on {
+		return View3D
+	}
 	return SingleView
 }
 
 // SetLayout shows one plane or the four panels (for volumes: data with
 // one plane has nothing to show across it).
 func (s *Session) SetLayout(l Layout) {
-	s.update(func(m *loader.Meta) bool { return s.setLayoutLocked(m, l) })
+	s.update(func(m *loader.Meta) bool {
+		a := s.set3DLocked(m, l == View3D)
+		return s.setLayoutLocked(m, l) || a
+	})
 }
 
 // ToggleLayout switches between one plane and the four panels.
@@ -142,6 +180,12 @@ func (s *Session) setLayoutLocked(m *loader.Meta, l Layout) bool {
 		}
 		if s.view.Y == 0 && s.view.X == 0 {
 			s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
+		}
+		if s.view.Turn != (render.Turn{}) {
+			// The panels' position is the centre of the turned plane
+			// shown: the active panel shows that plane.
+			pl, sp := ObliquePlane(m, s.view), oblique.Spacing(m)
+			s.ortho.setPosition(m, &s.view, oblique.Vec{pl.Center[0] / sp[0], pl.Center[1] / sp[1], pl.Center[2] / sp[2]})
 		}
 		r := panelRects(s.ortho.w, s.ortho.h)[0]
 		s.view.Width, s.view.Height = r.Dx(), r.Dy()
@@ -223,14 +267,28 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 
 // Drag follows a drag to viewport position (x, y), by (dx, dy) since the
 // last: in the four panels it moves the position there, as a click does
-// (with Shift held, it pans the panel); one plane shown, it pans, or turns
+// (with Shift held, it pans the panel; with Ctrl, it turns the frame of
+// the three planes); one plane shown, it pans, or turns
 // the plane about the view's centre with Ctrl held or when the plane is
 // already turned out of XY, XZ and YZ (Shift+drag then pans; Ctrl+Shift
 // turns in fine steps).
 func (s *Session) Drag(x, y, dx, dy float64) {
+	if s.drag3D(x, y, dx, dy) {
+		return
+	}
 	s.mu.Lock()
+	if s.rois.drag.on { // a measuring tool's drag
+		x, y = s.toPanelLocked(x, y)
+		if rv, ok := s.roiViewLocked(); ok {
+			s.dragROILocked(rv.sample(&s.rois.list[s.rois.drag.roi], x, y))
+			s.measureLocked()
+		}
+		s.unlockNotify(ROIChanged)
+		return
+	}
 	move := s.ortho.on && !s.mods.Shift
-	turn := !s.ortho.on && (s.mods.Ctrl || !s.mods.Shift && planeTurned(s.view))
+	// In the four panels a plain drag moves the position: Ctrl+drag turns.
+	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
 	if !s.dragging && !s.ortho.on && (turn || Oblique(s.view)) && s.data != nil {
 		s.dragging, s.dragEnd = true, s.data.Pyr.Playback()
@@ -248,7 +306,8 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 }
 
 // DragEnd ends a drag: the levels being built, paused while an oblique
-// plane was dragged, go on.
+// plane was dragged, go on; a 3-D view drawn coarse while its camera
+// moved is refined.
 func (s *Session) DragEnd() {
 	s.mu.Lock()
 	end := s.dragEnd
@@ -257,11 +316,13 @@ func (s *Session) DragEnd() {
 	if end != nil {
 		end()
 	}
+	s.end3DDrag()
 }
 
 // Click moves the position the four panels show to the data under
 // viewport position (x, y): the two axes of the panel clicked, the other
-// panels following; one plane shown, it does nothing.
+// panels following; in turned panels, to the point the sample clicked
+// lies at, in 3-D; one plane shown, it does nothing.
 func (s *Session) Click(x, y float64) {
 	s.mu.Lock()
 	if !s.ortho.on || s.data == nil || s.shown == nil {
@@ -270,6 +331,15 @@ func (s *Session) Click(x, y float64) {
 	}
 	x, y = s.toPanelLocked(x, y)
 	m := s.data.Pyr.Meta()
+	if Oblique(s.view) && s.ortho.active != panelProj {
+		if s.clickTurnedLocked(m, x, y) {
+			s.askLocked(s.clock.Now(), 0)
+			s.unlockNotify(ViewChanged | HoverChanged)
+			return
+		}
+		s.unlockNotify(ViewChanged)
+		return
+	}
 	v := s.view
 	if !(v.Zoom > 0) {
 		lo, hi := s.fitBoxLocked(v.Orientation)
@@ -333,7 +403,15 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	return s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+	var proj *projection
+	if r.vol == nil { // the fourth panel shows the Z projection, not the 3-D view
+		proj = s.orthoProjLocked()
+	}
+	od := s.ortho.layout(r.view, s.view, s.fitBoxLocked, proj)
+	if Oblique(r.view) {
+		od.turnedLayout(s.data.Pyr.Meta(), s.ortho.position(s.view))
+	}
+	return od
 }
 
 // layout is the four panels as the painter draws them: each panel gets
@@ -405,8 +483,16 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 	for i, pn := range o.panels {
 		var img *image.RGBA
 		v := pn.view
-		if i == o.active {
+		if i == panelProj && r.vol != nil {
+			img = p.panel3D(r, f, pn.rect.Dx(), pn.rect.Dy())
+		} else if i == o.active {
 			img, v = f.Img, f.View
+		} else if o.turned && i != panelProj {
+			v.Lo, v.Hi, v.Colormap = f.View.Lo, f.View.Hi, f.View.Colormap
+			if v.Lo == v.Hi {
+				v.Lo, v.Hi = 0, 1
+			}
+			img = p.turnedPanel(r, i, v, f)
 		} else {
 			v.Lo, v.Hi, v.Channels = f.View.Lo, f.View.Hi, f.View.Channels
 			if v.Lo == v.Hi {
@@ -421,11 +507,24 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
-		render.DrawTag(pane, panelNames[i])
+		if i == panelProj && r.vol != nil {
+			render.DrawTag(pane, panel3D)
+			continue
+		}
+		if o.turned && i != panelProj {
+			render.DrawTag(pane, panelNames[i])
+			drawCross(pane, pn.crossX, pn.crossY)
+			continue
+		}
+		render.DrawTag(pane, panelTag(m, i))
 		drawCrosshair(pane, m, v, pn.at)
+		drawEdges(pane, m, v) // over the crosshair, which runs through the middles of the edges
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
+	if o.active == panelProj && r.vol != nil {
+		f.Panel = panel3D
+	}
 }
 
 // drawCrosshair draws the lines through position at (Z, Y, X sample
@@ -501,7 +600,7 @@ type panelCache struct {
 func sameView(a, b render.View) bool {
 	return a.Orientation == b.Orientation && a.T == b.T && a.C == b.C && a.Z == b.Z && a.Y == b.Y && a.X == b.X &&
 		a.Zoom == b.Zoom && a.Center == b.Center && a.Lo == b.Lo && a.Hi == b.Hi && a.Colormap == b.Colormap &&
-		a.Width == b.Width && a.Height == b.Height
+		a.Width == b.Width && a.Height == b.Height && a.Flips == b.Flips
 }
 
 // orthoTarget returns the next of the painter's four-panel pictures, w × h.

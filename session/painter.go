@@ -44,6 +44,19 @@ type Scene struct {
 	// through the volume given outright, sampled from one level (see
 	// Picture.Sample); the view gives its channel, window and colormap.
 	sampled *sampledPlane
+	// slab, when set, has an oblique plane (turned, or sampled as given)
+	// drawn as the projection along its normal.
+	slab *obliqueSlab
+	// cast, when set, is drawn instead of the view's plane: a 3-D
+	// rendering (see Picture.Cast).
+	cast *castScene
+	// vol, when set, has the 3-D view drawn: instead of the plane, or
+	// as the fourth of the four panels.
+	vol *volumeScene
+	// again, when set, has the scene drawn again (its Frame incomplete)
+	// without waiting for chunks: the 3-D view refines in steps, a newer
+	// scene going first.
+	again func()
 }
 
 // painter draws scenes: the seam between the drawing loops (the
@@ -77,6 +90,11 @@ type planePainter struct {
 	onext     int
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
+	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
+	tpanels   [numPanels]turnedPanelCache
+	lob       []*layerDrawing // layers' over oblique planes (see drawObliqueLayers)
+	vol       volumeDraw      // 3-D renderings' (see paintVolume)
+	v3d       view3dDraw      // the 3-D view's (see view3dDraw.paint)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -84,8 +102,17 @@ func newPlanePainter() *planePainter { return &planePainter{} }
 // paint draws one scene, choosing the auto-contrast window first if
 // the view has none.
 func (p *planePainter) paint(r *Scene) *Frame {
-	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && r.ortho == nil {
-		return p.paintOblique(r)
+	if r.cast != nil {
+		return p.paintVolume(r)
+	}
+	single3D := r.vol != nil && r.ortho == nil // the 3-D view alone: drawn below
+	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && !single3D {
+		if r.ortho == nil {
+			return p.paintOblique(r)
+		}
+		f := p.paintOblique(r)
+		p.compose(r, f)
+		return f
 	}
 	p.ob.last = nil
 	pyr := r.d.Pyr
@@ -148,6 +175,12 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	}
 	unchosen := v // the windows as asked for: those to choose are 0, 0
 	v, drawn, auto := pick(v)
+	if r.vol != nil && r.ortho == nil {
+		img, info, f3 := p.v3d.paint(r, drawn, v.Width, v.Height)
+		f := &Frame{Img: img, View: v, Info: info, Vol: f3, Panel: panel3D, data: r.d, gen: r.gen, auto: auto}
+		f.readTotal, _ = pyr.BytesRead()
+		return f
+	}
 	if n := pyr.Refreshes(); n != p.refreshes {
 		p.refreshes = n
 		p.r.Forget()
@@ -191,6 +224,9 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	}
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, pyr.Meta(), drawn, stampText(pyr.Meta(), drawn, r.stampAxis))
+	}
+	if r.ortho == nil { // the four panels get theirs over the crosshairs
+		drawEdges(img, pyr.Meta(), drawn)
 	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, auto: auto}
 	if r.proj != nil {

@@ -47,6 +47,8 @@
 //     the data opened ahead of need, handed the name of the data shown.
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
+//   - roiState (roi.go, roimeasure.go): the measuring tool, the ROIs drawn
+//     and their measurements, computed by workers that hand them back.
 //
 // Still the session's own, under its lock: the data shown, the view and
 // whether it is fitted, the frame shown, the modifier keys, the status
@@ -110,6 +112,7 @@ const (
 	ListChanged                          // the browsing list, or the place in it
 	ThumbnailsChanged                    // a thumbnail of the list is made
 	LayersChanged                        // the layers over the image, or how they are shown
+	ROIChanged                           // the measuring tool, the ROIs, their measurements
 )
 
 // Problem is an error to show the user: what failed (a file's name, an
@@ -166,11 +169,14 @@ type Session struct {
 	browse   browseState
 	thumbs   thumbnails
 	layers   layerState
-	noBar    bool // the scale bar is hidden (View → Scale Bar)
-	stamp    bool // the time stamp is drawn (View → Time Stamp)
+	noBar    bool       // the scale bar is hidden (View → Scale Bar)
+	conv     Convention // how anatomical volumes are laid on the screen (View → Display Convention)
+	stamp    bool       // the time stamp is drawn (View → Time Stamp)
 	proj     projState
 	ortho    orthoState
+	v3       view3dState
 	traced   frameTracer
+	rois     roiState // the measuring tools and the ROIs
 
 	notes notifier // what waits for the host: its own lock
 
@@ -198,7 +204,11 @@ func New(opts Options) *Session {
 	if s.prefs == nil {
 		s.prefs = prefs.New(&prefs.MapStore{})
 	}
+	if c, err := ParseConvention(s.prefs.DisplayConvention()); err == nil && c != StorageOrder {
+		s.conv = c
+	}
 	s.play.rate = defaultPlayRate
+	s.rois.reset()
 	s.draw = newDrawer(s)
 	s.hw = newHistWorker(s.channelRange, s.setHistogram)
 	go s.draw.run()
@@ -344,6 +354,8 @@ func (s *Session) show(d *Data, keep bool) error {
 		recent = true
 	}
 	s.hist.reset()
+	s.rois.reset()
+	s.restoreROIsLocked()
 	s.draw.follow(d)
 	d.Pyr.SetCacheBytes(s.prefs.CacheBytes())
 	s.askLocked(s.clock.Now(), 0)
@@ -383,12 +395,17 @@ func (s *Session) resetViewLocked() {
 	s.fitted = true
 	s.chans.reset(m)
 	s.loadChannelLocked()
+	three := s.v3.on
+	s.v3 = view3dState{}
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
 			s.restoreViewLocked(saved)
 			four = saved.Layout == "four"
+			three = saved.Layout == "3d"
 		}
 	}
+	s.v3.on = three && !four && can3D(m)
+	s.view.Flips = Flips(m, s.conv)
 	if four {
 		s.setLayoutLocked(m, FourPanels)
 	}

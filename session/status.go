@@ -89,20 +89,31 @@ func (s *Session) status0() (st Status) {
 	}
 	st.Text = fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
 		level, len(pyr.Levels())-1, state, pyr.Pending(), HumanBytes(pyr.CacheUsed()))
-	if shown != nil && shown.View.Zoom > 0 {
+	if shown != nil && shown.View.Zoom > 0 && shown.Panel != panel3D { // the 3-D view's zoom is its camera's
 		zoom := fmt.Sprintf("zoom %.3g×", shown.View.Zoom)
 		if ps := render.PixelSize(pyr.Meta(), shown.View); ps != "" {
 			zoom += " (" + ps + ")"
 		}
 		st.Text = zoom + "   " + st.Text
 	}
-	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection && shown.Panel == "" {
+	if shown != nil && shown.plane != nil {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
+	}
+	if shown != nil && shown.Vol != nil {
+		st.Text = status3D(shown) + "   " + st.Text
+	}
+	if shown != nil && shown.Projection == loader.NoProjection {
+		if an := anatomyNote(pyr.Meta(), shown.View); an != "" {
+			st.Text = an + "   " + st.Text
+		}
 	}
 	if play != "" {
 		st.Text = play + "   " + st.Text
 	}
-	if shown != nil && shown.Projection != 0 {
+	if shown != nil && shown.Projection != 0 && shown.plane != nil {
+		st.Text = fmt.Sprintf("%s along w %d–%d × %s   ", shown.Projection, shown.Slab[0], shown.Slab[1],
+			phys(SlabStep(pyr.Meta()), unitOf(pyr.Meta()))) + st.Text
+	} else if shown != nil && shown.Projection != 0 {
 		_, _, normal := shown.View.Orientation.Axes()
 		st.Text = fmt.Sprintf("%s of %c %d–%d   ", shown.Projection, normal+'a'-'A', shown.Slab[0], shown.Slab[1]) + st.Text
 	}

@@ -28,6 +28,10 @@ type infoJSON struct {
 	Levels     []levelJSON        `json:"levels"`
 	Chunk      []int              `json:"chunk"`
 	ValueScale *loader.ValueScale `json:"value_scale,omitempty"`
+	// ValueUnit is the unit of the scaled values ("HU"); Modality the
+	// acquisition's kind ("CT", "MR"), each when the file says.
+	ValueUnit string `json:"value_unit,omitempty"`
+	Modality  string `json:"modality,omitempty"`
 	// Orientation is the anatomical direction toward which X, Y and Z
 	// increase (nibabel's aff2axcodes), when the file places its samples in
 	// a patient; Space is the world frame of Affine ("RAS" or "LPS"), and
@@ -118,7 +122,7 @@ func printInfoJSON(out io.Writer, m *loader.Meta) error {
 	j := infoJSON{
 		Format: m.Format, Axes: m.Axes, Shape: m.Shape, DType: m.DType.String(),
 		Spacing: m.Spacing, Units: m.Units, Chunk: m.Levels[0].Chunk,
-		ValueScale: m.ValueScale, Label: m.Label, DataFiles: m.DataFiles,
+		ValueScale: m.ValueScale, ValueUnit: m.ValueUnit, Modality: m.Modality, Label: m.Label, DataFiles: m.DataFiles,
 		ChannelMode: m.ChannelMode, Notes: m.Notes,
 	}
 	if a := m.Anatomy; a != nil {
@@ -174,7 +178,13 @@ func printInfoText(out io.Writer, path string, m *loader.Meta) {
 	}
 	fmt.Fprintf(out, "  size     %s\n  chunk    %s\n", session.HumanBytes(int64(size)), joinInts(m.Levels[0].Chunk, " × "))
 	if m.ValueScale != nil {
-		fmt.Fprintf(out, "  values   stored × %s + %s\n", loader.FormatValue(m.ValueScale.Slope), loader.FormatValue(m.ValueScale.Intercept))
+		fmt.Fprintf(out, "  values   stored × %s + %s", loader.FormatValue(m.ValueScale.Slope), loader.FormatValue(m.ValueScale.Intercept))
+		if m.ValueUnit != "" {
+			fmt.Fprintf(out, " %s", printable(m.ValueUnit))
+		}
+		fmt.Fprintln(out)
+	} else if m.ValueUnit != "" {
+		fmt.Fprintf(out, "  values   %s\n", printable(m.ValueUnit))
 	}
 	if a := m.Anatomy; a != nil {
 		fmt.Fprintf(out, "  orientation %s (world: %s mm", a.Codes(), a.Space)

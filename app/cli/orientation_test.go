@@ -53,3 +53,16 @@ nib.save(img, d + "/none.nii")
 		t.Errorf("no sform or qform:\n%s", text)
 	}
 }
+
+// TestInfoValueUnit checks that info says a CT's values are Hounsfield
+// units, with the modality, in text and --json, and gives an LPS frame.
+func TestInfoValueUnit(t *testing.T) {
+	ct := testtool.SharedData(t, "dicom/CT_small.dcm")
+	j := infoOf(t, ct)
+	if j.ValueUnit != "HU" || j.Modality != "CT" || j.Space != "LPS" || j.Orientation != "LPS" {
+		t.Errorf("value unit %q modality %q space %q orientation %q; want HU CT LPS LPS", j.ValueUnit, j.Modality, j.Space, j.Orientation)
+	}
+	if text := mustRun(t, "info", ct); len(linesWith(text, "  values   stored × 1 + -1024 HU")) != 1 {
+		t.Errorf("want the values' unit in\n%s", text)
+	}
+}

@@ -84,7 +84,8 @@ type nibAnatomy struct {
 }
 
 // checkAnatomy compares the anatomy vastview reads from each file with
-// nibabel's.
+// nibabel's, and checks that the levels' translation is the same
+// transform's offset.
 func checkAnatomy(t *testing.T, paths []string) {
 	t.Helper()
 	var want []nibAnatomy
@@ -98,7 +99,8 @@ func checkAnatomy(t *testing.T, paths []string) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		a := src.Meta().Anatomy
+		m := src.Meta()
+		a := m.Anatomy
 		src.Close()
 		name := filepath.Base(p)
 		if w.SformCode == 0 && w.QformCode == 0 {
@@ -110,6 +112,11 @@ func checkAnatomy(t *testing.T, paths []string) {
 		if a == nil {
 			t.Errorf("%s: no anatomy; nibabel reads %s", name, w.Codes)
 			continue
+		}
+		for k, c := range "XYZ" {
+			if i := m.AxisIndex(byte(c)); i >= 0 && m.Levels[0].Translation[i] != a.Affine[k][3] {
+				t.Errorf("%s: translation %v (%s), the affine's offset is column 3 of %v", name, m.Levels[0].Translation, m.Axes, a.Affine)
+			}
 		}
 		if a.Space != loader.SpaceRAS {
 			t.Errorf("%s: space %q, want RAS", name, a.Space)
@@ -191,4 +198,43 @@ func TestAnatomyWritten(t *testing.T) {
 		paths = append(paths, p)
 	}
 	checkAnatomy(t, paths)
+}
+
+// TestTimeStepNibabelData checks that nibabel's 4-D test files (fMRI runs)
+// have a T axis whose step is the TR nibabel reads (get_zooms()[3]) in its
+// xyzt_units time unit.
+func TestTimeStepNibabelData(t *testing.T) {
+	testtool.RequirePython(t, "nibabel", "numpy")
+	out := testtool.RunPython(t, `
+import os, json, nibabel as nib
+d = os.path.join(os.path.dirname(nib.__file__), "tests", "data")
+out = []
+for f in ("example4d.nii.gz", "functional.nii", "example_nifti2.nii.gz"):
+    h = nib.load(os.path.join(d, f)).header
+    out.append({"path": os.path.join(d, f), "shape": [int(v) for v in h.get_data_shape()],
+        "tr": float(h.get_zooms()[3]), "unit": h.get_xyzt_units()[1]})
+print(json.dumps(out))
+`)
+	var want []struct {
+		Path  string  `json:"path"`
+		Shape []int   `json:"shape"`
+		TR    float64 `json:"tr"`
+		Unit  string  `json:"unit"`
+	}
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatalf("python output %q: %v", out, err)
+	}
+	for _, w := range want {
+		src, err := loader.Open(context.Background(), w.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := src.Meta()
+		src.Close()
+		ti := m.AxisIndex('T')
+		if ti < 0 || m.Shape[ti] != w.Shape[3] || m.Spacing[ti] != w.TR || m.Units[ti] != ngffUnit[w.Unit] {
+			t.Errorf("%s: axes %s shape %v spacing %v units %q; nibabel: %d time points, TR %v %s",
+				filepath.Base(w.Path), m.Axes, m.Shape, m.Spacing, m.Units, w.Shape[3], w.TR, w.Unit)
+		}
+	}
 }

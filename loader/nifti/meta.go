@@ -178,14 +178,14 @@ func buildLayout(h *header) (*layout, error) {
 }
 
 // origin returns the world position of the first voxel (x, y, z), from the
-// qform or else the sform.
+// transform the anatomy uses: the sform, or else the qform.
 func (h *header) origin() ([3]float64, bool) {
 	var o [3]float64
 	switch {
-	case h.qformCode > 0:
-		o = h.qoffset
-	case h.sformCode > 0:
+	case h.sformCode != 0:
 		o = [3]float64{h.srow[0][3], h.srow[1][3], h.srow[2][3]}
+	case h.qformCode != 0:
+		o = h.qoffset
 	default:
 		return o, false
 	}

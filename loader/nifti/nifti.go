@@ -6,8 +6,8 @@
 // "TZYX" (dim[4] is time), and a fifth dimension longer than 1 becomes a C
 // axis, the slowest ("CTZYX", or "CZYX" when there is one time point).
 // RGB24 and RGBA32 voxels become an interleaved C axis before Y. Spacing is
-// |pixdim|, units come from xyzt_units, the translation from the qform (or
-// else the sform) offset, and scl_slope/scl_inter are reported as
+// |pixdim|, units come from xyzt_units, the translation from the sform (or
+// else the qform) offset, and scl_slope/scl_inter are reported as
 // Meta.ValueScale; samples are the stored values, unscaled. Meta.Anatomy is
 // the sform (or else the qform) in scanner RAS+ millimetres, chosen and
 // computed as nibabel does; nil when neither code is set.

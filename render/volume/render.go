@@ -29,6 +29,9 @@ type Renderer struct {
 	// Workers is the number of goroutines rendering tiles at once; 0 is
 	// GOMAXPROCS.
 	Workers int
+	// NoSkip samples every slice of every tile, even where the chunks'
+	// ranges say it changes nothing (to measure what skipping saves).
+	NoSkip bool
 
 	f      *frame
 	pool   *pool
@@ -78,8 +81,11 @@ type frame struct {
 	cm     *render.Colormap
 	lo, hi float64
 	alpha  [256]float32 // Alpha: opacity per ramp entry
+	isoB   int          // Iso: the gradient's half span in output samples
+	isoM   int          // and in steps
 	rgb    [256][3]float32
 
+	noSkip        bool
 	tilesX, tiles int
 	next          atomic.Int64
 }
@@ -87,8 +93,8 @@ type frame struct {
 // worker is one goroutine's buffers.
 type worker struct {
 	s       oblique.Sampler
-	buf     [3][]float32
-	mask    [3][]uint8
+	buf     [][]float32 // the slices sampled, in a ring (Iso: 2·isoM + 1)
+	mask    [][]uint8
 	acc     []float32
 	sum     []float64
 	cnt     []int32
@@ -96,7 +102,10 @@ type worker struct {
 	col     [][4]float32
 	hit     []int32
 	missed  map[missKey]struct{}
-	samples int64
+	sk      skipper
+	thr     float32 // MIP, MinIP: the running max (min) a slice must pass to change a ray
+	sampled int64
+	skipped int64
 	failed  int
 	err     error
 	done    bool // every chunk of the level was in memory
@@ -130,6 +139,7 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 	m := src.Meta()
 	level = max(0, min(len(m.Levels)-1, level))
 	f.p, f.src, f.meta, f.level, f.o = p, src, m, level, o
+	f.noSkip = r.NoSkip
 	_, _, f.w = basisOf(p)
 	f.sp, f.n = oblique.Spacing(m), oblique.Extent(m)
 	smallest := math.Inf(1)
@@ -162,11 +172,21 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 			f.clipLo[a], f.clipHi[a] = float64(o.Clip.Lo[a])-0.5-1e-9, float64(o.Clip.Hi[a])-0.5-2e-9
 		}
 	}
+	// Iso's gradient spans at least the level's largest sample.
+	span := 0.0
+	for a, c := range []byte("ZYX") {
+		if i := m.AxisIndex(c); i >= 0 && lv.Shape[i] > 0 {
+			span = max(span, f.sp[a]*float64(m.Shape[i])/float64(lv.Shape[i]))
+		}
+	}
+	f.isoB = int(max(1, min(8, math.Ceil(span/p.Pixel-1e-9))))
+	f.isoM = int(max(1, min(8, math.Ceil(span/f.step-1e-9))))
 	f.tilesX = (p.W + tileW - 1) / tileW
 	f.tiles = f.tilesX * ((p.H + tileH - 1) / tileH)
 	for _, w := range f.ws[:nw] {
 		clear(w.missed)
-		w.samples, w.failed, w.err, w.done = 0, 0, nil, true
+		w.sampled, w.skipped, w.failed, w.err, w.done = 0, 0, 0, nil, true
+		w.sk.prepare(f)
 	}
 	if o.Mode == Alpha {
 		op := o.Opacity
@@ -311,7 +331,8 @@ func (r *Renderer) start(f *frame) Info {
 // chunks to the Renderer's.
 func (r *Renderer) gather(f *frame, info *Info) {
 	for _, w := range f.ws[:r.workers()] {
-		info.Samples += w.samples
+		info.Samples += w.sampled
+		info.Skipped += w.skipped
 		info.Failed += w.failed
 		if info.Err == nil {
 			info.Err = w.err

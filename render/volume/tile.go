@@ -106,38 +106,42 @@ func (w *worker) tile(f *frame, i0, j0, i1, j1 int) {
 			}
 		}
 	}
-	// The tile's plane: its centre is that of the tile, one sample more
-	// on each side for Iso's gradient.
-	border := 0
+	// The tile's plane: its centre is that of the tile, with a border
+	// for Iso's gradient.
+	border, ring, m := 0, 1, int32(0)
 	if f.o.Mode == Iso {
-		border = 1
+		border, m = f.isoB, int32(f.isoM)
+		ring = 2*f.isoM + 1
 	}
 	q := f.p
 	q.W, q.H = tw+2*border, th+2*border
 	q.Center = f.p.At(float64(i0)+float64(th-1)/2, float64(j0)+float64(tw-1)/2)
 	center := q.Center
 	qn := q.W * q.H
-	for b := range w.buf {
+	for len(w.buf) < ring {
+		w.buf, w.mask = append(w.buf, nil), append(w.mask, nil)
+	}
+	for b := range w.buf[:ring] {
 		w.buf[b] = growF(w.buf[b], qn)
 		w.mask[b] = grow(w.mask[b], qn)
 	}
 	w.begin(f, n)
 	if kmin <= kmax {
-		lo, hi := kmin, kmax
-		if f.o.Mode == Iso {
-			lo, hi = lo-1, hi+1
-		}
+		lo, hi := kmin-m, kmax+m
 		active := n
 		for k := lo; k <= hi && active > 0; k++ {
-			b := int(k-lo) % 3
-			if f.o.Mode != Iso {
-				b = 0
-			}
+			b := int(k-lo) % ring
 			q.Center = center.Add(f.w.Scale(float64(k) * f.step))
+			if w.sk.on {
+				if vlo, vhi, ok := w.sk.rangeOf(f, &q, f.w, float64(m)*f.step); ok && w.skippable(f, vlo, vhi) {
+					w.skipped += int64(qn)
+					continue
+				}
+			}
 			w.s.Mask = w.mask[b]
 			info := w.s.Float(w.buf[b], q, f.src, f.level, f.o.Interp)
 			w.note(&info)
-			w.samples += int64(qn)
+			w.sampled += int64(qn)
 			active = w.merge(f, k, lo, b, tw, th)
 		}
 	}
@@ -175,6 +179,7 @@ func (w *worker) begin(f *frame, n int) {
 		for i := range w.acc {
 			w.acc[i] = init
 		}
+		w.thr = init
 	case Mean:
 		w.sum, w.cnt = grow(w.sum, n), grow(w.cnt, n)
 		clear(w.sum)
@@ -198,27 +203,50 @@ func (w *worker) merge(f *frame, k, lo int32, b, tw, th int) int {
 	active := 0
 	switch f.o.Mode {
 	case MIP:
+		// thr: the smallest running max of the rays still to sample.
+		thr := float32(math.Inf(1))
 		for p, v := range vals[:tw*th] {
-			if k < w.ka[p] || k > w.kb[p] {
-				active += b2i(k < w.ka[p])
+			ka, kb := w.ka[p], w.kb[p]
+			if k < ka || k > kb {
+				if k < ka {
+					active++
+					thr = float32(math.Inf(-1))
+				}
 				continue
 			}
 			active++
-			if mask[p] == oblique.Sampled && v > w.acc[p] {
-				w.acc[p] = v
+			a := w.acc[p]
+			if mask[p] == oblique.Sampled && v > a {
+				a = v
+				w.acc[p] = a
+			}
+			if kb > k && a < thr {
+				thr = a
 			}
 		}
+		w.thr = thr
 	case MinIP:
+		thr := float32(math.Inf(-1))
 		for p, v := range vals[:tw*th] {
-			if k < w.ka[p] || k > w.kb[p] {
-				active += b2i(k < w.ka[p])
+			ka, kb := w.ka[p], w.kb[p]
+			if k < ka || k > kb {
+				if k < ka {
+					active++
+					thr = float32(math.Inf(1))
+				}
 				continue
 			}
 			active++
-			if mask[p] == oblique.Sampled && v < w.acc[p] {
-				w.acc[p] = v
+			a := w.acc[p]
+			if mask[p] == oblique.Sampled && v < a {
+				a = v
+				w.acc[p] = a
+			}
+			if kb > k && a > thr {
+				thr = a
 			}
 		}
+		w.thr = thr
 	case Mean:
 		for p, v := range vals[:tw*th] {
 			if k < w.ka[p] || k > w.kb[p] {
@@ -257,6 +285,28 @@ func (w *worker) merge(f *frame, k, lo int32, b, tw, th int) int {
 	return active
 }
 
+// skippable reports whether samples all within [lo, hi] would change
+// none of the tile's rays.
+func (w *worker) skippable(f *frame, lo, hi float64) bool {
+	switch f.o.Mode {
+	case MIP:
+		return hi <= float64(w.thr)
+	case MinIP:
+		return lo >= float64(w.thr)
+	case Alpha:
+		// Entry 0 of the ramp is transparent: values below half an
+		// entry above the window's low end.
+		span := f.hi - f.lo
+		if span == 0 {
+			return hi < f.lo
+		}
+		return span > 0 && (hi-f.lo)*255/span < 0.5
+	case Iso:
+		return hi < f.o.Iso
+	}
+	return false
+}
+
 // opaque is the accumulated opacity at which a ray stops: what is behind
 // changes no byte of its colour.
 const opaque = 1 - 0.5/255
@@ -287,20 +337,26 @@ func b2i(b bool) int {
 // is on slice k, and shades those whose hit was on slice k−1 now that the
 // slices on both sides of it are sampled.
 func (w *worker) mergeIso(f *frame, k, lo int32, b, tw, th int) int {
-	qw := tw + 2
+	B, m := f.isoB, int32(f.isoM)
+	ring := 2*f.isoM + 1
+	qw := tw + 2*B
 	vals, mask := w.buf[b], w.mask[b]
 	iso := float32(f.o.Iso)
 	active := 0
 	for i := 0; i < th; i++ {
 		for j := 0; j < tw; j++ {
 			p := i*tw + j
-			at := (i+1)*qw + j + 1
+			at := (i+B)*qw + j + B
 			h := w.hit[p]
 			switch {
-			case h == k-1 && k-1 >= lo+1:
-				w.shade(f, p, at, qw, (b+1)%3, (b+2)%3, b)
+			case h == k-m:
+				// The slices m before and after the hit are sampled:
+				// the oldest in the ring, and this one.
+				w.shade(f, p, at, qw, (b+1)%ring, (b+ring-f.isoM)%ring, b)
 				w.hit[p] = math.MaxInt32 // shaded
+			case h == math.MaxInt32:
 			case h != math.MinInt32:
+				active++ // to be shaded
 			case k < w.ka[p]:
 				active++
 			case k > w.kb[p]:
@@ -319,12 +375,16 @@ func (w *worker) mergeIso(f *frame, k, lo int32, b, tw, th int) int {
 const ambient = 0.2
 
 // shade colours ray p (at sample at of the bordered tile, qw wide) hit on
-// the slice in buffer cur, with prev and next the slices before and after.
+// the slice in buffer cur, by the gradient there: central differences
+// over isoB samples of the tile on each side and over the slices isoM
+// before (prev) and after (next), spans no shorter than the level's
+// samples so that nearest samples give a slope.
 func (w *worker) shade(f *frame, p, at, qw, prev, cur, next int) {
-	c := w.buf[cur]
-	gu := float64(c[at+1]-c[at-1]) / (2 * f.p.Pixel)
-	gv := float64(c[at+qw]-c[at-qw]) / (2 * f.p.Pixel)
-	gw := float64(w.buf[next][at]-w.buf[prev][at]) / (2 * f.step)
+	c, B := w.buf[cur], f.isoB
+	h := float64(2*B) * f.p.Pixel
+	gu := float64(c[at+B]-c[at-B]) / h
+	gv := float64(c[at+B*qw]-c[at-B*qw]) / h
+	gw := float64(w.buf[next][at]-w.buf[prev][at]) / (float64(2*f.isoM) * f.step)
 	g := math.Sqrt(gu*gu + gv*gv + gw*gw)
 	l := 1.0
 	if g > 0 {
