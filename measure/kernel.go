@@ -253,6 +253,24 @@ func linspace(a, b float64, n int) []float64 {
 	return out
 }
 
+// simdOut is what the AVX2 kernels leave: eight lanes of sums (of the
+// samples biased to int16), two of four lanes of sums of squares, and
+// sixteen lanes of extremes (the samples' bits).
+type simdOut struct {
+	sum      [8]int32
+	sq0, sq1 [4]uint64
+	lo, hi   [16]uint16
+}
+
+// asBytes is the memory of v.
+func asBytes[T any](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(z)))
+}
+
 // simdBlock is the most samples one call of an AVX2 kernel takes: its
 // 32-bit lanes of sums cannot overflow.
 const simdBlock = 1 << 18
@@ -260,15 +278,18 @@ const simdBlock = 1 << 18
 // exact16 sums 16-bit samples v (uint16 or int16) with the AVX2 kernels
 // where they run, the rest in Go, as exactContiguous does.
 func exact16[T ~uint16 | ~int16](v []T, signed bool) (sum int64, sq uint64, lo, hi T) {
+	if !haveSIMD {
+		return exactContiguous(v)
+	}
 	var o simdOut
 	n := len(v) &^ 15
 	lo, hi = v[0], v[0]
 	for at := 0; at < n; {
 		k := min(simdBlock, n-at)
 		if signed {
-			i16AVX2((*int16)(unsafe.Pointer(&v[at])), k, &o)
+			i16AVX2(view[int16](asBytes(v[at:at+k])), &o)
 		} else {
-			u16AVX2((*uint16)(unsafe.Pointer(&v[at])), k, &o)
+			u16AVX2(view[uint16](asBytes(v[at:at+k])), &o)
 		}
 		var s int64
 		var q uint64
@@ -287,7 +308,7 @@ func exact16[T ~uint16 | ~int16](v []T, signed bool) (sum int64, sq uint64, lo, 
 		sum += s
 		sq += q
 		for i := range o.lo {
-			lo, hi = min(lo, T(o.lo[i])), max(hi, T(o.hi[i]))
+			lo, hi = min(lo, T(o.lo[i])), max(hi, T(o.hi[i])) // int16 from its bits
 		}
 		at += k
 	}

@@ -213,13 +213,16 @@ func plan(m *loader.Meta, q *Query, k int) (*geom, error) {
 		g.r1--
 		g.spans = g.spans[:len(g.spans)-1]
 	}
+	if m.AxisIndex('T') < 0 && q.Plane.T != 0 {
+		return nil, fmt.Errorf("the data has no T axis (axes %s)", m.Axes)
+	}
 	g.at = make([]int, len(m.Axes))
 	for i := range len(m.Axes) {
 		switch m.Axes[i] {
 		case 'T':
 			g.at[i] = q.Plane.T
 			if g.at[i] < 0 || g.at[i] >= l.Shape[i] {
-				return nil, fmt.Errorf("T=%d is outside 0..%d", g.at[i], l.Shape[i]-1)
+				return nil, fmt.Errorf("%c=%d is outside 0..%d", m.Axes[i], g.at[i], l.Shape[i]-1)
 			}
 		}
 	}

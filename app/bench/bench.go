@@ -47,6 +47,7 @@ var benchmarks = []benchmark{
 	{"movie", benchMovie},
 	{"video", func(ctx context.Context, env *benchEnv) error { return benchVideo(ctx, env.dir, env.report) }},
 	{"playback", benchPlayback},
+	{"render", benchRender},
 }
 
 // Names lists the benchmarks, in the order Run runs them.

@@ -28,6 +28,12 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	fps := fs.Float64("fps", 0, "frames per second of an MP4 (default: the file's rate along t, else 25)")
 	overwrite := fs.Bool("overwrite", false, "replace an existing output")
 	stamp := fs.Bool("timestamp", false, "write the time (the plane's position along z) on each frame")
+	var ob obliqueOpts
+	ob.flags(fs)
+	var co castOpts
+	co.flags(fs)
+	renderMode := fs.String("render", "", "mip, minip, mean, alpha or iso: a 3-D rendering (with --orbit)")
+	orbit := fs.Float64("orbit", 0, "with --render: the degrees the camera turns about the picture's vertical axis")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"movie: " + err.Error()}
@@ -56,6 +62,14 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	}
 	if o.given["fps"] && !(*fps > 0 && *fps <= 1000) {
 		return usageError{"movie: --fps wants a rate above 0, at most 1000"}
+	}
+	if *renderMode != "" || o.given["orbit"] {
+		return o.orbitMovie(pos[0], pos[1], &ob, &co, *renderMode, *orbit, mo, stderr)
+	}
+	for _, f := range []string{"rotate", "center", "size", "pixel", "interp", "step", "iso"} {
+		if o.given[f] {
+			return usageError{"movie: --" + f + " goes with --render and --orbit"}
+		}
 	}
 	if err := o.check("movie"); err != nil {
 		return err
