@@ -218,7 +218,7 @@ func (s *Session) Select(i int) {
 	c := ROIChanged
 	if i >= 0 && s.data != nil {
 		r := &s.rois.list[i]
-		if s.view.Orientation == r.Plane && s.view.Turn == (render.Turn{}) {
+		if r.Obl == nil && s.view.Orientation == r.Plane && s.view.Turn == (render.Turn{}) {
 			_, _, normal := r.Plane.Axes()
 			at := r.At
 			if r.Kind == KindPoints && len(r.Ats) > 0 {
