@@ -283,9 +283,9 @@ func (s *Session) scroll3D(x, y, dy float64) bool {
 	return true
 }
 
-// DragEnd ends a drag: a 3-D view drawn coarse while its camera moved is
-// refined.
-func (s *Session) DragEnd() {
+// end3DDrag ends a drag of the 3-D view: drawn coarse while its camera
+// moved, it is refined.
+func (s *Session) end3DDrag() {
 	s.mu.Lock()
 	moving := s.v3.moving
 	s.mu.Unlock()
