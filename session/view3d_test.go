@@ -162,10 +162,9 @@ func TestFourPanelsShow3D(t *testing.T) {
 	h.s.SetWindow(0, 3000)
 	h.s.Resize(402, 302) // panels of 200 × 150
 	h.s.SetLayout(FourPanels)
-	f := h.waitFrame(func(f *Frame) bool { return f.Panel == "xy" && f.Info.Complete && f.Img.Rect.Dx() == 402 })
-	if f.Vol == nil {
-		t.Fatal("the four panels' frame has no 3-D panel")
-	}
+	f := h.waitFrame(func(f *Frame) bool {
+		return f.Panel == "xy" && f.Info.Complete && f.Img.Rect.Dx() == 402 && f.Vol != nil && f.Vol.Complete
+	})
 	want := want3D(t, h, Camera{}, 200, 150, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}})
 	r := panelRects(402, 302)[panelProj]
 	check := func(f *Frame, want *image.RGBA, what string) {
@@ -185,7 +184,7 @@ func TestFourPanelsShow3D(t *testing.T) {
 	}
 	check(f, want, "at first")
 	h.s.Press(KeyPeriod) // a step in the XY panel: the 3-D panel is kept
-	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Z == 7 })
+	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Z == 7 && f.Vol.Complete })
 	check(f, want, "after a step")
 	x, y := float64(r.Min.X+100), float64(r.Min.Y+75)
 	h.s.Drag(x+30, y, 30, 0)
@@ -194,7 +193,7 @@ func TestFourPanelsShow3D(t *testing.T) {
 	if got := h.s.Camera(); got != c {
 		t.Fatalf("a drag over the fourth panel left the camera %+v, want %+v", got, c)
 	}
-	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil && f.Vol.Scale == 1 })
+	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil && f.Vol.Complete })
 	check(f, want3D(t, h, c, 200, 150, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}}), "turned")
 }
 
