@@ -531,7 +531,7 @@ func TestHistogramBarsLinearOrLog(t *testing.T) {
 	onUI(func() {
 		v.contrast.toggleLinear()
 		if !v.contrast.panel.linear {
-			t.Error("View → Linear / Log Histogram did not switch the bars")
+			t.Error("View → Show / Hide → Linear / Log Histogram did not switch the bars")
 		}
 	})
 }
@@ -871,8 +871,8 @@ func TestMenuItemsShowTheirKeys(t *testing.T) {
 	}
 	for label, want := range map[string]fyne.KeyName{
 		"Four Panels": fyne.Key4, "Scale Bar": fyne.KeyB, "Time Stamp": fyne.KeyT,
-		"Projection: Max, Min, Mean, None": fyne.KeyP, "Show / Hide Histogram": fyne.KeyG,
-		"Show / Hide Layers": fyne.KeyV, "Cycle Channel Mode": fyne.KeyM,
+		"Projection: Max, Min, Mean, None": fyne.KeyP, "Histogram": fyne.KeyG,
+		"Layers": fyne.KeyV, "Cycle Channel Mode": fyne.KeyM,
 		"3-D View": fyne.Key5, "Next Mode: Max, Min, Mean, Translucent, Isosurface": fyne.KeyN,
 		"Clip with the Plane": fyne.KeyX,
 	} {
