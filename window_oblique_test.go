@@ -246,6 +246,7 @@ tifffile.imwrite(sys.argv[1], a, imagej=True, resolution=(1 / 0.5, 1 / 0.5),
 	n := v.frames()
 	v.key("w", "d")
 	v.showsTurnIn(bin, dir, stack, n, inXY, func(map[string]any) string { return "y:5,x:5" })
+	before := fmt.Sprint(v.turnedFrame(n, inXY)["turn"])
 
 	// Ctrl+drag in the XZ panel turns the frame about its vertical axis
 	// (the frame's w): the XY panel turns with it.
@@ -256,11 +257,10 @@ tifffile.imwrite(sys.argv[1], a, imagej=True, resolution=(1 / 0.5, 1 / 0.5),
 		testtool.Run(t, "xdotool", "mousemove_relative", "--", "5", "0")
 	}
 	testtool.Run(t, "xdotool", "mouseup", "1", "keyup", "ctrl")
-	xz := v.turnedFrame(n, func(e map[string]any) bool { return e["panel"] == "xz" })
-	turned := fmt.Sprint(xz["turn"])
+	v.turnedFrame(n, func(e map[string]any) bool { return e["panel"] == "xz" && fmt.Sprint(e["turn"]) != before })
 	n = v.frames()
 	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(x0+pw/2), fmt.Sprint(y0+ph/2))
-	v.showsTurnIn(bin, dir, stack, n, func(e map[string]any) bool { return inXY(e) && fmt.Sprint(e["turn"]) == turned },
+	v.showsTurnIn(bin, dir, stack, n, func(e map[string]any) bool { return inXY(e) && fmt.Sprint(e["turn"]) != before },
 		func(f map[string]any) string { return rotateOf(f["turn"].([]any)) })
 }
 

@@ -266,6 +266,11 @@ func quantiles(vals []float64) (lo, hi float64) {
 	return lo, hi
 }
 
+// Quantiles returns the auto-contrast window of vals (which it sorts):
+// their 0.1 and 99.9 percentiles, as ViewRange takes them; 0, 1 for
+// none.
+func Quantiles(vals []float64) (lo, hi float64) { return quantiles(vals) }
+
 // ViewRange returns the 0.1 and 99.9 percentiles of the values view v
 // shows now (from the best data in memory, as Render would draw it,
 // sampling at most about 260,000 of its pixels): auto-contrast on what is

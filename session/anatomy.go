@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"image"
+	"math"
 	"strconv"
 	"strings"
 
@@ -131,8 +132,8 @@ func (an *anatomy) flips(c Convention) (f [3]render.Flip) {
 // direction each screen axis points to at its far edge (right, bottom),
 // the opposite at the near one. A turned plane has none.
 func (an *anatomy) edges(v render.View) render.Edges {
-	if v.Turn != (render.Turn{}) || !v.Orientation.Valid() {
-		return render.Edges{}
+	if v.Turn != (render.Turn{}) && v.Turn != an.worldTurn() || !v.Orientation.Valid() {
+		return render.Edges{} // turned by hand: no anatomical direction is along the screen
 	}
 	row, col, _ := v.Orientation.Axes()
 	right, down := an.axisCode(col), an.axisCode(row)
@@ -255,11 +256,16 @@ func anatomyNote(m *loader.Meta, v render.View) string {
 		return ""
 	}
 	note := an.planeName(v.Orientation)
-	if v.Turn != (render.Turn{}) {
+	switch {
+	case an.oblique && v.Turn == an.worldTurn():
+		note += " (world space: resampled along the scanner axes)"
+	case v.Turn != (render.Turn{}):
 		note = ""
+	case an.oblique:
+		note += " (oblique to the scanner axes: shown on the closest ones; View → World Space resamples)"
 	}
-	if an.oblique {
-		note = strings.TrimSpace(note + " (oblique to the scanner axes: shown on the closest ones)")
+	if v.Turn == (render.Turn{}) && an.transposed(v.Orientation) {
+		note += " (rows and columns as stored: turned 90° from the convention)"
 	}
 	return note
 }
@@ -278,4 +284,111 @@ func (an *anatomy) worldText(idx [3]int) string {
 		return s
 	}
 	return fmt.Sprintf("%s %s, %s, %s mm", an.space, mm(w[0]), mm(w[1]), mm(w[2]))
+}
+
+// worldAxis is the world axis (0, 1, 2 of space) along which direction
+// code points, and its sense (+1 or -1).
+func worldAxis(code byte, space string) (axis int, sense float64) {
+	letters := "RAS"
+	if space == loader.SpaceLPS {
+		letters = "LPS"
+	}
+	if i := strings.IndexByte(letters, code); i >= 0 {
+		return i, 1
+	}
+	return strings.IndexByte(letters, opposite(code)), -1
+}
+
+// worldTurn is the turn that lays every plane of the volume along the
+// world's axes (World Space): it takes each index axis, in physical space
+// (index × spacing), to the direction of the world axis closest to it, so
+// that an oblique volume is resampled on the scanner's axes; the zero Turn
+// for a volume stored along them.
+func (an *anatomy) worldTurn() render.Turn {
+	if !an.oblique {
+		return render.Turn{}
+	}
+	// r: the affine's columns (the index axes X, Y, Z in the world),
+	// normalised: world = r · physical.
+	var r [3][3]float64
+	for c := range 3 {
+		n := math.Sqrt(an.affine[0][c]*an.affine[0][c] + an.affine[1][c]*an.affine[1][c] + an.affine[2][c]*an.affine[2][c])
+		if !(n > 0) {
+			return render.Turn{}
+		}
+		for w := range 3 {
+			r[w][c] = an.affine[w][c] / n
+		}
+	}
+	// T e_a = rᵀ (s_a e_w(a)): column a of T is s_a times row w(a) of r;
+	// then in the Z, Y, X order of a Turn (index 2 − i).
+	var t [3][3]float64
+	for a := range 3 {
+		w, sense := worldAxis(an.codes[a], an.space)
+		if w < 0 {
+			return render.Turn{}
+		}
+		for b := range 3 {
+			t[2-b][2-a] = sense * r[w][b]
+		}
+	}
+	return render.TurnOf(t)
+}
+
+// WorldSpace reports whether the view shows an oblique volume resampled
+// along the world's axes (View → World Space).
+func (s *Session) WorldSpace() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return false
+	}
+	an, ok := anatomyOf(s.data.Pyr.Meta())
+	return ok && an.oblique && s.view.Turn == an.worldTurn()
+}
+
+// SetWorldSpace resamples an oblique volume along the world's axes
+// (through the oblique planes' sampler, as FSLeyes' display space does),
+// or shows it on its own axes again (the closest world axes).
+func (s *Session) SetWorldSpace(on bool) {
+	s.update(func(m *loader.Meta) bool {
+		an, ok := anatomyOf(m)
+		if !ok || !an.oblique {
+			return false
+		}
+		t := render.Turn{}
+		if on {
+			t = an.worldTurn()
+		}
+		if s.view.Turn == t {
+			return false
+		}
+		s.view.Turn = t
+		s.hist.clear()
+		return true
+	})
+}
+
+// alignedTurn is the turn of a plane aligned again from turn t of data
+// m: the world space's for a view in World Space, else none.
+func alignedTurn(m *loader.Meta, t render.Turn) render.Turn {
+	if an, ok := anatomyOf(m); ok && an.oblique && t == an.worldTurn() {
+		return t
+	}
+	return render.Turn{}
+}
+
+// transposed reports whether plane o shows across the screen the axis the
+// conventions show up it: left–right should be R/L (axial, coronal) or
+// A/P (sagittal). The display does not swap a plane's rows and columns.
+func (an *anatomy) transposed(o render.Orientation) bool {
+	_, col, _ := o.Axes()
+	c := an.axisCode(col)
+	switch an.planeName(o) {
+	case "axial", "coronal":
+		return c != 'R' && c != 'L'
+	case "sagittal":
+		return c != 'A' && c != 'P'
+	}
+	return false
 }

@@ -159,8 +159,13 @@ func (d *drawer) stop() {
 	d.mu.Unlock()
 }
 
-// stale reports whether a newer request waits to be drawn.
-func (d *drawer) stale() bool { return len(d.want) > 0 }
+// again has the last scene drawn again, as when chunks arrive.
+func (d *drawer) again() {
+	select {
+	case d.poke <- struct{}{}:
+	default:
+	}
+}
 
 func (d *drawer) run() {
 	defer close(d.done)
@@ -198,7 +203,7 @@ func (d *drawer) run() {
 		default:
 		}
 		drawn = time.Now()
-		r.stale = d.stale
+		r.again = d.again
 		f := d.p.paint(&r.Scene)
 		f.asked = r.asked
 		last, lastFrame = r, f

@@ -49,6 +49,8 @@ func (s *Session) TakeFrame() *Frame {
 	if f.Info.Complete || f.Info.Settled() && f.Info.Failed > 0 {
 		f.data.StartBuild()
 		s.askHistogramLocked(f)
+	} else if f.Vol != nil {
+		f.data.StartBuild() // the 3-D view is drawn from the coarse levels: they are built at once
 	}
 	if f.Info.Failed > 0 && f.Info.Err != nil {
 		// Noted now, not only when the pyramid's event about it comes:

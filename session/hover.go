@@ -51,7 +51,7 @@ func (s *Session) HoverText() string {
 	if s.layers.empty() {
 		return t
 	}
-	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, x, y)
+	lt := s.layers.hoverText(s.data.Pyr.Meta(), s.shown.View, s.shown.plane, x, y)
 	if t == "" && lt != "" { // beside the image, over a layer
 		loc := s.shown.View.Locate(s.data.Pyr.Meta(), x, y)
 		t = fmt.Sprintf("%c %d  %c %d  (beyond the image)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row)
@@ -70,7 +70,11 @@ func (h *pointer) text(d *Data, f *Frame) string {
 		pyr, valueName, at = p, p.op.String(), onProjection(shown)
 	}
 	if f.plane != nil && f.proj == nil {
-		return obliqueHoverText(d.Pyr, *f.plane, shown, h.x, h.y)
+		t := obliqueHoverText(d.Pyr, *f.plane, shown, h.x, h.y)
+		if t != "" && f.Projection != loader.NoProjection {
+			t += slabHoverText(d.Pyr, *f.plane, shown, f.Projection, f.Slab, h.x, h.y)
+		}
+		return t
 	}
 	loc := shown.Locate(m, h.x, h.y)
 	if !loc.Inside {

@@ -153,7 +153,7 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "X", Char: true}, Action: ActClipPlane, Menu: "View → 3-D → Clip with the Plane",
 			Help: "3-D: clip the volume with the plane the 2-D view shows (keys 1–3 and turns move it); the box: View → 3-D → Clip Box…"},
 		{Key: Key{Name: "P", Char: true}, Action: ActProjection, Menu: "View → Projection: Max, Min, Mean, None",
-			Help: "projection along the axis normal to the plane: max, min, mean, none"},
+			Help: "projection along the axis normal to the plane (turned: along its normal w): max, min, mean, none"},
 		{Key: Key{Name: "W", Char: true}, Action: ActTurnUp, Help: turnHelp[0], Menu: "Go → Turn → Up"},
 		{Key: Key{Name: "S", Char: true}, Action: ActTurnDown, Help: turnHelp[0], Menu: "Go → Turn → Down"},
 		{Key: Key{Name: "A", Char: true}, Action: ActTurnLeft, Help: turnHelp[1], Menu: "Go → Turn → Left"},
@@ -190,7 +190,7 @@ var keyMap = func() []Binding {
 		m = append(m, b)
 	}
 	return append(m, []Binding{
-		{Key: Key{Name: "V", Char: true}, Action: ActLayers, Help: "show / hide the layers over the image",
+		{Key: Key{Name: "V", Char: true}, Action: ActLayers, Help: "show / hide the layers over the image (a turned plane's sampled on the same plane)",
 			Menu: "View → Show / Hide Layers"},
 		{Key: Key{Name: "B", Char: true}, Action: ActScaleBar, Help: "show / hide the scale bar", Menu: "View → Scale Bar"},
 		{Key: Key{Name: "T", Char: true}, Action: ActTimeStamp, Menu: "View → Time Stamp",

@@ -14,6 +14,7 @@ import (
 	"vastview/loader"
 	"vastview/prefs"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // LayerKind says how a layer being added is drawn.
@@ -156,16 +157,17 @@ func (ls *layerState) remove(i int) *Data {
 }
 
 // pick shows only the label under viewport position (x, y) of view v of
-// the base (whose metadata is base) of the topmost visible label layer
-// that has one there, or every label again when that one is shown alone
-// already; false when none has one there.
-func (ls *layerState) pick(base *loader.Meta, v render.View, x, y float64) bool {
+// the base (whose metadata is base; pl, when not nil, the oblique plane
+// it shows) of the topmost visible label layer that has one there, or
+// every label again when that one is shown alone already; false when
+// none has one there.
+func (ls *layerState) pick(base *loader.Meta, v render.View, pl *oblique.Plane, x, y float64) bool {
 	for i := len(ls.list) - 1; i >= 0; i-- {
 		l := ls.list[i]
 		if !l.Labels || !l.Visible {
 			continue
 		}
-		id, _, ok := l.labelAt(base, v, x, y)
+		id, _, ok := l.labelAt(base, v, pl, x, y)
 		if !ok {
 			continue
 		}
@@ -422,7 +424,7 @@ func (s *Session) pickLabel(x, y float64) {
 		s.mu.Unlock()
 		return
 	}
-	if !s.layers.pick(s.data.Pyr.Meta(), s.shown.View, x, y) {
+	if !s.layers.pick(s.data.Pyr.Meta(), s.shown.View, s.shown.plane, x, y) {
 		s.mu.Unlock()
 		return
 	}
@@ -455,12 +457,8 @@ func (s *Session) ToggleLayers() {
 // base (whose metadata is base): its key in the layer's id images
 // (render.LabelKey) and its id in full; ok is false where the layer has
 // nothing in memory there, or label 0.
-func (l *layer) labelAt(base *loader.Meta, v render.View, x, y float64) (key uint32, id string, ok bool) {
-	lv, ok := l.al.View(v, base, 0)
-	if !ok {
-		return 0, "", false
-	}
-	b, _, ok := render.SampleAt(l.d.Pyr, lv, x, y)
+func (l *layer) labelAt(base *loader.Meta, v render.View, pl *oblique.Plane, x, y float64) (key uint32, id string, ok bool) {
+	b, ok := l.sampleAt(base, v, pl, 0, x, y)
 	if !ok {
 		return 0, "", false
 	}
@@ -584,7 +582,7 @@ func (ls *layerState) labelLayers() int {
 // hoverText writes what each visible layer holds under viewport
 // position (x, y) of view v of the base (whose metadata is base), topmost
 // first, for the read-out.
-func (ls *layerState) hoverText(base *loader.Meta, v render.View, x, y float64) string {
+func (ls *layerState) hoverText(base *loader.Meta, v render.View, pl *oblique.Plane, x, y float64) string {
 	out := ""
 	for i := len(ls.list) - 1; i >= 0; i-- {
 		l := ls.list[i]
@@ -592,7 +590,7 @@ func (ls *layerState) hoverText(base *loader.Meta, v render.View, x, y float64) 
 			continue
 		}
 		if l.Labels {
-			if _, id, ok := l.labelAt(base, v, x, y); ok {
+			if _, id, ok := l.labelAt(base, v, pl, x, y); ok {
 				out += "   label " + id
 				if ls.labelLayers() > 1 {
 					out += " (" + l.Name + ")"
@@ -600,11 +598,7 @@ func (ls *layerState) hoverText(base *loader.Meta, v render.View, x, y float64) 
 			}
 			continue
 		}
-		lv, ok := l.al.View(v, base, l.chans[0].C)
-		if !ok {
-			continue
-		}
-		if val, _, ok := render.SampleAt(l.d.Pyr, lv, x, y); ok {
+		if val, ok := l.sampleAt(base, v, pl, l.chans[0].C, x, y); ok {
 			out += fmt.Sprintf("   %s %s", l.Name, valueText(l.d.Pyr.Meta(), l.d.Pyr.Meta().DType, val))
 		}
 	}

@@ -542,8 +542,9 @@ func (s *Session) MovieName() string { return s.offeredName(".mp4") }
 // ExportMovie writes a movie of the view shown (its size, zoom, channels,
 // layers, scale bar and time stamp) along the axis o asks for to path
 // (see Movie.Write) in the background; the window stays free meanwhile,
-// its own frames drawn first. onEnd, if set, is called (from another
-// goroutine) when it ends.
+// its own frames drawn first; of the 3-D view shown alone, a turntable
+// (see orbitLocked: o's axis is not used, From and To pick frames).
+// onEnd, if set, is called (from another goroutine) when it ends.
 func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) (*Export, error) {
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
 		os.Remove(path) // the empty file a save dialog made
@@ -554,10 +555,16 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 		return nil, errors.New("nothing to make a movie of")
 	}
 	req := s.requestLocked(s.clock.Now(), 0).Scene
-	if _, _, _, err := MovieAxis(req.d.Pyr.Meta(), req.view, o); err != nil {
+	orbit := req.vol != nil && s.v3.on // the 3-D view: a turntable
+	if _, _, _, err := MovieAxis(req.d.Pyr.Meta(), req.view, o); err != nil && !orbit {
 		return nil, err
 	}
 	mv := &Movie{Picture: &Picture{sc: req}, stamp: s.stamp}
+	if orbit {
+		if err := s.orbitLocked(mv); err != nil {
+			return nil, err
+		}
+	}
 	// Projections of its own: the window's may change meanwhile.
 	if p := req.proj; p != nil {
 		mv.sc.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"math"
@@ -23,6 +24,53 @@ type obliqueDraw struct {
 	mask []uint8
 	bufs [3]*image.RGBA
 	next int
+	pj   oblique.Projector // projections along the normal
+	vals []float64         // a projection's values, for its window
+	// last is the picture of the last frame the painter drew if it was an
+	// oblique one (nil otherwise): what no level in memory can give yet
+	// keeps its pixels rather than turning to background.
+	last     *image.RGBA
+	lastData *Data
+}
+
+// obliqueSlab is a projection of an oblique plane along its normal w: op
+// over planes D apart (D: the data's smallest spacing), the planes of
+// slab when it is set, else thick planes about the plane (offsets
+// −(thick−1)/2 on), or every plane that meets the data (thick 0).
+type obliqueSlab struct {
+	op    loader.Projection
+	thick int
+	slab  *oblique.Slab
+}
+
+// of is the slab of plane pl of data m.
+func (os *obliqueSlab) of(m *loader.Meta, pl oblique.Plane) oblique.Slab {
+	if os.slab != nil {
+		return *os.slab
+	}
+	d := SlabStep(m)
+	if os.thick <= 0 {
+		return oblique.SlabAll(m, pl, d)
+	}
+	a := -(os.thick - 1) / 2
+	return oblique.Slab{A: a, B: a + os.thick - 1, Step: d}
+}
+
+// SlabStep is the step between the planes of a projection of an oblique
+// plane of data m along its normal: the smallest spacing of its spatial
+// axes.
+func SlabStep(m *loader.Meta) float64 {
+	sp := oblique.Spacing(m)
+	d := math.Inf(1)
+	for a, c := range []byte("ZYX") {
+		if m.AxisIndex(c) >= 0 {
+			d = min(d, sp[a])
+		}
+	}
+	if math.IsInf(d, 0) {
+		return 1
+	}
+	return d
 }
 
 // Oblique reports whether view v shows an oblique plane (turned, or
@@ -97,14 +145,43 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		k = oblique.ChooseLevel(m, pl)
 	}
 	auto := v.Lo == v.Hi
-	if auto {
-		v.Lo, v.Hi = p.autoWindow(r.d, v)
+	var img *image.RGBA
+	var info oblique.Info
+	var sl oblique.Slab
+	if r.slab != nil {
+		// A projection along the normal: its window from its own values,
+		// once it is complete.
+		sl = r.slab.of(m, pl)
+		buf, dt, in := p.projectBuf(&p.ob, r, pl, sl, k, v.Linear, levels.Visible)
+		info = in
+		if auto && info.Complete {
+			v.Lo, v.Hi = p.ob.window(buf, dt)
+		}
+		drawn := v
+		if drawn.Lo == drawn.Hi {
+			drawn.Lo, drawn.Hi = 0, 1
+		}
+		img = p.ob.picture(buf, dt, pl.W, pl.H, drawn, nil)
+	} else {
+		if auto {
+			v.Lo, v.Hi = p.autoWindow(r.d, v)
+		}
+		drawn := v
+		if drawn.Lo == drawn.Hi {
+			drawn.Lo, drawn.Hi = 0, 1
+		}
+		img, info = p.samplePicture(&p.ob, r, pl, k, drawn, levels.Visible)
 	}
 	drawn := v
 	if drawn.Lo == drawn.Hi {
 		drawn.Lo, drawn.Hi = 0, 1
 	}
-	img, info := p.samplePicture(&p.ob, r, pl, k, drawn, levels.Visible)
+	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
+		Failed: info.Failed, Err: info.Err}
+	layers := 0
+	if len(r.layers) > 0 && r.slab == nil {
+		layers = p.drawObliqueLayers(img, &ri, r, pl, drawn)
+	}
 	if r.scaleBar && (r.sampled != nil || r.ortho != nil) {
 		drawPlaneScaleBar(img, m, pl)
 	} else if r.scaleBar {
@@ -116,9 +193,10 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	if r.sampled == nil && r.ortho == nil {
 		drawEdges(img, m, drawn)
 	}
-	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
-		Failed: info.Failed, Err: info.Err}
-	f := &Frame{Img: img, View: v, Info: ri, data: r.d, gen: r.gen, auto: auto, plane: &pl}
+	f := &Frame{Img: img, View: v, Info: ri, Layers: layers, data: r.d, gen: r.gen, auto: auto, plane: &pl}
+	if r.slab != nil {
+		f.Projection, f.Slab = r.slab.op, [2]int{sl.A, sl.B}
+	}
 	f.readTotal, _ = pyr.BytesRead()
 	return f
 }
@@ -129,7 +207,83 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 // the plane leaves the data, and asks for the missing chunks at prio.
 func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, drawn render.View,
 	prio levels.Priority) (*image.RGBA, oblique.Info) {
+	buf, dt, info := o.sampleBuf(r.d.Pyr, r.gen, pl, k, drawn.Linear, prio)
+	var keep *Data // whose last picture may stand where no level holds data yet
+	if r.sampled == nil && info.Failed == 0 {
+		keep = r.d
+	}
+	return o.picture(buf, dt, pl.W, pl.H, drawn, keep), info
+}
+
+// projectBuf projects slab sl of plane pl of scene r's data at level k
+// (coarser levels where its chunks are not in memory) along the plane's
+// normal by the slab's op into o's buffers, noting in o's mask where it
+// has data, and asks for the missing chunks at prio. It returns the
+// values (the data's type for the max and min of nearest samples, else
+// float32).
+func (p *planePainter) projectBuf(o *obliqueDraw, r *Scene, pl oblique.Plane, sl oblique.Slab, k int, linear bool,
+	prio levels.Priority) ([]byte, loader.DType, oblique.Info) {
 	pyr := r.d.Pyr
+	m := pyr.Meta()
+	n := pl.W * pl.H
+	if cap(o.mask) < n {
+		o.mask = make([]uint8, n)
+	}
+	o.mask = o.mask[:n]
+	o.pj.Mask = o.mask
+	op := r.slab.op
+	var info oblique.Info
+	var buf []byte
+	dt := m.DType
+	if linear || op == loader.ProjectMean {
+		dt = loader.Float32
+	}
+	if linear {
+		if cap(o.flt) < n {
+			o.flt = make([]float32, n)
+		}
+		o.flt = o.flt[:n]
+		info = o.pj.Float(o.flt, pl, sl, pyr, k, oblique.Linear, op)
+		buf = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(o.flt))), 4*n)
+	} else {
+		if cap(o.nat) < n*dt.Size() {
+			o.nat = make([]byte, n*dt.Size())
+		}
+		o.nat = o.nat[:n*dt.Size()]
+		info = o.pj.Native(o.nat, pl, sl, pyr, k, op)
+		buf = o.nat
+	}
+	o.pj.Request(pyr, prio, r.gen)
+	return buf, dt, info
+}
+
+// window is the auto-contrast window of values buf (of type dt) where
+// o's mask says there is data: their 0.1 and 99.9 percentiles, of at
+// most about 260,000 of them.
+func (o *obliqueDraw) window(buf []byte, dt loader.DType) (lo, hi float64) {
+	n := len(o.mask)
+	step := max(1, n>>18)
+	o.vals = o.vals[:0]
+	for i := 0; i < n; i += step {
+		if o.mask[i] == oblique.Sampled {
+			if v := dt.At(buf, i); !math.IsNaN(v) && !math.IsInf(v, 0) {
+				o.vals = append(o.vals, v)
+			}
+		}
+	}
+	if len(o.vals) == 0 {
+		return 0, 0
+	}
+	return render.Quantiles(o.vals)
+}
+
+// sampleBuf samples plane pl of pyr at level k (coarser levels where its
+// chunks are not in memory) into o's buffers, noting in o's mask where it
+// has data, and asks for the missing chunks at prio for view generation
+// gen. It returns the samples (float32 with linear, else the data's
+// type).
+func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane, k int, linear bool,
+	prio levels.Priority) ([]byte, loader.DType, oblique.Info) {
 	m := pyr.Meta()
 	n := pl.W * pl.H
 	if cap(o.mask) < n {
@@ -140,7 +294,7 @@ func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane,
 	var buf []byte
 	dt := m.DType
 	var info oblique.Info
-	if drawn.Linear {
+	if linear {
 		if cap(o.flt) < n {
 			o.flt = make([]float32, n)
 		}
@@ -155,21 +309,42 @@ func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane,
 		info = o.s.Native(o.nat, pl, pyr, k)
 		buf = o.nat
 	}
-	o.s.Request(pyr, prio, r.gen)
+	o.s.Request(pyr, prio, gen)
+	return buf, dt, info
+}
+
+// picture paints values buf (of type dt, w×h) into the next of o's
+// pictures through drawn's window and colormap, the background where o's
+// mask says there is no data; where no level in memory has data yet, the
+// last picture's pixels when it was of the same size and of data keep
+// (nil: none kept).
+func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn render.View, keep *Data) *image.RGBA {
 	o.next = (o.next + 1) % len(o.bufs)
 	img := o.bufs[o.next]
-	if img == nil || img.Rect.Dx() != pl.W || img.Rect.Dy() != pl.H {
-		img = image.NewRGBA(image.Rect(0, 0, pl.W, pl.H))
+	if img == nil || img.Rect.Dx() != w || img.Rect.Dy() != h {
+		img = image.NewRGBA(image.Rect(0, 0, w, h))
 		o.bufs[o.next] = img
 	}
 	o.pt.Paint(img.Pix, buf, dt, drawn.Lo, drawn.Hi, render.ColormapOrGray(drawn.Colormap))
+	// What no level holds yet keeps the last frame's pixels, unless that
+	// frame was of other data or a size, or chunks failed to load (what
+	// cannot come is not shown as if it were there).
+	prev := o.last
+	if prev == nil || prev == img || prev.Rect != img.Rect || keep == nil || o.lastData != keep {
+		prev = nil
+	}
 	for i, st := range o.mask {
-		if st != oblique.Sampled {
+		switch {
+		case st == oblique.Sampled:
+		case st == oblique.Unfilled && prev != nil:
+			copy(img.Pix[4*i:4*i+4], prev.Pix[4*i:4*i+4])
+		default:
 			q := img.Pix[4*i : 4*i+4 : 4*i+4]
 			q[0], q[1], q[2], q[3] = obliqueBackground[0], obliqueBackground[1], obliqueBackground[2], 255
 		}
 	}
-	return img, info
+	o.last, o.lastData = img, keep
+	return img
 }
 
 // sampledPlane is a plane through the volume drawn as it is given,
@@ -183,14 +358,19 @@ type sampledPlane struct {
 // its picture: one sample of the picture is pl.Pixel in the unit of m's
 // X axis.
 func drawPlaneScaleBar(img *image.RGBA, m *loader.Meta, pl oblique.Plane) {
-	unit := ""
-	if i := m.AxisIndex('X'); i >= 0 && i < len(m.Units) {
-		unit = m.Units[i]
-	}
+	unit := unitOf(m)
 	sm := loader.NewMeta(m.Format, "YX", []int{pl.H, pl.W}, m.DType, []int{pl.H, pl.W},
 		[]float64{pl.Pixel, pl.Pixel}, []string{unit, unit})
 	render.DrawScaleBar(img, sm, render.View{Zoom: 1, Width: pl.W, Height: pl.H,
 		Center: render.Point{Col: float64(pl.W) / 2, Row: float64(pl.H) / 2}})
+}
+
+// unitOf is the unit of data m's X axis, that of oblique planes' pixels.
+func unitOf(m *loader.Meta) string {
+	if i := m.AxisIndex('X'); i >= 0 && i < len(m.Units) {
+		return m.Units[i]
+	}
+	return ""
 }
 
 // obliqueBackground is the colour outside the data and where no level has
@@ -324,6 +504,9 @@ func obliqueHoverText(p oblique.Source, pl oblique.Plane, v render.View, x, y fl
 		pos = append(pos, phys(m.Levels[0].Translation[m.AxisIndex(c)]+float64(idx[a])*sp[a], unit))
 	}
 	fmt.Fprintf(&t, " (%s)", strings.Join(pos, ", "))
+	if an, ok := anatomyOf(m); ok { // the voxel's world position (World Space)
+		t.WriteString("   " + an.worldText([3]int{idx[oblique.X], idx[oblique.Y], idx[oblique.Z]}))
+	}
 	for _, c := range []byte("TC") {
 		if m.Size(c) > 1 {
 			fmt.Fprintf(&t, "  %c %d", c, v.At(c))
@@ -379,4 +562,36 @@ func flipSign(flipped bool) float64 {
 		return -1
 	}
 	return 1
+}
+
+// slabHoverText is the read-out of the projection by op along the normal
+// of oblique plane pl (of view v of p) over the planes slab[0]..slab[1]
+// at viewport position (x, y), from the finest levels in memory: "   max
+// 1234"; "" where the projection has no value in memory.
+func slabHoverText(p oblique.Source, pl oblique.Plane, v render.View, op loader.Projection, slab [2]int, x, y float64) string {
+	m := p.Meta()
+	one := pl
+	one.Center = pl.At(math.Floor(y), math.Floor(x))
+	one.W, one.H, one.T, one.C = 1, 1, v.T, v.C
+	var pj oblique.Projector
+	st := []uint8{0}
+	pj.Mask = st
+	sl := oblique.Slab{A: slab[0], B: slab[1], Step: SlabStep(m)}
+	var b []byte
+	dt := m.DType
+	if v.Linear {
+		f := []float32{0}
+		pj.Float(f, one, sl, p, 0, oblique.Linear, op)
+		b, dt = binary.LittleEndian.AppendUint32(nil, math.Float32bits(f[0])), loader.Float32
+	} else {
+		if op == loader.ProjectMean {
+			dt = loader.Float32
+		}
+		b = make([]byte, dt.Size())
+		pj.Native(b, one, sl, p, 0, op)
+	}
+	if st[0] != oblique.Sampled {
+		return ""
+	}
+	return fmt.Sprintf("   %s %s", op, valueText(m, dt, b))
 }

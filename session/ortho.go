@@ -279,16 +279,20 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	s.mu.Lock()
 	if s.rois.drag.on { // a measuring tool's drag
 		x, y = s.toPanelLocked(x, y)
-		if v, m, ok := s.measureViewLocked(); ok {
-			s.dragROILocked(toSamples(m, v, x, y))
+		if rv, ok := s.roiViewLocked(); ok {
+			s.dragROILocked(rv.sample(&s.rois.list[s.rois.drag.roi], x, y))
 			s.measureLocked()
 		}
 		s.unlockNotify(ROIChanged)
 		return
 	}
 	move := s.ortho.on && !s.mods.Shift
+	// In the four panels a plain drag moves the position: Ctrl+drag turns.
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
+	if !s.dragging && !s.ortho.on && (turn || Oblique(s.view)) && s.data != nil {
+		s.dragging, s.dragEnd = true, s.data.Pyr.Playback()
+	}
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
@@ -299,6 +303,20 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 		return
 	}
 	s.Pan(dx, dy)
+}
+
+// DragEnd ends a drag: the levels being built, paused while an oblique
+// plane was dragged, go on; a 3-D view drawn coarse while its camera
+// moved is refined.
+func (s *Session) DragEnd() {
+	s.mu.Lock()
+	end := s.dragEnd
+	s.dragging, s.dragEnd = false, nil
+	s.mu.Unlock()
+	if end != nil {
+		end()
+	}
+	s.end3DDrag()
 }
 
 // Click moves the position the four panels show to the data under
@@ -485,8 +503,11 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			}
 			img = p.panel(r, i, v, m, f)
 		}
-		for y := 0; y < img.Rect.Dy() && y < pn.rect.Dy(); y++ {
-			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
+		// The panel as far as the picture reaches (all of it but while the
+		// view's size is still unknown).
+		at := pn.rect.Intersect(out.Rect)
+		for y := 0; y < img.Rect.Dy() && y < at.Dy(); y++ {
+			copy(out.Pix[(at.Min.Y+y)*out.Stride+4*at.Min.X:][:4*min(img.Rect.Dx(), at.Dx())], img.Pix[y*img.Stride:])
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
 		if i == panelProj && r.vol != nil {
@@ -498,11 +519,9 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			drawCross(pane, pn.crossX, pn.crossY)
 			continue
 		}
-		if i != o.active { // the active panel's picture has its letters
-			drawEdges(pane, m, v)
-		}
 		render.DrawTag(pane, panelTag(m, i))
 		drawCrosshair(pane, m, v, pn.at)
+		drawEdges(pane, m, v) // over the crosshair, which runs through the middles of the edges
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]

@@ -36,9 +36,11 @@ type view3dDraw struct {
 	scale int  // index of screenScales while moving
 	began bool // scale was chosen: the first moving frame is drawn at 1/4
 	// The refinement at rest: what was drawn last (see view3dKey), the
-	// level it was drawn from, its picture and how complete it was.
+	// level it was drawn from (first at a reduced screen scale, unless
+	// full), its picture and how complete it was.
 	key   view3dKey
 	level int
+	full  bool
 	last  *image.RGBA
 	info  render.Info
 	f3    *Frame3D
@@ -125,11 +127,12 @@ func budgetLevel(m *loader.Meta, budget int64, box raycast.Box) int {
 // paint draws the 3-D view of scene r at w × h pixels, through the
 // windows, colormap and channels of v (the view as drawn). While the
 // camera moves it is drawn from a coarse level at a reduced screen scale;
-// at rest it is refined level by level, each frame drawn from the level
-// after the last one drawn complete, down to the level whose samples
-// match the screen's pixels (no finer than the chunk cache holds),
-// samples not in memory from coarser levels, the chunks missing asked
-// for nearest the centre first.
+// at rest, after one such picture, it is refined level by level at full
+// scale, each frame drawn from the level after the last one drawn
+// complete (the scene drawn again at once for the next), down to the
+// level whose samples match the screen's pixels (no finer than the chunk
+// cache holds), samples not in memory from coarser levels, the chunks
+// missing asked for nearest the centre first.
 func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, render.Info, *Frame3D) {
 	pyr := r.d.Pyr
 	m := pyr.Meta()
@@ -166,10 +169,19 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 	out := o.target(w, h)
 	var info raycast.Info
 	k := finest
-	if vs.moving {
-		if !o.began {
-			o.scale, o.began = 2, true
+	if !o.began {
+		o.scale, o.began = 2, true
+	}
+	if key != o.key && !vs.moving {
+		// A new view at rest: a first picture at the screen scale of
+		// moving frames, if reduced, then at full scale level by level.
+		o.key, o.level, o.full = key, coarse, screenScales[o.scale] == 1
+		if r.again == nil { // a picture or a movie's frame: the final one only
+			o.level, o.full = finest, true
 		}
+	}
+	again := false
+	if vs.moving || !o.full {
 		s := screenScales[o.scale]
 		ps := scaledPlane(full, s)
 		k = max(finest, oblique.ChooseLevel(m, ps))
@@ -182,33 +194,34 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 		o.adapt(time.Since(t1))
 		upscale(out, o.small)
 		f3.Scale = s
-		o.key = view3dKey{} // refine from the start once the camera rests
+		if vs.moving {
+			o.key = view3dKey{} // refine from the start once the camera rests
+		} else {
+			o.full, again = true, true
+		}
 	} else {
-		if key != o.key {
-			o.key, o.level = key, coarse
-		}
 		k = max(finest, min(o.level, len(m.Levels)-1))
-		for {
-			opts.Step = levelStep(m, k)
-			info = o.r.RenderRGBA(out, full, src, k, opts, chans)
-			if !info.Complete || k == finest || r.stale != nil && r.stale() {
-				break
-			}
-			k--
+		opts.Step = levelStep(m, k)
+		info = o.r.RenderRGBA(out, full, src, k, opts, chans)
+		if info.Complete && k > finest {
+			o.level, again = k-1, true // the next level, in the next frame
 		}
-		o.level = k
 		f3.Args = render3DArgs(m, vs.cam, w, h, k, opts)
+	}
+	if again && r.again != nil {
+		r.again()
 	}
 	prio := levels.Visible
 	if r.movie {
 		prio = levels.Background
 	}
 	o.r.Request(src, prio, r.gen)
-	// Complete only at the finest level: the drawing loop draws again as
-	// chunks arrive until then.
-	ri := render.Info{Level: k, Complete: info.Complete && k == finest && !vs.moving, Missing: info.Missing,
+	// Complete only at the finest level and full screen scale: the
+	// drawing loop draws again until then.
+	final := k == finest && f3.Scale == 1 && !vs.moving
+	ri := render.Info{Level: k, Complete: info.Complete && final, Missing: info.Missing,
 		Failed: info.Failed, Err: info.Err}
-	if info.Complete && (k != finest || vs.moving) {
+	if info.Complete && !final {
 		ri.Missing = max(1, ri.Missing)
 	}
 	o.last, o.info, o.f3 = out, ri, f3

@@ -44,15 +44,19 @@ type Scene struct {
 	// through the volume given outright, sampled from one level (see
 	// Picture.Sample); the view gives its channel, window and colormap.
 	sampled *sampledPlane
+	// slab, when set, has an oblique plane (turned, or sampled as given)
+	// drawn as the projection along its normal.
+	slab *obliqueSlab
 	// cast, when set, is drawn instead of the view's plane: a 3-D
 	// rendering (see Picture.Cast).
 	cast *castScene
 	// vol, when set, has the 3-D view drawn: instead of the plane, or
 	// as the fourth of the four panels.
 	vol *volumeScene
-	// stale, when set, reports whether a newer scene waits to be drawn:
-	// work that refines this one stops early.
-	stale func() bool
+	// again, when set, has the scene drawn again (its Frame incomplete)
+	// without waiting for chunks: the 3-D view refines in steps, a newer
+	// scene going first.
+	again func()
 }
 
 // painter draws scenes: the seam between the drawing loops (the
@@ -86,10 +90,11 @@ type planePainter struct {
 	onext     int
 	windows   map[*Data][]render.Channel // image layers' windows, once chosen from built levels
 	ob        obliqueDraw                // oblique planes' (see paintOblique)
-	vol       volumeDraw                 // 3-D renderings' (see paintVolume)
 	pob       [numPanels]obliqueDraw     // turned panels' (but the active one's)
 	tpanels   [numPanels]turnedPanelCache
-	v3d       view3dDraw // the 3-D view's (see view3dDraw.paint)
+	lob       []*layerDrawing // layers' over oblique planes (see drawObliqueLayers)
+	vol       volumeDraw      // 3-D renderings' (see paintVolume)
+	v3d       view3dDraw      // the 3-D view's (see view3dDraw.paint)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -109,6 +114,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 		p.compose(r, f)
 		return f
 	}
+	p.ob.last = nil
 	pyr := r.d.Pyr
 	v := r.view
 	if !(v.Zoom > 0) {
@@ -219,7 +225,9 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, pyr.Meta(), drawn, stampText(pyr.Meta(), drawn, r.stampAxis))
 	}
-	drawEdges(img, pyr.Meta(), drawn)
+	if r.ortho == nil { // the four panels get theirs over the crosshairs
+		drawEdges(img, pyr.Meta(), drawn)
+	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, auto: auto}
 	if r.proj != nil {
 		f.Projection, f.Slab, f.proj = r.proj.op, [2]int{r.proj.a, r.proj.b}, r.proj

@@ -90,6 +90,19 @@ func (pc *Picture) Sample(pl oblique.Plane, k int, linear bool) error {
 	return nil
 }
 
+// ProjectSlab has the plane Sample gave drawn as the projection by op
+// along its normal over slab sl's planes.
+func (pc *Picture) ProjectSlab(op loader.Projection, sl oblique.Slab) error {
+	if pc.sc.sampled == nil {
+		return errors.New("a slab of no plane")
+	}
+	if sl.B < sl.A || !(sl.Step > 0) || sl.B-sl.A >= 1<<16 {
+		return fmt.Errorf("slab %d:%d of step %v", sl.A, sl.B, sl.Step)
+	}
+	pc.sc.slab = &obliqueSlab{op: op, slab: &sl}
+	return nil
+}
+
 // Close releases the data the picture holds.
 func (pc *Picture) Close() {
 	for _, p := range pc.projs {

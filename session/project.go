@@ -11,6 +11,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // projState is the projection part: the projection the view shows
@@ -331,6 +332,13 @@ func (s *Session) SlabLabel() string {
 		return ""
 	}
 	m := s.data.Pyr.Meta()
+	if Oblique(s.view) { // along the turned plane's normal, in steps of the smallest spacing
+		if _, thick := s.proj.get(); thick > 0 {
+			sl := (&obliqueSlab{thick: thick}).of(m, oblique.Plane{})
+			return fmt.Sprintf("w %d–%d", sl.A, sl.B)
+		}
+		return "w all"
+	}
 	axis, a, b := s.proj.slab(m, s.view)
 	name := string(axis + 'a' - 'A')
 	if a == 0 && b == m.Size(axis)-1 {

@@ -8,6 +8,7 @@ import (
 	"vastview/loader"
 	"vastview/measure"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // Tool is what a plain drag or click over the picture does: navigate
@@ -71,6 +72,9 @@ type ROI struct {
 	Depth int
 	// Hidden ROIs are neither drawn nor picked by the mouse.
 	Hidden bool
+	// Obl, for a line or points drawn on a turned plane, is that plane:
+	// Pts are then its sample coordinates (Plane, At and Ats unused).
+	Obl *oblique.Plane
 
 	id roiID // its measurement's key (see roiState.results)
 }
@@ -78,6 +82,10 @@ type ROI struct {
 // clone is r with its own slices.
 func (r ROI) clone() ROI {
 	r.Pts = append([]render.Point(nil), r.Pts...)
+	if r.Obl != nil {
+		o := *r.Obl
+		r.Obl = &o
+	}
 	if r.Ats != nil {
 		r.Ats = append([]int(nil), r.Ats...)
 	}
@@ -114,12 +122,13 @@ type roiState struct {
 	drag     gesture
 	drawing  bool // list[sel] is a polygon being drawn: clicks add vertices
 	named    map[ROIKind]int
-	width    int // the width of lines drawn next
-	rev      uint64
+	width    int                  // the width of lines drawn next
 	results  map[roiID]*roiResult // each ROI's measurements (see roimeasure.go)
 	nextID   roiID
 	prof     *measure.Profiler // profiles and point values of profData
 	profData *Data
+	plotW    int // the size of the plots drawn, in pixels
+	plotH    int
 }
 
 // reset forgets the ROIs (of data no longer shown) and stops measuring
@@ -130,11 +139,8 @@ func (rs *roiState) reset() {
 			res.cancel()
 		}
 	}
-	*rs = roiState{tool: rs.tool, width: rs.width, sel: -1, vertex: -1, nextID: rs.nextID}
+	*rs = roiState{tool: rs.tool, width: rs.width, sel: -1, vertex: -1, nextID: rs.nextID, plotW: rs.plotW, plotH: rs.plotH}
 }
-
-// changed notes that the ROIs changed: their measurements are stale.
-func (rs *roiState) changed() { rs.rev++ }
 
 // name is the next name for an ROI of kind k: "Line 1", "Rectangle 2".
 func (rs *roiState) name(k ROIKind) string {
@@ -142,9 +148,23 @@ func (rs *roiState) name(k ROIKind) string {
 		rs.named = map[ROIKind]int{}
 	}
 	rs.named[k]++
-	label := map[ROIKind]string{KindLine: "Line", KindRect: "Rectangle", KindEllipse: "Ellipse",
-		KindPolygon: "Polygon", KindPoints: "Points"}[k]
-	return fmt.Sprintf("%s %d", label, rs.named[k])
+	return fmt.Sprintf("%s %d", kindLabel[k], rs.named[k])
+}
+
+// kindLabel is how names of ROIs of each kind start.
+var kindLabel = map[ROIKind]string{KindLine: "Line", KindRect: "Rectangle", KindEllipse: "Ellipse",
+	KindPolygon: "Polygon", KindPoints: "Points"}
+
+// named notes an ROI's own name, so that the next of its kind named by
+// the list ("Line 3") follows it.
+func (rs *roiState) noteName(r *ROI) {
+	var n int
+	if _, err := fmt.Sscanf(r.Name, kindLabel[r.Kind]+" %d", &n); err == nil && n > rs.named[r.Kind] {
+		if rs.named == nil {
+			rs.named = map[ROIKind]int{}
+		}
+		rs.named[r.Kind] = n
+	}
 }
 
 // SetTool chooses what a plain drag or click over the picture does.
@@ -198,7 +218,7 @@ func (s *Session) Select(i int) {
 	c := ROIChanged
 	if i >= 0 && s.data != nil {
 		r := &s.rois.list[i]
-		if s.view.Orientation == r.Plane && s.view.Turn == (render.Turn{}) {
+		if r.Obl == nil && s.view.Orientation == r.Plane && s.view.Turn == (render.Turn{}) {
 			_, _, normal := r.Plane.Axes()
 			at := r.At
 			if r.Kind == KindPoints && len(r.Ats) > 0 {
@@ -225,13 +245,14 @@ func (s *Session) AddROI(r ROI) {
 func (s *Session) addROILocked(r ROI) {
 	if r.Name == "" {
 		r.Name = s.rois.name(r.Kind)
+	} else {
+		s.rois.noteName(&r)
 	}
 	if r.Kind == KindLine && r.Width < 1 {
 		r.Width = max(1, s.rois.width)
 	}
 	s.rois.list = append(s.rois.list, r)
 	s.rois.sel, s.rois.vertex = len(s.rois.list)-1, -1
-	s.rois.changed()
 	s.measureLocked()
 }
 
@@ -247,7 +268,6 @@ func (s *Session) EditROI(i int, f func(r *ROI)) {
 	f(&r)
 	r.Width = max(1, r.Width)
 	s.rois.list[i] = r
-	s.rois.changed()
 	s.measureLocked()
 	s.unlockNotify(ROIChanged)
 }
@@ -260,7 +280,6 @@ func (s *Session) SetLineWidth(w int) {
 	s.rois.width = w
 	if i := s.rois.sel; i >= 0 && s.rois.list[i].Kind == KindLine {
 		s.rois.list[i].Width = w
-		s.rois.changed()
 		s.measureLocked()
 	}
 	s.unlockNotify(ROIChanged)
@@ -296,7 +315,6 @@ func (s *Session) DeleteSelected() bool {
 	default:
 		s.removeLocked(i)
 	}
-	s.rois.changed()
 	s.measureLocked()
 	s.trace.Event("roi_deleted", map[string]any{"rois": len(rs.list)})
 	s.unlockNotify(ROIChanged)
@@ -308,7 +326,6 @@ func (s *Session) RemoveROI(i int) {
 	s.mu.Lock()
 	if i >= 0 && i < len(s.rois.list) {
 		s.removeLocked(i)
-		s.rois.changed()
 		s.measureLocked()
 	}
 	s.unlockNotify(ROIChanged)
@@ -337,7 +354,6 @@ func (s *Session) finishPolygonLocked() {
 	if i := rs.sel; i >= 0 && len(rs.list[i].Pts) < 3 {
 		s.removeLocked(i)
 	}
-	rs.changed()
 	s.measureLocked()
 }
 
@@ -382,6 +398,101 @@ func (s *Session) measureViewLocked() (render.View, *loader.Meta, bool) {
 	return v, m, !s.ortho.on && !Oblique(v) && s.proj.op == loader.NoProjection
 }
 
+// roiView is the view the ROIs are drawn in and picked from (see
+// roiViewLocked), with its plane when it is a turned one.
+type roiView struct {
+	m   *loader.Meta
+	v   render.View
+	obl *oblique.Plane
+}
+
+// roiViewLocked is the view ROIs are drawn in: the frame on screen's, one
+// plane (aligned or turned) without a projection; ok is false otherwise.
+func (s *Session) roiViewLocked() (roiView, bool) {
+	if s.data == nil || s.ortho.on || s.proj.op != loader.NoProjection {
+		return roiView{}, false
+	}
+	v, m, _ := s.measureViewLocked()
+	rv := roiView{m: m, v: v}
+	if Oblique(v) {
+		pl := ObliquePlane(m, v)
+		rv.obl = &pl
+	}
+	return rv, true
+}
+
+// sample is the sample coordinate of r's plane under viewport position
+// (x, y) (r nil: of the plane shown).
+func (rv roiView) sample(r *ROI, x, y float64) render.Point {
+	if rv.obl == nil {
+		return toSamples(rv.m, rv.v, x, y)
+	}
+	if r == nil || r.Obl == nil {
+		return render.Point{Col: x - 0.5, Row: y - 0.5}
+	}
+	i, j, _ := planeCoords(r.Obl, rv.obl.At(y-0.5, x-0.5))
+	return render.Point{Col: j, Row: i}
+}
+
+// screen is the viewport position of point p of r, and whether r's plane
+// is the kind shown (aligned or turned).
+func (rv roiView) screen(r *ROI, p render.Point) (x, y float64, ok bool) {
+	if (r.Obl == nil) != (rv.obl == nil) {
+		return 0, 0, false
+	}
+	if r.Obl == nil {
+		x, y = toViewport(rv.m, rv.v, p)
+		return x, y, true
+	}
+	i, j, _ := planeCoords(rv.obl, r.Obl.At(p.Row, p.Col))
+	return j + 0.5, i + 0.5, true
+}
+
+// planeCoords is the position of physical point q on plane pl: its row
+// and column, and its distance from the plane.
+func planeCoords(pl *oblique.Plane, q oblique.Vec) (i, j, off float64) {
+	d := q.Add(pl.Center.Scale(-1))
+	return d.Dot(pl.V)/pl.Pixel + float64(pl.H-1)/2, d.Dot(pl.U)/pl.Pixel + float64(pl.W-1)/2, d.Dot(pl.U.Cross(pl.V))
+}
+
+// onTurned reports whether point p of r (on a turned plane) lies in the
+// turned plane shown: within half the finest spacing of it.
+func (rv roiView) onTurned(r *ROI, p render.Point) bool {
+	if rv.obl == nil || r.Obl == nil || r.Obl.T != rv.obl.T {
+		return false
+	}
+	sp := oblique.Spacing(rv.m)
+	_, _, off := planeCoords(rv.obl, r.Obl.At(p.Row, p.Col))
+	return math.Abs(off) <= min(sp[0], sp[1], sp[2])/2
+}
+
+// onPlane reports whether r lies in the plane shown (a set of points:
+// whether any of its points does).
+func (rv roiView) onPlane(r *ROI) bool {
+	if r.Obl != nil {
+		for _, p := range r.Pts {
+			if rv.onTurned(r, p) {
+				if r.Kind == KindPoints {
+					return true
+				}
+			} else if r.Kind != KindPoints {
+				return false
+			}
+		}
+		return r.Kind != KindPoints
+	}
+	return rv.obl == nil && onPlane(r, rv.v)
+}
+
+// pointShown reports whether point k of set r lies in the plane shown.
+func (rv roiView) pointShown(r *ROI, k int) bool {
+	if r.Obl != nil {
+		return rv.onTurned(r, r.Pts[k])
+	}
+	_, _, normal := rv.v.Orientation.Axes()
+	return rv.obl == nil && r.Ats[k] == rv.v.At(normal)
+}
+
 // toSamples is the sample coordinate under viewport position (x, y).
 func toSamples(m *loader.Meta, v render.View, x, y float64) render.Point {
 	p := v.ToPlane(m, x, y)
@@ -424,45 +535,45 @@ func (s *Session) MouseDown(x, y float64) bool {
 		return false
 	}
 	x, y = s.toPanelLocked(x, y)
-	v, m, ok := s.measureViewLocked()
-	if !ok {
+	rv, ok := s.roiViewLocked()
+	// On a turned plane: lines and points.
+	if !ok || rv.obl != nil && rs.tool != LineTool && rs.tool != PointTool {
 		s.mu.Unlock()
 		return false
 	}
-	p := toSamples(m, v, x, y)
+	v := rv.v
+	p := rv.sample(nil, x, y)
 	_, _, normal := v.Orientation.Axes()
 	rs.drag = gesture{}
 	if rs.drawing { // a polygon: a vertex more, or closed at its first
 		r := &rs.list[rs.sel]
-		fx, fy := toViewport(m, v, r.Pts[0])
+		fx, fy, _ := rv.screen(r, r.Pts[0])
 		if len(r.Pts) >= 3 && math.Hypot(fx-x, fy-y) <= grab {
 			s.finishPolygonLocked()
 		} else {
 			r.Pts = append(r.Pts, p)
-			rs.changed()
 		}
 		s.unlockNotify(ROIChanged)
 		return true
 	}
-	if i, k := s.pickLocked(m, v, x, y); i >= 0 {
+	if i, k := s.pickLocked(rv, x, y); i >= 0 {
 		rs.sel, rs.vertex = i, k
-		rs.drag = gesture{on: true, roi: i, vertex: k, last: p}
+		rs.drag = gesture{on: true, roi: i, vertex: k, last: rv.sample(&rs.list[i], x, y)}
 		s.unlockNotify(ROIChanged)
 		return true
 	}
 	k := kindOf[rs.tool]
 	if k == KindPoints {
 		// A point more in the set selected, else in a new set.
-		if i := rs.sel; i >= 0 && rs.list[i].Kind == KindPoints && rs.list[i].Plane == v.Orientation && rs.list[i].T == v.T {
+		if i := rs.sel; i >= 0 && rs.list[i].Kind == KindPoints && samePlane(&rs.list[i], rv) {
 			r := &rs.list[i]
 			r.Pts = append(r.Pts, p)
 			r.Ats = append(r.Ats, v.At(normal))
 			rs.vertex = len(r.Pts) - 1
-			rs.changed()
 			s.measureLocked()
 		} else {
 			s.addROILocked(ROI{Kind: KindPoints, Plane: v.Orientation, At: v.At(normal), T: v.T,
-				Pts: []render.Point{p}, Ats: []int{v.At(normal)}})
+				Pts: []render.Point{p}, Ats: []int{v.At(normal)}, Obl: rv.obl})
 			rs.vertex = 0
 		}
 		r := rs.list[rs.sel]
@@ -471,7 +582,7 @@ func (s *Session) MouseDown(x, y float64) bool {
 		s.unlockNotify(ROIChanged)
 		return true
 	}
-	r := ROI{Kind: k, Plane: v.Orientation, At: v.At(normal), T: v.T, Pts: []render.Point{p, p}}
+	r := ROI{Kind: k, Plane: v.Orientation, At: v.At(normal), T: v.T, Pts: []render.Point{p, p}, Obl: rv.obl}
 	if k == KindRect {
 		r.Pts[0] = snapCorner(p)
 		r.Pts[1] = r.Pts[0]
@@ -496,25 +607,25 @@ func snapCorner(p render.Point) render.Point {
 // pickLocked finds what a press at viewport (x, y) takes: a handle of the
 // ROI selected (its index and the vertex), else the topmost visible ROI
 // under it (vertex -1; a point of a set: that point), else -1.
-func (s *Session) pickLocked(m *loader.Meta, v render.View, x, y float64) (int, int) {
+func (s *Session) pickLocked(rv roiView, x, y float64) (int, int) {
 	rs := &s.rois
-	if i := rs.sel; i >= 0 && !rs.list[i].Hidden && onPlane(&rs.list[i], v) {
-		if k := handleAt(m, v, &rs.list[i], x, y); k >= 0 {
+	if i := rs.sel; i >= 0 && !rs.list[i].Hidden && rv.onPlane(&rs.list[i]) {
+		if k := handleAt(rv, &rs.list[i], x, y); k >= 0 {
 			return i, k
 		}
 	}
 	for i := len(rs.list) - 1; i >= 0; i-- {
 		r := &rs.list[i]
-		if r.Hidden || !onPlane(r, v) {
+		if r.Hidden || !rv.onPlane(r) {
 			continue
 		}
 		if r.Kind == KindPoints {
-			if k := handleAt(m, v, r, x, y); k >= 0 {
+			if k := handleAt(rv, r, x, y); k >= 0 {
 				return i, k
 			}
 			continue
 		}
-		if hit(m, v, r, x, y) {
+		if hit(rv, r, x, y) {
 			return i, -1
 		}
 	}
@@ -523,29 +634,27 @@ func (s *Session) pickLocked(m *loader.Meta, v render.View, x, y float64) (int, 
 
 // handles are the points of r a drag may take, in viewport pixels: a
 // line's ends, a box's four corners, a polygon's vertices, the points.
-func handles(m *loader.Meta, v render.View, r *ROI) [][2]float64 {
+func handles(rv roiView, r *ROI) [][2]float64 {
 	var out [][2]float64
 	pts := r.Pts
 	if r.Kind == KindRect || r.Kind == KindEllipse {
 		a, b := r.Pts[0], r.Pts[1]
 		pts = []render.Point{a, {Col: b.Col, Row: a.Row}, b, {Col: a.Col, Row: b.Row}}
 	}
-	_, _, normal := v.Orientation.Axes()
 	for i, p := range pts {
-		if r.Kind == KindPoints && r.Ats[i] != v.At(normal) {
-			out = append(out, [2]float64{math.Inf(1), math.Inf(1)})
-			continue
+		x, y, ok := rv.screen(r, p)
+		if !ok || r.Kind == KindPoints && !rv.pointShown(r, i) {
+			x, y = math.Inf(1), math.Inf(1)
 		}
-		x, y := toViewport(m, v, p)
 		out = append(out, [2]float64{x, y})
 	}
 	return out
 }
 
 // handleAt is the handle of r within grab of (x, y), or -1.
-func handleAt(m *loader.Meta, v render.View, r *ROI, x, y float64) int {
+func handleAt(rv roiView, r *ROI, x, y float64) int {
 	best, at := float64(grab), -1
-	for k, h := range handles(m, v, r) {
+	for k, h := range handles(rv, r) {
 		if d := math.Hypot(h[0]-x, h[1]-y); d <= best {
 			best, at = d, k
 		}
@@ -555,8 +664,8 @@ func handleAt(m *loader.Meta, v render.View, r *ROI, x, y float64) int {
 
 // hit reports whether viewport (x, y) lies on r: inside a region, near a
 // line.
-func hit(m *loader.Meta, v render.View, r *ROI, x, y float64) bool {
-	outline := Outline(m, v, r)
+func hit(rv roiView, r *ROI, x, y float64) bool {
+	outline := outline(rv, r)
 	if r.Kind == KindLine {
 		return len(outline) == 2 && segmentDistance(outline[0], outline[1], [2]float64{x, y}) <= grab
 	}
@@ -585,13 +694,13 @@ func insidePolygon(poly [][2]float64, x, y float64) bool {
 	return in
 }
 
-// Outline is r's outline in viewport pixels of view v: a line's two ends,
-// a rectangle's four corners, an ellipse as a polygon of 64 sides, a
+// outline is r's outline in viewport pixels: a line's two ends, a
+// rectangle's four corners, an ellipse as a polygon of 64 sides, a
 // polygon's vertices, a set's points.
-func Outline(m *loader.Meta, v render.View, r *ROI) [][2]float64 {
+func outline(rv roiView, r *ROI) [][2]float64 {
 	switch r.Kind {
 	case KindRect:
-		return handles(m, v, r)
+		return handles(rv, r)
 	case KindEllipse:
 		a, b := r.Pts[0], r.Pts[1]
 		c := render.Point{Col: (a.Col + b.Col) / 2, Row: (a.Row + b.Row) / 2}
@@ -599,14 +708,14 @@ func Outline(m *loader.Meta, v render.View, r *ROI) [][2]float64 {
 		out := make([][2]float64, 64)
 		for k := range out {
 			t := 2 * math.Pi * float64(k) / float64(len(out))
-			x, y := toViewport(m, v, render.Point{Col: c.Col + rc*math.Cos(t), Row: c.Row + rr*math.Sin(t)})
+			x, y, _ := rv.screen(r, render.Point{Col: c.Col + rc*math.Cos(t), Row: c.Row + rr*math.Sin(t)})
 			out[k] = [2]float64{x, y}
 		}
 		return out
 	}
 	out := make([][2]float64, len(r.Pts))
 	for i, p := range r.Pts {
-		x, y := toViewport(m, v, p)
+		x, y, _ := rv.screen(r, p)
 		out[i] = [2]float64{x, y}
 	}
 	return out
@@ -649,7 +758,6 @@ func (s *Session) dragROILocked(p render.Point) {
 		r.Pts[g.vertex] = p
 	}
 	g.moved = true
-	rs.changed()
 }
 
 // MouseUp ends the tool's drag: a new ROI too small to see is dropped, an
@@ -665,8 +773,8 @@ func (s *Session) MouseUp() {
 	}
 	r := &rs.list[g.roi]
 	if g.fresh {
-		v, m, _ := s.measureViewLocked()
-		o := Outline(m, v, r)
+		rv, _ := s.roiViewLocked()
+		o := outline(rv, r)
 		small := true
 		for _, q := range o[1:] {
 			small = small && math.Hypot(q[0]-o[0][0], q[1]-o[0][1]) < 2
@@ -682,7 +790,6 @@ func (s *Session) MouseUp() {
 		normalizeBox(r)
 	}
 	s.trace.Event("roi", roiTrace(r))
-	rs.changed()
 	s.measureLocked()
 	s.unlockNotify(ROIChanged)
 }
@@ -727,30 +834,30 @@ type Mark struct {
 func (s *Session) Overlay() []Mark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, m, ok := s.measureViewLocked()
+	rv, ok := s.roiViewLocked()
 	if !ok {
 		return nil
 	}
-	_, _, normal := v.Orientation.Axes()
+	v := rv.v
 	var out []Mark
 	for i := range s.rois.list {
 		r := &s.rois.list[i]
-		if r.Hidden || !onPlane(r, v) {
+		if r.Hidden || !rv.onPlane(r) {
 			continue
 		}
-		mk := Mark{Outline: Outline(m, v, r), Closed: r.region(), Selected: i == s.rois.sel, Label: r.Name}
+		mk := Mark{Outline: outline(rv, r), Closed: r.region(), Selected: i == s.rois.sel, Label: r.Name}
 		if r.Kind == KindPoints {
 			mk.Points, mk.Outline = true, nil
 			for k, p := range r.Pts {
-				if r.Ats[k] == v.At(normal) {
-					x, y := toViewport(m, v, p)
+				if rv.pointShown(r, k) {
+					x, y, _ := rv.screen(r, p)
 					mk.Outline = append(mk.Outline, [2]float64{x, y})
 					mk.Numbers = append(mk.Numbers, k+1)
 				}
 			}
 		}
 		if mk.Selected && r.Kind != KindPoints {
-			mk.Handles = handles(m, v, r)
+			mk.Handles = handles(rv, r)
 		}
 		if s.rois.drawing && i == s.rois.sel {
 			mk.Closed, mk.Open = false, true
@@ -835,11 +942,18 @@ func (s *Session) followPlaneLocked() {
 	}
 	r := &rs.list[rs.sel]
 	_, _, normal := s.view.Orientation.Axes()
-	if r.Kind != KindLine || r.Plane != s.view.Orientation || r.At == s.view.At(normal) && r.T == s.view.T {
+	if r.Kind != KindLine || r.Obl != nil || r.Plane != s.view.Orientation || r.At == s.view.At(normal) && r.T == s.view.T {
 		return
 	}
 	r.At, r.T = s.view.At(normal), s.view.T
-	rs.changed()
 	s.measureLocked()
 	s.noteLocked(ROIChanged)
+}
+
+// samePlane reports whether r lies on the plane shown, for a point more.
+func samePlane(r *ROI, rv roiView) bool {
+	if r.Obl != nil || rv.obl != nil {
+		return r.Obl != nil && rv.obl != nil && *r.Obl == *rv.obl
+	}
+	return r.Plane == rv.v.Orientation && r.T == rv.v.T
 }

@@ -2,12 +2,11 @@ package session
 
 import (
 	"bytes"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
-	"strconv"
+	"strings"
 
 	"vastview/base/fsutil"
 	"vastview/loader"
@@ -15,31 +14,20 @@ import (
 	"vastview/render"
 )
 
-// ResultsColumns are the columns of the measurements table as CSV, named
-// as Fiji's Results table names them (Label: the ROI's name and the
-// channel's, "Line 1:C0"; Length and Angle for lines; Volume for a region
-// over several planes; Estimate is 1 while the figures are a coarse
-// level's).
-var ResultsColumns = []string{" ", "Label", "ROI", "Type", "Ch", "Area", "Volume", "Mean", "StdDev", "Min", "Max",
-	"IntDen", "RawIntDen", "N", "Length", "Angle", "Unit", "Estimate"}
-
-// ResultsCSV is the measurements table as CSV: one row per ROI and
-// visible channel, ResultsColumns first.
+// ResultsCSV is the measurements table of the regions as CSV, a row per
+// region and visible channel, in the columns of Fiji's Results table
+// (measure.ResultColumns; Label is "ROI name:channel name"). Rows still
+// measuring hold their estimate.
 func (s *Session) ResultsCSV() []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write(ResultsColumns)
-	g := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-	for i, r := range s.Results() {
-		est := "0"
-		if r.Estimate || !r.Final {
-			est = "1"
+	var rows []measure.Result
+	for _, r := range s.Results() {
+		if r.Kind == KindLine || r.Count == 0 && !r.Final {
+			continue
 		}
-		w.Write([]string{strconv.Itoa(i + 1), r.Name + ":" + r.Channel, r.Name, string(r.Kind), strconv.Itoa(r.C),
-			g(r.Area), g(r.Volume), g(r.Mean), g(r.Std), g(r.Min), g(r.Max), g(r.Sum), g(r.Sum), strconv.FormatInt(r.Count, 10),
-			g(r.Length), g(r.Angle), r.Unit, est})
+		rows = append(rows, measure.Result{Label: r.Name + ":" + r.Channel, Stats: r.Stats})
 	}
-	w.Flush()
+	var b bytes.Buffer
+	measure.WriteResults(&b, rows)
 	return b.Bytes()
 }
 
@@ -48,95 +36,105 @@ func (s *Session) ExportResults(path string) error {
 	return fsutil.WriteAtomic(path, s.ResultsCSV())
 }
 
-// roiFile is the JSON of a list of ROIs.
-type roiFile struct {
-	ROIs []roiJSON `json:"rois"`
-}
-
-// roiJSON is one ROI in a file: its vertices in level-0 sample
-// coordinates of its plane ([row, col], a sample's centre at its index)
-// and, for other tools, in physical units ([z, y, x]).
-type roiJSON struct {
-	Name     string       `json:"name"`
-	Kind     ROIKind      `json:"kind"`
-	Plane    string       `json:"plane"`
-	T        int          `json:"t"`
-	At       int          `json:"index"`
-	Points   [][2]float64 `json:"points"`
-	Ats      []int        `json:"indices,omitempty"`
-	Physical [][3]float64 `json:"coordinates,omitempty"`
-	Unit     string       `json:"unit,omitempty"`
-	Width    int          `json:"width,omitempty"`
-	Depth    int          `json:"depth,omitempty"`
-	Hidden   bool         `json:"hidden,omitempty"`
-}
-
-// encodeROIs is the JSON of list, for data m.
-func encodeROIs(m *loader.Meta, list []ROI) ([]byte, error) {
-	f := roiFile{ROIs: make([]roiJSON, 0, len(list))}
-	for i := range list {
-		r := &list[i]
-		j := roiJSON{Name: r.Name, Kind: r.Kind, Plane: r.Plane.String(), T: r.T, At: r.At, Ats: r.Ats,
-			Width: r.Width, Depth: r.Depth, Hidden: r.Hidden}
+// toMeasure is r as package measure's list of ROIs keeps it: a set of
+// points becomes one entry per point, of the set's name.
+func (r *ROI) toMeasure() []measure.ROI {
+	mr := measure.ROI{Name: r.Name, Plane: r.MeasurePlane()}
+	switch r.Kind {
+	case KindLine:
+		l := r.Line()
+		mr.Line = &l
+	case KindPoints:
+		out := make([]measure.ROI, len(r.Pts))
 		for k, p := range r.Pts {
-			j.Points = append(j.Points, [2]float64{p.Row, p.Col})
-			if m != nil {
-				pl := r.MeasurePlane()
-				if r.Ats != nil {
-					pl.Index = r.Ats[k]
-				}
-				ph := pl.Physical(m, measurePt(p))
-				j.Physical = append(j.Physical, ph)
-				_, _, _, j.Unit = pl.Spacing(m)
-			}
+			out[k] = mr
+			out[k].Plane.Index = r.Ats[k]
+			out[k].Point = &measure.Point{At: measurePt(p)}
 		}
-		f.ROIs = append(f.ROIs, j)
+		return out
+	default:
+		mr.Region = r.Region()
+		if r.Depth > 1 {
+			mr.From, mr.To = r.At, r.At+r.Depth
+		}
 	}
-	return json.MarshalIndent(f, "", " ")
+	return []measure.ROI{mr}
 }
 
-// decodeROIs reads a list of ROIs from JSON.
-func decodeROIs(b []byte) ([]ROI, error) {
-	var f roiFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, err
-	}
-	out := make([]ROI, 0, len(f.ROIs))
-	for i, j := range f.ROIs {
-		o, err := loader.ParseOrientation(j.Plane)
-		if err != nil {
-			return nil, fmt.Errorf("ROI %d: %v", i+1, err)
+// fromMeasure turns package measure's ROIs into the list's: consecutive
+// points of one name become a set. Regions on turned planes are left out
+// (skipped counts them).
+func fromMeasure(list []measure.ROI) (out []ROI, skipped int) {
+	for _, mr := range list {
+		if mr.Plane.Oblique != nil && mr.Line == nil && mr.Point == nil {
+			skipped++
+			continue
 		}
-		need := map[ROIKind]int{KindLine: 2, KindRect: 2, KindEllipse: 2, KindPolygon: 3, KindPoints: 1}[j.Kind]
-		if need == 0 || len(j.Points) < need || j.Kind != KindPolygon && j.Kind != KindPoints && len(j.Points) != need {
-			return nil, fmt.Errorf("ROI %d: a %q with %d points", i+1, j.Kind, len(j.Points))
-		}
-		r := ROI{Name: j.Name, Kind: j.Kind, Plane: o, T: j.T, At: j.At, Width: max(1, j.Width), Depth: j.Depth, Hidden: j.Hidden}
-		for _, p := range j.Points {
-			r.Pts = append(r.Pts, render.Point{Row: p[0], Col: p[1]})
-		}
-		if j.Kind == KindPoints {
-			r.Ats = j.Ats
-			if len(r.Ats) != len(r.Pts) {
-				r.Ats = make([]int, len(r.Pts))
-				for k := range r.Ats {
-					r.Ats[k] = j.At
+		r := ROI{Name: mr.Name, Plane: mr.Plane.Orientation, T: mr.Plane.T, At: mr.Plane.Index, Width: 1, Obl: mr.Plane.Oblique}
+		switch {
+		case mr.Point != nil:
+			p := render.Point{Row: mr.Point.At.Row, Col: mr.Point.At.Col}
+			if n := len(out); n > 0 && out[n-1].Kind == KindPoints && out[n-1].Name == r.Name &&
+				out[n-1].Plane == r.Plane && out[n-1].T == r.T && (r.Obl == nil) == (out[n-1].Obl == nil) &&
+				(r.Obl == nil || *r.Obl == *out[n-1].Obl) {
+				out[n-1].Pts = append(out[n-1].Pts, p)
+				out[n-1].Ats = append(out[n-1].Ats, r.At)
+				continue
+			}
+			r.Kind, r.Pts, r.Ats = KindPoints, []render.Point{p}, []int{r.At}
+		case mr.Line != nil:
+			r.Kind, r.Width = KindLine, max(1, mr.Line.Width)
+			r.Pts = []render.Point{{Row: mr.Line.From.Row, Col: mr.Line.From.Col}, {Row: mr.Line.To.Row, Col: mr.Line.To.Col}}
+		default:
+			switch g := mr.Region.(type) {
+			case measure.Rect:
+				r.Kind = KindRect
+				r.Pts = []render.Point{{Row: float64(g.Row0) - 0.5, Col: float64(g.Col0) - 0.5},
+					{Row: float64(g.Row1) - 0.5, Col: float64(g.Col1) - 0.5}}
+			case measure.Ellipse:
+				r.Kind = KindEllipse
+				r.Pts = []render.Point{{Row: g.Center.Row - g.RadiusRow, Col: g.Center.Col - g.RadiusCol},
+					{Row: g.Center.Row + g.RadiusRow, Col: g.Center.Col + g.RadiusCol}}
+			case measure.Polygon:
+				r.Kind = KindPolygon
+				for _, v := range g.Vertices {
+					r.Pts = append(r.Pts, render.Point{Row: v.Row, Col: v.Col})
 				}
+			default:
+				skipped++
+				continue
+			}
+			if mr.To > mr.From {
+				r.At, r.Depth = mr.From, mr.To-mr.From
 			}
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out, skipped
 }
 
-// ExportROIs writes the ROIs to path as JSON.
+// encodeROIs is the JSON of list on data m (measure.WriteROIs: GeoJSON
+// with physical coordinates, and the sample coordinates).
+func encodeROIs(m *loader.Meta, list []ROI) ([]byte, error) {
+	var all []measure.ROI
+	for i := range list {
+		all = append(all, list[i].toMeasure()...)
+	}
+	var b bytes.Buffer
+	if err := measure.WriteROIs(&b, m, all); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// ExportROIs writes the ROIs to path as JSON (see encodeROIs).
 func (s *Session) ExportROIs(path string) error {
 	s.mu.Lock()
-	var m *loader.Meta
-	if s.data != nil {
-		m = s.data.Pyr.Meta()
+	if s.data == nil {
+		s.mu.Unlock()
+		return errors.New("no image shown")
 	}
-	b, err := encodeROIs(m, s.rois.list)
+	b, err := encodeROIs(s.data.Pyr.Meta(), s.rois.list)
 	s.mu.Unlock()
 	if err != nil {
 		return err
@@ -144,119 +142,41 @@ func (s *Session) ExportROIs(path string) error {
 	return fsutil.WriteAtomic(path, b)
 }
 
-// ImportROIs adds the ROIs of the JSON file at path to the list.
+// ImportROIs adds the ROIs of a JSON file (as ExportROIs writes it, or
+// GeoJSON of physical coordinates) to the list.
 func (s *Session) ImportROIs(path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	list, err := decodeROIs(b)
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	s.mu.Lock()
-	if s.data == nil {
-		s.mu.Unlock()
+	m := s.Meta()
+	if m == nil {
 		return errors.New("no image to lay the ROIs on")
 	}
-	for _, r := range list {
-		s.addROILocked(r)
-	}
-	s.unlockNotify(ROIChanged)
-	return nil
-}
-
-// measurePt is plane position p as package measure has it.
-func measurePt(p render.Point) measure.Pt { return measure.Pt{Row: p.Row, Col: p.Col} }
-
-// PointsColumns are the columns of a points CSV, as napari's points layer
-// writes them: the point's index (from 0) and its level-0 sample
-// coordinates, Z, Y, X (Y, X for data without Z).
-func pointsColumns(m *loader.Meta) []string {
-	if m.Size('Z') > 1 {
-		return []string{"index", "axis-0", "axis-1", "axis-2"}
-	}
-	return []string{"index", "axis-0", "axis-1"}
-}
-
-// ExportPoints writes the points of set i to path as napari's points
-// layer writes a CSV.
-func (s *Session) ExportPoints(i int, path string) error {
-	s.mu.Lock()
-	if s.data == nil || i < 0 || i >= len(s.rois.list) || s.rois.list[i].Kind != KindPoints {
-		s.mu.Unlock()
-		return errors.New("no set of points selected")
-	}
-	m := s.data.Pyr.Meta()
-	r := s.rois.list[i].clone()
-	s.mu.Unlock()
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	cols := pointsColumns(m)
-	w.Write(cols)
-	for k, p := range r.Pts {
-		pl := r.MeasurePlane()
-		pl.Index = r.Ats[k]
-		q := pl.Index3(m, measurePt(p))
-		row := []string{strconv.Itoa(k)}
-		for _, v := range q[3-(len(cols)-1):] {
-			row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
-		}
-		w.Write(row)
-	}
-	w.Flush()
-	return fsutil.WriteAtomic(path, b.Bytes())
-}
-
-// ImportPoints adds the points of a CSV as napari's points layer writes
-// it (index, axis-0, axis-1[, axis-2]) as a set of points on XY planes.
-func (s *Session) ImportPoints(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	list, err := measure.ReadROIs(f, m)
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return err
 	}
-	if len(recs) < 2 || len(recs[0]) < 3 || recs[0][1] != "axis-0" {
-		return fmt.Errorf("%s: not a points CSV (index, axis-0, axis-1, …)", path)
+	rois, skipped := fromMeasure(list)
+	s.addROIs(m, rois)
+	if skipped > 0 {
+		return fmt.Errorf("%d regions on turned planes were left out", skipped)
 	}
-	m := s.Meta()
-	if m == nil {
-		return errors.New("no image to lay the points on")
-	}
-	r := ROI{Kind: KindPoints, Plane: render.XY}
-	for n, rec := range recs[1:] {
-		if len(rec) != len(recs[0]) {
-			return fmt.Errorf("%s: line %d has %d fields, the header %d", path, n+2, len(rec), len(recs[0]))
-		}
-		var q [3]float64 // Z, Y, X
-		for k, field := range rec[1:] {
-			v, err := strconv.ParseFloat(field, 64)
-			if err != nil || v != v {
-				return fmt.Errorf("%s: line %d: %q is not a number", path, n+2, field)
-			}
-			q[3-(len(rec)-1)+k] = v
-		}
-		z := int(q[0] + 0.5)
-		if q[0] < -0.5 || z >= max(1, m.Size('Z')) {
-			return fmt.Errorf("%s: line %d: z %g is beyond the data's %d planes", path, n+2, q[0], m.Size('Z'))
-		}
-		r.Pts = append(r.Pts, render.Point{Row: q[1], Col: q[2]})
-		r.Ats = append(r.Ats, z)
-	}
-	r.At = r.Ats[0]
+	return nil
+}
+
+// addROIs adds rois, read for data m, if m is still the data shown.
+func (s *Session) addROIs(m *loader.Meta, rois []ROI) {
 	s.mu.Lock()
 	if s.data == nil || s.data.Pyr.Meta() != m {
 		s.mu.Unlock()
-		return errors.New("the image changed meanwhile")
+		return
 	}
-	r.T = s.view.T
-	s.addROILocked(r)
+	for _, r := range rois {
+		s.addROILocked(r)
+	}
 	s.unlockNotify(ROIChanged)
-	return nil
 }
 
 // restoreROIsLocked lays the ROIs remembered with the data shown over it.
@@ -268,12 +188,104 @@ func (s *Session) restoreROIsLocked() {
 	if !ok || len(saved.ROIs) == 0 {
 		return
 	}
-	list, err := decodeROIs(saved.ROIs)
+	list, err := measure.ReadROIs(bytes.NewReader(saved.ROIs), s.data.Pyr.Meta())
 	if err != nil {
 		return // an older or damaged entry: nothing drawn
 	}
-	for _, r := range list {
+	rois, _ := fromMeasure(list)
+	for _, r := range rois {
 		s.addROILocked(r)
 	}
 	s.rois.sel = -1
+}
+
+// measurePt is plane position p as package measure has it.
+func measurePt(p render.Point) measure.Pt { return measure.Pt{Row: p.Row, Col: p.Col} }
+
+// ExportPoints writes the points of set i to path as napari's points
+// layer saves a CSV (measure.WritePoints): index, then the level-0
+// coordinates on every axis but C in the data's order (axis-0, …), then
+// each visible channel's value there.
+func (s *Session) ExportPoints(i int, path string) error {
+	s.mu.Lock()
+	if s.data == nil || i < 0 || i >= len(s.rois.list) || s.rois.list[i].Kind != KindPoints {
+		s.mu.Unlock()
+		return errors.New("no set of points selected")
+	}
+	m := s.data.Pyr.Meta()
+	r := s.rois.list[i].clone()
+	s.mu.Unlock()
+	vals := s.PointValues(i)
+	var pts [][]float64
+	for k, p := range r.Pts {
+		pl := r.MeasurePlane()
+		pl.Index = r.Ats[k]
+		pts = append(pts, measure.PointCoords(m, pl, measurePt(p)))
+	}
+	var props []measure.Property
+	if len(vals) > 0 && len(vals[0].Values) > 0 {
+		chans := measureChannels(m, s.View())
+		for c := range vals[0].Values {
+			p := measure.Property{Name: "value-" + chanLabel(m, chans[min(c, len(chans)-1)])}
+			for _, v := range vals {
+				if c < len(v.Values) && v.Found[c] {
+					p.Values = append(p.Values, v.Values[c])
+				} else {
+					p.Values = append(p.Values, math.NaN())
+				}
+			}
+			props = append(props, p)
+		}
+	}
+	var b bytes.Buffer
+	if err := measure.WritePoints(&b, pts, props); err != nil {
+		return err
+	}
+	return fsutil.WriteAtomic(path, b.Bytes())
+}
+
+// ImportPoints adds the points of a CSV as napari's points layer saves it
+// (index, axis-0, axis-1, …: level-0 coordinates on every axis of the
+// data but C, in its order) as a set of points on XY planes.
+func (s *Session) ImportPoints(path string) error {
+	m := s.Meta()
+	if m == nil {
+		return errors.New("no image to lay the points on")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	pts, _, err := measure.ReadPoints(f)
+	if err != nil {
+		return err
+	}
+	axes := measure.PointAxes(m.Axes)
+	r := ROI{Kind: KindPoints, Plane: render.XY, Name: strings.TrimSuffix(displayName(path), ".csv")}
+	for n, p := range pts {
+		if len(p) != len(axes) {
+			return fmt.Errorf("point %d has %d coordinates; the data's points have %d (%s)", n, len(p), len(axes), axes)
+		}
+		at := map[byte]float64{}
+		for k := range axes {
+			at[axes[k]] = p[k]
+		}
+		z, t := int(math.Floor(at['Z']+0.5)), int(math.Floor(at['T']+0.5))
+		if z < 0 || z >= m.Size('Z') || t < 0 || t >= m.Size('T') {
+			return fmt.Errorf("point %d lies beyond the data (z %g, t %g)", n, at['Z'], at['T'])
+		}
+		if n == 0 {
+			r.T, r.At = t, z
+		} else if t != r.T {
+			return fmt.Errorf("point %d is of time point %d, point 0 of %d: a set lies in one", n, t, r.T)
+		}
+		r.Pts = append(r.Pts, render.Point{Row: at['Y'], Col: at['X']})
+		r.Ats = append(r.Ats, z)
+	}
+	if len(r.Pts) == 0 {
+		return errors.New("no points")
+	}
+	s.addROIs(m, []ROI{r})
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"vastview/loader"
 	"vastview/measure"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // roiResult is what was measured of one ROI: the figures of each visible
@@ -31,6 +32,7 @@ type roiResult struct {
 	err      error             // why the measurement failed
 	asked    time.Time         // when the input that changed the ROI came
 	hist     []int64           // the histogram of the first channel
+	plot     *image.RGBA       // the plot of the profiles or the histogram
 	histLo   float64           // over [histLo, histHi]
 	histHi   float64
 }
@@ -60,12 +62,16 @@ func measureChannels(m *loader.Meta, v render.View) []int {
 // measureKey says what a measurement measures: the ROI's geometry and
 // the channels; a result whose key differs is stale.
 func measureKey(r *ROI, chans []int) string {
-	return fmt.Sprintf("%s|%v|%d|%d|%v|%v|%d|%d|%v", r.Kind, r.Plane, r.At, r.T, r.Pts, r.Ats, r.Width, r.Depth, chans)
+	var obl oblique.Plane
+	if r.Obl != nil {
+		obl = *r.Obl
+	}
+	return fmt.Sprintf("%s|%v|%d|%d|%v|%v|%d|%d|%v|%v", r.Kind, r.Plane, r.At, r.T, r.Pts, r.Ats, r.Width, r.Depth, chans, obl)
 }
 
 // MeasurePlane is the plane r lies in, as package measure takes it.
 func (r *ROI) MeasurePlane() measure.Plane {
-	return measure.Plane{Orientation: r.Plane, T: r.T, Index: r.At}
+	return measure.Plane{Orientation: r.Plane, T: r.T, Index: r.At, Oblique: r.Obl}
 }
 
 // Region is r as package measure measures it (nil for a line or points).
@@ -136,7 +142,7 @@ func (s *Session) measureLocked() {
 		nr := &roiResult{key: key, cancel: cancel, chans: chans, asked: s.clock.Now()}
 		if res != nil && res.key[:strings.IndexByte(res.key, '|')] == string(r.Kind) {
 			// Shown until the new figures come: the old ones.
-			nr.stats, nr.profiles, nr.hist, nr.histLo, nr.histHi = res.stats, res.profiles, res.hist, res.histLo, res.histHi
+			nr.stats, nr.profiles, nr.hist, nr.histLo, nr.histHi, nr.plot = res.stats, res.profiles, res.hist, res.histLo, res.histHi, res.plot
 		}
 		if rs.results == nil {
 			rs.results = map[roiID]*roiResult{}
@@ -205,18 +211,26 @@ func (s *Session) measureLine(ctx context.Context, prof *measure.Profiler, r ROI
 		out[i] = p
 	}
 	took := time.Since(start)
-	if s.publish(r.id, nr, func(nr *roiResult) { nr.profiles, nr.final, nr.cancel, nr.err = out, true, nil, nil }) {
-		ev := map[string]any{"name": r.Name, "kind": string(r.Kind), "points": len(out[0].Values),
-			"length": out[0].Length, "angle": out[0].Angle, "unit": out[0].Unit, "width": r.Width,
-			"compute_ms": float64(took.Microseconds()) / 1000,
-			"latency_ms": float64(s.clock.Now().Sub(nr.asked).Microseconds()) / 1000}
-		profiles := make([][]float64, len(out))
-		for i, p := range out {
-			profiles[i] = p.Values
-		}
-		ev["profiles"], ev["channels"] = profiles, nr.chans
-		s.trace.Event("profile", ev)
+	profiles := make([][]float64, len(out))
+	for i, p := range out {
+		profiles[i] = p.Values
 	}
+	ev := map[string]any{"name": r.Name, "kind": string(r.Kind), "points": len(out[0].Values),
+		"length": out[0].Length, "angle": out[0].Angle, "unit": out[0].Unit, "width": r.Width,
+		"compute_ms": float64(took.Microseconds()) / 1000, "profiles": profiles, "channels": nr.chans}
+	if !s.publish(r.id, nr, func(nr *roiResult) {
+		nr.profiles, nr.final, nr.cancel, nr.err = out, true, nil, nil
+		// Traced as the figures are handed over: a test that sees them
+		// final finds the event.
+		ev["latency_ms"] = float64(s.clock.Now().Sub(nr.asked).Microseconds()) / 1000
+		s.trace.Event("profile", ev)
+	}) {
+		return
+	}
+	// The plot, and how long from the input until it was drawn.
+	drew := s.drawROIPlot(r.id, nr)
+	s.trace.Event("plot", map[string]any{"name": r.Name, "plot_ms": float64(drew.Microseconds()) / 1000,
+		"latency_ms": float64(s.clock.Now().Sub(nr.asked).Microseconds()) / 1000})
 }
 
 // measurePoints reads the value of each channel at each point.
@@ -272,6 +286,7 @@ func (s *Session) measureRegion(ctx context.Context, d *Data, r ROI, nr *roiResu
 		q.Channels = nr.chans[:1]
 		if hs, err := measure.Compute(ctx, d.Pyr, q, measure.Options{Hist: h}); err == nil {
 			s.publish(r.id, nr, func(nr *roiResult) { nr.hist, nr.histLo, nr.histHi = hs[0].Hist, h.Lo, h.Hi })
+			s.drawROIPlot(r.id, nr)
 		}
 	}
 	s.publish(r.id, nr, func(nr *roiResult) { nr.cancel = nil })
@@ -424,48 +439,76 @@ func channelColour(v render.View, c int) color.NRGBA {
 	return color.NRGBA{lut[0], lut[1], lut[2], 255}
 }
 
-// Plot is the plot of the ROI selected, w×h pixels: a line's profiles
-// (one curve per visible channel, in its colour, distance in physical
-// units), a region's histogram; nil for none.
-func (s *Session) Plot(w, h int) *image.RGBA {
+// SetPlotSize sets the size, in pixels, of the plots of the ROIs (see
+// Plot); 0 draws none.
+func (s *Session) SetPlotSize(w, h int) {
 	s.mu.Lock()
-	if s.data == nil || s.rois.sel < 0 || w < 50 || h < 50 {
-		s.mu.Unlock()
+	s.rois.plotW, s.rois.plotH = w, h
+	s.mu.Unlock()
+}
+
+// Plot is the plot of the ROI selected: a line's profiles (one curve per
+// visible channel, in its colour, distance in physical units), a region's
+// histogram; nil for none yet. Plots are drawn by the workers that measure,
+// at the size SetPlotSize gives.
+func (s *Session) Plot() *image.RGBA {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rois.sel < 0 || s.rois.sel >= len(s.rois.list) {
 		return nil
 	}
-	r := s.rois.list[s.rois.sel]
-	res := s.rois.results[r.id]
-	v := s.view
+	if res := s.rois.results[s.rois.list[s.rois.sel].id]; res != nil {
+		return res.plot
+	}
+	return nil
+}
+
+// drawROIPlot draws the plot of ROI id from nr's figures, off the
+// session's lock, and hands it to nr; it returns how long drawing took.
+func (s *Session) drawROIPlot(id roiID, nr *roiResult) time.Duration {
+	s.mu.Lock()
+	w, h := s.rois.plotW, s.rois.plotH
+	var r *ROI
+	for i := range s.rois.list {
+		if s.rois.list[i].id == id {
+			r = &s.rois.list[i]
+		}
+	}
+	if s.data == nil || r == nil || s.rois.results[id] != nr || w < 50 || h < 50 {
+		s.mu.Unlock()
+		return 0
+	}
 	m := s.data.Pyr.Meta()
-	if res == nil {
-		s.mu.Unlock()
-		return nil
-	}
+	v := s.view
 	var curves []plotCurve
 	title, xl, yl := "", "", "value"
 	switch {
-	case r.Kind == KindLine && len(res.profiles) > 0:
+	case r.Kind == KindLine && len(nr.profiles) > 0:
 		title = r.Name + " profile"
 		xl = "distance"
-		if u := res.profiles[0].Unit; u != "" {
+		if u := nr.profiles[0].Unit; u != "" {
 			xl += " (" + Abbreviate(u) + ")"
 		}
-		for i, p := range res.profiles {
-			curves = append(curves, plotCurve{name: chanLabel(m, res.chans[i]), x: p.Distance, y: p.Values,
-				colour: channelColour(v, res.chans[i])})
+		for i, p := range nr.profiles {
+			curves = append(curves, plotCurve{name: chanLabel(m, nr.chans[i]), x: p.Distance, y: p.Values,
+				colour: channelColour(v, nr.chans[i])})
 		}
-	case r.region() && len(res.hist) > 0:
-		title, xl, yl = r.Name+" histogram ("+chanLabel(m, res.chans[0])+")", "value", "count"
-		x, y := make([]float64, len(res.hist)), make([]float64, len(res.hist))
-		step := (res.histHi - res.histLo) / float64(len(res.hist))
-		for i, n := range res.hist {
-			x[i], y[i] = res.histLo+(float64(i)+0.5)*step, float64(n)
+	case r.region() && len(nr.hist) > 0:
+		title, xl, yl = r.Name+" histogram ("+chanLabel(m, nr.chans[0])+")", "value", "count"
+		x, y := make([]float64, len(nr.hist)), make([]float64, len(nr.hist))
+		step := (nr.histHi - nr.histLo) / float64(len(nr.hist))
+		for i, n := range nr.hist {
+			x[i], y[i] = nr.histLo+(float64(i)+0.5)*step, float64(n)
 		}
-		curves = append(curves, plotCurve{x: x, y: y, colour: channelColour(v, res.chans[0]), bars: true})
+		curves = append(curves, plotCurve{x: x, y: y, colour: channelColour(v, nr.chans[0]), bars: true})
 	default:
 		s.mu.Unlock()
-		return nil
+		return 0
 	}
 	s.mu.Unlock()
-	return drawPlot(w, h, title, xl, yl, curves)
+	start := time.Now()
+	img := drawPlot(w, h, title, xl, yl, curves)
+	took := time.Since(start)
+	s.publish(id, nr, func(nr *roiResult) { nr.plot = img })
+	return took
 }

@@ -146,32 +146,37 @@ type Session struct {
 	prefs *prefs.Prefs
 	trace *Tracer
 
-	mu      sync.Mutex
-	data    *Data
-	view    render.View
-	chans   channelSet // per channel: window and colormap; the mode
-	fitted  bool       // the view fits the plane (until a zoom or pan)
-	gen     uint64
-	shown   *Frame // taken by the host: on screen
-	mods    Mods
-	scrub   scrubber
-	play    player
-	hover   pointer // where the pointer is, and the read-out there
-	hist    histState
-	status  string
-	opens   opener    // the open in progress: its own lock
-	exports exportSet // its own lock
-	browse  browseState
-	thumbs  thumbnails
-	layers  layerState
-	noBar   bool       // the scale bar is hidden (View → Scale Bar)
-	conv    Convention // how anatomical volumes are laid on the screen (View → Display Convention)
-	stamp   bool       // the time stamp is drawn (View → Time Stamp)
-	proj    projState
-	ortho   orthoState
-	v3      view3dState
-	traced  frameTracer
-	rois    roiState // the measuring tools and the ROIs
+	mu     sync.Mutex
+	data   *Data
+	view   render.View
+	chans  channelSet // per channel: window and colormap; the mode
+	fitted bool       // the view fits the plane (until a zoom or pan)
+	gen    uint64
+	shown  *Frame // taken by the host: on screen
+	mods   Mods
+	// dragging is set while a drag of an oblique plane goes on: the
+	// levels being built pause, so that its frames get the cores, until
+	// it ends (dragEnd resumes them).
+	dragging bool
+	dragEnd  func()
+	scrub    scrubber
+	play     player
+	hover    pointer // where the pointer is, and the read-out there
+	hist     histState
+	status   string
+	opens    opener    // the open in progress: its own lock
+	exports  exportSet // its own lock
+	browse   browseState
+	thumbs   thumbnails
+	layers   layerState
+	noBar    bool       // the scale bar is hidden (View → Scale Bar)
+	conv     Convention // how anatomical volumes are laid on the screen (View → Display Convention)
+	stamp    bool       // the time stamp is drawn (View → Time Stamp)
+	proj     projState
+	ortho    orthoState
+	v3       view3dState
+	traced   frameTracer
+	rois     roiState // the measuring tools and the ROIs
 
 	notes notifier // what waits for the host: its own lock
 

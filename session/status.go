@@ -96,7 +96,7 @@ func (s *Session) status0() (st Status) {
 		}
 		st.Text = zoom + "   " + st.Text
 	}
-	if shown != nil && Oblique(shown.View) && shown.Projection == loader.NoProjection {
+	if shown != nil && shown.plane != nil {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
 	}
 	if shown != nil && shown.Vol != nil {
@@ -110,7 +110,10 @@ func (s *Session) status0() (st Status) {
 	if play != "" {
 		st.Text = play + "   " + st.Text
 	}
-	if shown != nil && shown.Projection != 0 {
+	if shown != nil && shown.Projection != 0 && shown.plane != nil {
+		st.Text = fmt.Sprintf("%s along w %d–%d × %s   ", shown.Projection, shown.Slab[0], shown.Slab[1],
+			phys(SlabStep(pyr.Meta()), unitOf(pyr.Meta()))) + st.Text
+	} else if shown != nil && shown.Projection != 0 {
 		_, _, normal := shown.View.Orientation.Axes()
 		st.Text = fmt.Sprintf("%s of %c %d–%d   ", shown.Projection, normal+'a'-'A', shown.Slab[0], shown.Slab[1]) + st.Text
 	}

@@ -25,12 +25,18 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{Scene: Scene{d: s.data, view: s.drawnViewLocked(), gen: s.gen, dir: dir,
-		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), proj: s.proj.source(s.data, s.view)},
+		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked()},
 		asked: at, play: s.play.on}
+	if op, thick := s.proj.get(); Oblique(s.view) && op != loader.NoProjection {
+		s.proj.drop() // a turned plane is projected along its normal
+		r.slab = &obliqueSlab{op: op, thick: thick}
+	} else {
+		r.proj = s.proj.source(s.data, s.view)
+	}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
 	r.vol = s.volumeSceneLocked()
 	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj && r.vol == nil {
-		r.proj, r.layers = r.ortho.proj, nil
+		r.proj, r.layers, r.slab = r.ortho.proj, nil, nil
 	}
 	return r
 }
@@ -107,14 +113,15 @@ func (s *Session) setOrientationLocked(m *loader.Meta, o render.Orientation) boo
 		return s.activateLocked(int(o))
 	}
 	row, col, _ := o.Axes()
-	if o == s.view.Orientation && s.view.Turn != (render.Turn{}) {
-		s.view.Turn = render.Turn{} // aligned again
+	aligned := alignedTurn(m, s.view.Turn) // World Space stays on
+	if o == s.view.Orientation && s.view.Turn != aligned {
+		s.view.Turn = aligned // aligned again
 		return true
 	}
 	if m.Size(row) == 1 || m.Size(col) == 1 || o == s.view.Orientation {
 		return false
 	}
-	s.view.Orientation, s.view.Turn = o, render.Turn{}
+	s.view.Orientation, s.view.Turn = o, aligned
 	s.view.Zoom, s.fitted = 0, true
 	if s.view.Y == 0 && s.view.X == 0 {
 		s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2

@@ -283,9 +283,9 @@ func (s *Session) scroll3D(x, y, dy float64) bool {
 	return true
 }
 
-// DragEnd ends a drag: a 3-D view drawn coarse while its camera moved is
-// refined.
-func (s *Session) DragEnd() {
+// end3DDrag ends a drag of the 3-D view: drawn coarse while its camera
+// moved, it is refined.
+func (s *Session) end3DDrag() {
 	s.mu.Lock()
 	moving := s.v3.moving
 	s.mu.Unlock()
@@ -403,4 +403,31 @@ func (v *view3dState) restore(p *prefs.View3D, m *loader.Meta) {
 // no sample lies under it to read out.
 func (s *Session) over3DLocked() bool {
 	return s.v3.on || s.ortho.on && s.ortho.active == panelProj && s.data != nil && can3D(s.data.Pyr.Meta())
+}
+
+// orbitSteps is how many frames a movie of the 3-D view has: a whole
+// turn, 2° a frame.
+const orbitSteps = 180
+
+// orbitLocked has movie mv of the 3-D view shown alone turn the camera a
+// whole turn about the screen's vertical axis (see Camera.Orbit), each
+// frame the 3-D view's picture at rest for that camera, as `vastview
+// movie --render MODE --orbit 360` draws one.
+func (s *Session) orbitLocked(mv *Movie) error {
+	m := s.data.Pyr.Meta()
+	vs := mv.sc.vol
+	w, h := s.size3DLocked()
+	frames := make([]oblique.Plane, orbitSteps)
+	for i := range frames {
+		frames[i] = vs.cam.Orbit(float64(i)*360/orbitSteps).Plane(m, w, h)
+		frames[i].T, frames[i].C = s.view.T, s.view.C
+	}
+	k := max(oblique.ChooseLevel(m, frames[0]), budgetLevel(m, vs.budget, vs.opts.Clip))
+	o := vs.opts
+	o.Step = levelStep(m, k)
+	if !vs.isoSet {
+		o.Iso = math.NaN() // the middle of the window
+	}
+	mv.sc.vol = nil
+	return mv.Orbit(frames, k, o)
 }

@@ -1,7 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"image"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,9 +92,11 @@ func TestView3DIsTheRenderersPicture(t *testing.T) {
 	h.s.SetMode3D(raycast.MIP)
 	rest(raycast.MIP)
 	h.s.Drag(260, 150, 60, 0)
-	f = h.waitFrame(func(f *Frame) bool { return f.Vol != nil && f.Vol.Scale < 1 })
-	if f.Img.Rect.Dx() != 400 {
-		t.Errorf("a frame while moving is %v, not the viewport", f.Img.Rect)
+	// While the drag lasts the frames are not complete (at a reduced
+	// screen scale unless a full one is drawn fast enough).
+	f = h.waitFrame(func(f *Frame) bool { return f.Vol != nil && f.Vol.Args == nil })
+	if f.Img.Rect.Dx() != 400 || f.Info.Complete {
+		t.Errorf("a frame while moving is %v, complete %v", f.Img.Rect, f.Info.Complete)
 	}
 	h.s.DragEnd()
 	f = rest(raycast.MIP)
@@ -208,5 +214,76 @@ func TestView3DHoverAndStatus(t *testing.T) {
 	}
 	if st := h.s.Status().Text; !strings.HasPrefix(st, "3-D mip") || strings.Contains(st, "zoom") {
 		t.Errorf("the status over the 3-D view: %q", st)
+	}
+}
+
+// The screen scale of moving frames follows their drawing time: coarser
+// after a frame over the budget, finer when four times the pixels would
+// fit in it; a first picture at rest is drawn at that scale, then at
+// full scale.
+func TestView3DScreenScales(t *testing.T) {
+	var o view3dDraw
+	o.scale = 1 // 1/2
+	o.adapt(2 * movingBudget)
+	if screenScales[o.scale] != 0.25 {
+		t.Errorf("after a slow frame: scale %v", screenScales[o.scale])
+	}
+	o.adapt(movingBudget / 8)
+	if screenScales[o.scale] != 0.5 {
+		t.Errorf("after a fast frame: scale %v", screenScales[o.scale])
+	}
+	o.adapt(movingBudget / 2)
+	if screenScales[o.scale] != 0.5 {
+		t.Errorf("after a frame that fits, not four times over: scale %v", screenScales[o.scale])
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	copy(img.Pix, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	big := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	upscale(big, img)
+	if o := big.PixOffset(3, 1); big.Pix[o] != 5 || big.Pix[big.PixOffset(0, 2)] != 9 || big.Pix[big.PixOffset(1, 1)] != 1 {
+		t.Errorf("upscaled %v", big.Pix)
+	}
+}
+
+// A movie of the 3-D view turns the camera a whole turn about the
+// screen's vertical axis, 2° a frame, each frame the view's picture at
+// rest for that camera.
+func TestView3DMovieOrbits(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(blob(), "/data/blob.tif")
+	h.s.SetWindow(0, 3000)
+	h.s.SetLayout(View3D)
+	h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil })
+	dir := t.TempDir()
+	ended := make(chan *Export, 1)
+	e, err := h.s.ExportMovie(filepath.Join(dir, "o.png"), MovieOptions{From: 45, To: 45}, func(e *Export) { ended <- e })
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ended
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "o_a0045.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := want3D(t, h, Camera{}.Orbit(90), 400, 300, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}})
+	bad := 0
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 400; x++ {
+			r, g, bb, _ := img.At(x, y).RGBA()
+			o := want.PixOffset(x, y)
+			if [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bb >> 8)} != [3]uint8(want.Pix[o:o+3]) {
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("frame 45 (90°): %d pixels differ from the 3-D view turned 90°", bad)
 	}
 }

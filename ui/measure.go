@@ -161,17 +161,19 @@ func (mp *measurePanel) sync() {
 			mp.list.UnselectAll()
 		}
 		mp.quiet = false
-	}
-	if mp.sel >= 0 && mp.sel < len(mp.rois) {
-		r := mp.rois[mp.sel]
-		if r.Kind == session.KindLine {
-			mp.width.SetText(strconv.Itoa(r.Width))
+		// The fields show the ROI selected (not while being typed in).
+		if sel >= 0 && sel < len(mp.rois) {
+			r := mp.rois[sel]
+			if r.Kind == session.KindLine {
+				mp.width.SetText(strconv.Itoa(r.Width))
+			}
+			mp.depth.SetText(strconv.Itoa(max(1, r.Depth)))
 		}
-		mp.depth.SetText(strconv.Itoa(max(1, r.Depth)))
 	}
 	scale := mp.v.win.Canvas().Scale()
-	img := s.Plot(int(plotSize.Width*scale), int(plotSize.Height*scale))
-	if img != nil {
+	s.SetPlotSize(int(plotSize.Width*scale), int(plotSize.Height*scale))
+	img := s.Plot()
+	if img != nil && mp.plot.Image != image.Image(img) {
 		mp.plot.Image = img
 		mp.plot.Refresh()
 	}
@@ -192,8 +194,13 @@ func (mp *measurePanel) sync() {
 func (mp *measurePanel) figuresText() string {
 	var b strings.Builder
 	if mp.sel >= 0 && mp.sel < len(mp.rois) && mp.rois[mp.sel].Kind == session.KindPoints {
-		fmt.Fprintf(&b, "%-3s %9s %9s %9s  %s\n", "#", "Z", "Y", "X", "value")
-		for _, p := range mp.v.s.PointValues(mp.sel) {
+		pts := mp.v.s.PointValues(mp.sel)
+		unit := ""
+		if len(pts) > 0 && pts[0].Unit != "" {
+			unit = " (" + session.Abbreviate(pts[0].Unit) + ")"
+		}
+		fmt.Fprintf(&b, "%-3s %9s %9s %9s  %s\n", "#", "Z", "Y", "X"+unit, "value")
+		for _, p := range pts {
 			fmt.Fprintf(&b, "%-3d %9.4g %9.4g %9.4g ", p.N, p.Physical[0], p.Physical[1], p.Physical[2])
 			for i, v := range p.Values {
 				if p.Found[i] {

@@ -97,13 +97,18 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--rotate AXIS:DEG[,AXIS:DEG...]] [--center Z,Y,X] [--size H,W]
                  [--pixel S] [--interp nearest|linear]
                                    (an oblique plane, sampled in physical
-                                   space; linear .raw is float32)
+                                   space; linear .raw is float32; with
+                                   --project, projected along its normal
+                                   w over the planes k·D from it, D the
+                                   smallest spacing, k from A to B of
+                                   --slab A:B, or all that meet the data)
                                    one plane: F.raw holds the samples
                                    (native type, little-endian, row-major),
                                    F.png the plane as the viewer shows it
                                    (several channels: their composite;
                                    LABELS, a label image, laid over it
-                                   where its physical coordinates say;
+                                   where its physical coordinates say,
+                                   on an oblique plane too;
                                    --project: the planes A..B along the
                                    axis normal to the plane reduced to one)
   vastview render SRC --out F [--mode mip|minip|mean|alpha|iso] [--step D]
@@ -147,7 +152,7 @@ const usage = `vastview views image volumes and movies too big to load.
                                    read it)
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
-                                   (NAME: open, camera, pyramid, downsample, codec, zarr, project, movie, video, render)
+                                   (NAME: open, camera, pyramid, levels, downsample, codec, zarr, project, measure, movie, video, playback, render)
   vastview help                    this text
 
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,

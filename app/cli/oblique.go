@@ -113,7 +113,7 @@ func (ob *obliqueOpts) plane(m *loader.Meta, t, c int) (oblique.Plane, oblique.I
 // plane crosses, of --level (a computed level is computed from the ones
 // it covers).
 func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts, ext string) error {
-	for _, f := range []string{"plane", "index", "z", "project", "slab", "overlay", "channels", "colors", "windows"} {
+	for _, f := range []string{"plane", "index", "z", "channels", "colors", "windows"} {
 		if o.given[f] {
 			return usageError{"plane: --" + f + " does not go with an oblique plane (--rotate, --center, --size, --pixel, --interp)"}
 		}
@@ -132,8 +132,12 @@ func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts
 			return usageError{fmt.Sprintf("plane: --%c %d is outside 0..%d", a+'a'-'A', at, m.Size(a)-1)}
 		}
 	}
+	op, sl, err := o.obliqueSlab(m, p)
+	if err != nil {
+		return err
+	}
 	if ext == ".png" {
-		return o.drawOblique(name, src, p, in)
+		return o.drawOblique(name, src, p, in, op, sl)
 	}
 	var from loader.Source = src
 	if o.level >= len(m.Levels) {
@@ -151,12 +155,15 @@ func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts
 	n := p.W * p.H
 	var nat []byte
 	var flt []float32
-	if in == oblique.Nearest {
-		nat = make([]byte, n*m.DType.Size())
-	} else {
+	switch {
+	case in != oblique.Nearest:
 		flt = make([]float32, n)
+	case op == loader.ProjectMean:
+		nat = make([]byte, 4*n)
+	default:
+		nat = make([]byte, n*m.DType.Size())
 	}
-	if err := sampleOblique(context.Background(), from, p, o.level, in, nat, flt); err != nil {
+	if err := sampleOblique(context.Background(), from, p, o.level, in, nat, flt, op, sl); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if in == oblique.Linear {
@@ -169,7 +176,8 @@ func (o *planeOpts) writeOblique(name string, src loader.Source, ob *obliqueOpts
 // it owns) as the window draws a turned plane (session.Picture): in the
 // channel, window and colormap pictureView picks, the background where
 // the plane leaves the data, with the scale bar.
-func (o *planeOpts) drawOblique(name string, src loader.Source, p oblique.Plane, in oblique.Interp) error {
+func (o *planeOpts) drawOblique(name string, src loader.Source, p oblique.Plane, in oblique.Interp,
+	op loader.Projection, sl oblique.Slab) error {
 	if o.colormap == render.RGB {
 		return usageError{"plane: an oblique plane draws one channel, not --colormap rgb"}
 	}
@@ -191,6 +199,16 @@ func (o *planeOpts) drawOblique(name string, src loader.Source, p oblique.Plane,
 	defer pc.Close()
 	if err := pc.Sample(p, o.level, in == oblique.Linear); err != nil {
 		return usageError{"plane: " + err.Error()}
+	}
+	if op != loader.NoProjection {
+		if err := pc.ProjectSlab(op, sl); err != nil {
+			return usageError{"plane: " + err.Error()}
+		}
+	}
+	if o.overlay != "" {
+		if err := o.addLabels(pc, name, m, sel, true); err != nil {
+			return err
+		}
 	}
 	img, err := pc.Draw(context.Background())
 	if err != nil {
@@ -221,21 +239,60 @@ func (c *chunkStore) Get(level int, idx []int) []byte                { return c.
 func (c *chunkStore) Request(levels.Priority, uint64, int, ...[]int) {}
 func (c *chunkStore) Failed(int, []int) error                        { return nil }
 
+// obliqueSlab is the projection --project asks for of oblique plane p
+// of data m (NoProjection for none), and its slab: the planes p + k·D·w,
+// D the smallest spacing, for k in --slab's A..B, or every k whose plane
+// meets the data.
+func (o *planeOpts) obliqueSlab(m *loader.Meta, p oblique.Plane) (loader.Projection, oblique.Slab, error) {
+	if o.project == "" {
+		return loader.NoProjection, oblique.Slab{}, nil
+	}
+	op, _ := loader.ParseProjection(o.project)
+	d := session.SlabStep(m)
+	sl := oblique.SlabAll(m, p, d)
+	if o.slab != "" {
+		a, b, err := o.slabRange("plane", 0, 0)
+		if err != nil {
+			return op, sl, err
+		}
+		if b < a || b-a >= 1<<16 {
+			return op, sl, usageError{fmt.Sprintf("plane: --slab %q: want A ≤ B, at most %d planes", o.slab, 1<<16)}
+		}
+		sl.A, sl.B = a, b
+	}
+	return op, sl, nil
+}
+
 // sampleOblique samples plane p of level of src into nat (nearest) or flt
-// (linear), reading the chunks the plane crosses and no others: in bands
-// of rows when they would hold more than obliqueBudget bytes at once.
+// (linear), or with op its projection along its normal over slab sl (nat
+// then float32 for the mean), reading the chunks the planes cross and no
+// others: in bands of rows when they would hold more than obliqueBudget
+// bytes at once.
 func sampleOblique(ctx context.Context, src loader.Source, p oblique.Plane, level int, in oblique.Interp,
-	nat []byte, flt []float32) error {
+	nat []byte, flt []float32, op loader.Projection, sl oblique.Slab) error {
 	m := src.Meta()
 	store := &chunkStore{meta: m, chunks: map[string][]byte{}}
 	cb := int64(m.Levels[level].ChunkBytes(m.DType))
 	var s oblique.Sampler
-	s.NoFallback = true
+	var pj oblique.Projector
+	s.NoFallback, pj.S.NoFallback = true, true
 	run := func() oblique.Info {
-		if in == oblique.Nearest {
+		switch {
+		case op != loader.NoProjection && in == oblique.Nearest:
+			return pj.Native(nat, p, sl, store, level, op)
+		case op != loader.NoProjection:
+			return pj.Float(flt, p, sl, store, level, in, op)
+		case in == oblique.Nearest:
 			return s.Native(nat, p, store, level)
 		}
 		return s.Float(flt, p, store, level, in)
+	}
+	missing := func() [][]int {
+		_, need := s.Missing()
+		if op != loader.NoProjection {
+			_, need = pj.Missing()
+		}
+		return need
 	}
 	for from := 0; from < p.H; {
 		// The band from this row: as many rows as fit in the budget.
@@ -243,9 +300,11 @@ func sampleOblique(ctx context.Context, src loader.Source, p oblique.Plane, leve
 		var need [][]int
 		for {
 			s.FromRow, s.ToRow = from, to
+			pj.S.FromRow, pj.S.ToRow = from, to
 			s.Forget()
+			pj.S.Forget()
 			run()
-			_, need = s.Missing()
+			need = missing()
 			if int64(len(need))*cb <= obliqueBudget || to-from == 1 {
 				break
 			}
@@ -260,6 +319,7 @@ func sampleOblique(ctx context.Context, src loader.Source, p oblique.Plane, leve
 			store.chunks[chunkName(level, idx)] = b
 		}
 		s.Forget()
+		pj.S.Forget()
 		if info := run(); !info.Complete {
 			return fmt.Errorf("oblique plane: %d chunks of level %d not read", info.Missing, level)
 		}

@@ -127,7 +127,7 @@ func (o *planeOpts) writeDrawn(name string, src loader.Source, sel loader.Plane,
 	}
 	defer pc.Close()
 	if o.overlay != "" {
-		if err := o.addLabels(pc, name, m, sel); err != nil {
+		if err := o.addLabels(pc, name, m, sel, false); err != nil {
 			return err
 		}
 	}
@@ -298,10 +298,11 @@ func (o *planeOpts) writeProjection(name string, src loader.Source, sel loader.P
 }
 
 // addLabels lays the labels of --overlay over pc, plane sel of the
-// source name (whose metadata is m), aligned by their physical
-// coordinates. A label image that does not reach the plane leaves it as
-// it is, and says so on stderr.
-func (o *planeOpts) addLabels(pc *session.Picture, name string, m *loader.Meta, sel loader.Plane) error {
+// source name (whose metadata is m; with turned, an oblique plane at
+// sel's time point, for which the labels need the three spatial axes),
+// aligned by their physical coordinates. A label image that does not
+// reach the plane leaves it as it is, and says so on stderr.
+func (o *planeOpts) addLabels(pc *session.Picture, name string, m *loader.Meta, sel loader.Plane, turned bool) error {
 	lab, err := openSource(o.overlay)
 	if err != nil {
 		return err
@@ -312,15 +313,19 @@ func (o *planeOpts) addLabels(pc *session.Picture, name string, m *loader.Meta, 
 		lab.Close()
 		return fmt.Errorf("%s: cannot be laid over %s: %v", o.overlay, name, err)
 	}
-	row, col, _ := sel.Orientation.Axes()
-	if lm.AxisIndex(row) < 0 || lm.AxisIndex(col) < 0 {
+	row, col, normal := sel.Orientation.Axes()
+	if lm.AxisIndex(row) < 0 || lm.AxisIndex(col) < 0 || turned && lm.AxisIndex(normal) < 0 {
 		lab.Close()
-		fmt.Fprintf(o.stderr, "vastview: %s has no %s plane: drawn without it\n", o.overlay, sel.Orientation)
+		what := sel.Orientation.String() + " plane"
+		if turned {
+			what = "Z, Y and X axes for an oblique plane"
+		}
+		fmt.Fprintf(o.stderr, "vastview: %s has no %s: drawn without it\n", o.overlay, what)
 		return nil
 	}
 	for i := 0; i < len(lm.Axes); i++ {
 		a := lm.Axes[i]
-		if a == row || a == col || a == 'C' {
+		if a == row || a == col || a == 'C' || turned && a == normal {
 			continue
 		}
 		if _, ok := al.Index(a, sel.At[a]); !ok {

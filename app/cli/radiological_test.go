@@ -11,7 +11,8 @@ import (
 	"vastview/base/testtool"
 )
 
-// radioScript writes NIfTI volumes stored RAS, LPS and LAS (nibabel), each
+// radioScript writes NIfTI volumes stored RAS, LPS and LAS (nibabel), and
+// the same as NRRD in LPS space, each
 // of noise in 20..120 with a marker of 230 in the patient's right,
 // anterior, superior octant, and for each the pictures the conventions
 // show of the three planes through the marker, computed from nibabel's
@@ -42,6 +43,14 @@ for name, diag in (("ras", (1, 1, 1)), ("lps", (-1, -1, 1)), ("las", (-1, 1, 1))
             idx[ax] = shape[ax] - 1 - m[ax]
     img = nib.Nifti1Image(a, aff); img.header.set_xyzt_units("mm")
     nib.save(img, d + "/" + name + ".nii")
+    # The same volume as NRRD in LPS space (x fastest): RAS's first two
+    # directions negated.
+    dirs = " ".join("(%g,%g,%g)" % tuple(aff[:3, c] * [-1, -1, 1]) for c in range(3))
+    org = "(%g,%g,%g)" % tuple(aff[:3, 3] * [-1, -1, 1])
+    with open(d + "/" + name + ".nrrd", "wb") as f:
+        f.write(("NRRD0004\ntype: uint8\ndimension: 3\nspace: left-posterior-superior\nsizes: %d %d %d\n"
+                 "space directions: %s\nspace origin: %s\nencoding: raw\n\n" % (shape + (dirs, org))).encode())
+        f.write(np.ascontiguousarray(a.transpose(2, 1, 0)).tobytes())
     assert (nib.as_closest_canonical(img).get_fdata() == ras).all()
     i, j, k = idx
     can = {"xy": ras[:, :, m[2]].T, "xz": ras[:, m[1], :].T, "yz": ras[m[0], :, :].T}
@@ -55,7 +64,8 @@ for name, diag in (("ras", (1, 1, 1)), ("lps", (-1, -1, 1)), ("las", (-1, 1, 1))
 `
 
 // TestPlanePNGRadiological draws the three planes through a marker of
-// NIfTI volumes stored RAS, LPS and LAS, in the radiological (default),
+// NIfTI volumes (nibabel) and NRRD volumes (written by hand, LPS space)
+// stored RAS, LPS and LAS, in the radiological (default),
 // neurological and storage conventions, and compares every pixel with
 // nibabel's reorientation laid out as ITK-SNAP lays it out; the marker
 // lands in the quadrant the convention says (radiological: top left in
@@ -71,34 +81,42 @@ func TestPlanePNGRadiological(t *testing.T) {
 		if _, err := fmt.Sscan(line, &name, &at[0], &at[1], &at[2]); err != nil {
 			t.Fatalf("python printed %q", line)
 		}
-		src := filepath.Join(dir, name+".nii")
-		for p, index := range map[string]int{"xy": at[2], "xz": at[1], "yz": at[0]} {
-			for _, conv := range []string{"radiological", "neurological", "storage"} {
-				png := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", name, p, conv))
-				args := []string{"plane", src, "--out", png, "--plane", p, "--index", fmt.Sprint(index), "--level-range", "0,255"}
-				if conv != "radiological" || p == "xz" { // the default, and said outright
-					args = append(args, "--orient", conv)
-				}
-				mustRun(t, args...)
-				want, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%s.raw", name, p, conv)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				what := fmt.Sprintf("%s %s %s", name, p, conv)
-				mx, my := checkPicture(t, what, testtool.ReadPNG(t, png), want)
-				if conv == "radiological" && (mx != -1 || my != -1) {
-					t.Errorf("%s: the marker is not at the top left (quadrant %d, %d)", what, mx, my)
-				}
-				if conv == "neurological" && p != "yz" && (mx != 1 || my != -1) {
-					t.Errorf("%s: the marker is not at the top right (quadrant %d, %d)", what, mx, my)
-				}
-			}
+		for _, ext := range []string{".nii", ".nrrd"} {
+			planePNGs(t, dir, name, filepath.Join(dir, name+ext), at)
 		}
-		checkPlane(t, src, filepath.Join(dir, name+"-xy-storage.raw"), "--plane", "xy", "--index", fmt.Sprint(at[2]), "--orient", "radiological")
 	}
 	if code, _, errs := vv("plane", filepath.Join(dir, "ras.nii"), "--out", filepath.Join(dir, "x.png"), "--orient", "sideways"); code != 1 || !strings.Contains(errs, "--orient") {
 		t.Errorf("--orient sideways: exit %d, %q", code, errs)
 	}
+}
+
+// planePNGs checks the pictures of src, the volume name of
+// TestPlanePNGRadiological, through its marker at storage index at.
+func planePNGs(t *testing.T, dir, name, src string, at [3]int) {
+	t.Helper()
+	for p, index := range map[string]int{"xy": at[2], "xz": at[1], "yz": at[0]} {
+		for _, conv := range []string{"radiological", "neurological", "storage"} {
+			png := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", name, p, conv))
+			args := []string{"plane", src, "--out", png, "--plane", p, "--index", fmt.Sprint(index), "--level-range", "0,255"}
+			if conv != "radiological" || p == "xz" { // the default, and said outright
+				args = append(args, "--orient", conv)
+			}
+			mustRun(t, args...)
+			want, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%s.raw", name, p, conv)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("%s %s %s", filepath.Base(src), p, conv)
+			mx, my := checkPicture(t, what, testtool.ReadPNG(t, png), want)
+			if conv == "radiological" && (mx != -1 || my != -1) {
+				t.Errorf("%s: the marker is not at the top left (quadrant %d, %d)", what, mx, my)
+			}
+			if conv == "neurological" && p != "yz" && (mx != 1 || my != -1) {
+				t.Errorf("%s: the marker is not at the top right (quadrant %d, %d)", what, mx, my)
+			}
+		}
+	}
+	checkPlane(t, src, filepath.Join(dir, name+"-xy-storage.raw"), "--plane", "xy", "--index", fmt.Sprint(at[2]), "--orient", "radiological")
 }
 
 // checkPicture compares the gray picture img with want (row-major
