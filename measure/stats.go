@@ -24,10 +24,14 @@ type Cache interface {
 	Get(level int, idx []int) []byte
 }
 
-// Query is a region to measure: Region on Plane (which must be
-// axis-aligned), over the planes [From, To) along the plane's normal when
-// To > From (a prism, measured with its volume; Plane.Index unused), of
-// each of Channels (nil: channel 0).
+// Query is a region to measure: Region on Plane, over the planes
+// [From, To) along the plane's normal when To > From (a prism, measured
+// with its volume; Plane.Index unused; an axis-aligned plane only), of
+// each of Channels (nil: channel 0). On a turned plane the region's
+// samples are the plane's samples (i, j) whose centres it holds, each
+// valued by the level-0 sample nearest its physical position (index
+// floor(P/spacing + 0.5) on each axis), those off the data left out; its
+// area is their count × Pixel².
 type Query struct {
 	Plane    Plane
 	Region   Region
@@ -93,14 +97,14 @@ type Stats struct {
 // when src is.
 func Compute(ctx context.Context, src loader.Source, q Query, opt Options) ([]Stats, error) {
 	m := src.Meta()
-	if q.Plane.Oblique != nil {
-		return nil, errors.New("regions are measured on planes along the axes, not turned ones")
-	}
 	if q.Region == nil {
 		return nil, errors.New("no region")
 	}
 	if opt.Level < 0 || opt.Level >= len(m.Levels) {
 		return nil, fmt.Errorf("no level %d", opt.Level)
+	}
+	if q.Plane.Oblique != nil && opt.Level != 0 {
+		return nil, errors.New("a region of a turned plane is measured from level 0")
 	}
 	if opt.Hist != nil && (opt.Hist.Bins <= 0 || !(opt.Hist.Hi >= opt.Hist.Lo) || math.IsInf(opt.Hist.Hi-opt.Hist.Lo, 0)) {
 		return nil, fmt.Errorf("a histogram needs bins > 0 and a finite range lo <= hi")
@@ -153,10 +157,14 @@ type geom struct {
 	l              *loader.Level
 	dt             loader.DType
 	hist           *HistSpec
+	turned         *turned // a region of a turned plane (level 0 only)
 }
 
 // plan lays q over the chunks of level k of m.
 func plan(m *loader.Meta, q *Query, k int) (*geom, error) {
+	if q.Plane.Oblique != nil {
+		return planTurned(m, q)
+	}
 	ra, ca, na, h0, w0, err := q.Plane.axes(m)
 	if err != nil {
 		return nil, err
@@ -341,6 +349,10 @@ func (g *geom) run(ctx context.Context, src loader.Source, opt Options, prog fun
 
 // chunk adds the region's samples in chunk idx (bytes data) to a.
 func (g *geom) chunk(a *acc, idx []int, data []byte) {
+	if g.turned != nil {
+		g.turned.add(g, a, idx, data)
+		return
+	}
 	l := g.l
 	strides := nd.Strides(l.Chunk)
 	base := 0
@@ -541,7 +553,11 @@ const EstimateSamples = 1 << 18
 // EstimateLevel returns the finest level of m at which q's bounding box
 // holds no more than EstimateSamples samples per channel (the coarsest
 // level when none does): the level for a quick estimate (Options.Level).
+// A region of a turned plane has no estimate: 0.
 func EstimateLevel(m *loader.Meta, q Query) int {
+	if q.Plane.Oblique != nil {
+		return 0
+	}
 	_, _, _, h0, w0, err := q.Plane.axes(m)
 	if err != nil || q.Region == nil {
 		return 0
