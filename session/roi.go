@@ -72,8 +72,8 @@ type ROI struct {
 	Depth int
 	// Hidden ROIs are neither drawn nor picked by the mouse.
 	Hidden bool
-	// Obl, for a line or points drawn on a turned plane, is that plane:
-	// Pts are then its sample coordinates (Plane, At and Ats unused).
+	// Obl, for an ROI drawn on a turned plane, is that plane: Pts are
+	// then its sample coordinates (Plane, At, Ats and Depth unused).
 	Obl *oblique.Plane
 
 	id roiID // its measurement's key (see roiState.results)
@@ -536,8 +536,7 @@ func (s *Session) MouseDown(x, y float64) bool {
 	}
 	x, y = s.toPanelLocked(x, y)
 	rv, ok := s.roiViewLocked()
-	// On a turned plane: lines and points.
-	if !ok || rv.obl != nil && rs.tool != LineTool && rs.tool != PointTool {
+	if !ok {
 		s.mu.Unlock()
 		return false
 	}

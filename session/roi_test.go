@@ -381,10 +381,6 @@ func TestLineAndPointsOnATurnedPlane(t *testing.T) {
 	h.open(src, "/data/volume.tif")
 	h.s.Rune('w') // turned 5° about the screen's horizontal axis
 	h.waitFrame(func(f *Frame) bool { return Oblique(f.View) && f.Info.Complete })
-	h.s.SetTool(RectTool)
-	if h.s.MouseDown(100, 100) {
-		t.Error("a rectangle is drawn on a turned plane")
-	}
 	h.s.SetTool(LineTool)
 	press := func(x0, y0, x1, y1 float64) {
 		h.s.MouseDown(x0, y0)
@@ -438,6 +434,65 @@ func TestLineAndPointsOnATurnedPlane(t *testing.T) {
 	h.waitFrame(func(f *Frame) bool { return !Oblique(f.View) })
 	if m := h.s.Overlay(); len(m) != 0 {
 		t.Errorf("the aligned plane shows %d ROIs of the turned one", len(m))
+	}
+}
+
+// TestRegionOnATurnedPlane: a rectangle and a polygon drawn on a turned
+// view lie on that plane, and their figures are package measure's of the
+// same shapes on it, from level 0.
+func TestRegionOnATurnedPlane(t *testing.T) {
+	h := newHarness(t, Options{})
+	src := small()
+	h.open(src, "/data/volume.tif")
+	h.s.Rune('w')
+	h.s.Rune('d')
+	h.waitFrame(func(f *Frame) bool { return Oblique(f.View) && f.Info.Complete })
+	h.s.SetTool(RectTool)
+	x0, y0, x1, y1 := 80.0, 90.0, 260.0, 170.0
+	if !h.s.MouseDown(x0, y0) {
+		t.Fatal("the rectangle tool's press on a turned plane is not the tool's")
+	}
+	h.s.Drag(x1, y1, x1-x0, y1-y0)
+	h.s.MouseUp()
+	h.s.SetTool(PolygonTool)
+	for _, p := range [][2]float64{{300.5, 60.5}, {420.5, 90.5}, {380.5, 230.5}, {290.5, 200.5}, {300.5, 60.5}} {
+		h.s.MouseDown(p[0], p[1])
+		h.s.MouseUp()
+	}
+	rois := h.s.ROIs()
+	if len(rois) != 2 || rois[0].Kind != KindRect || rois[1].Kind != KindPolygon || rois[0].Obl == nil || rois[1].Obl == nil {
+		t.Fatalf("a rectangle and a polygon on a turned plane: %+v", rois)
+	}
+	pl := ObliquePlane(src.Meta(), h.s.Shown().View)
+	if *rois[0].Obl != pl {
+		t.Errorf("the rectangle lies on %+v, the plane shown is %+v", *rois[0].Obl, pl)
+	}
+	res := h.waitResults(func(r []Result) bool { return len(r) == 2 && r[0].Final && r[1].Final })
+	r0, c0, r1, c1 := rois[0].RectRange()
+	if r0 != 90 || c0 != 80 || r1 != 170 || c1 != 260 {
+		t.Errorf("rectangle rows %d..%d columns %d..%d, want 90..170, 80..260", r0, r1, c0, c1)
+	}
+	var verts []measure.Pt
+	for _, p := range rois[1].Pts {
+		verts = append(verts, measure.Pt{Row: p.Row, Col: p.Col})
+	}
+	if len(verts) != 4 {
+		t.Fatalf("polygon of %d vertices, want 4", len(verts))
+	}
+	for i, reg := range []measure.Region{measure.Rect{Row0: r0, Col0: c0, Row1: r1, Col1: c1}, measure.Polygon{Vertices: verts}} {
+		want, err := measure.Compute(context.Background(), src, measure.Query{Plane: measure.Plane{Oblique: &pl},
+			Region: reg, Channels: []int{0}}, measure.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, w := res[i].Stats, want[0]
+		if res[i].Err != nil || got.Count == 0 || got.Count != w.Count || got.Sum != w.Sum || got.Mean != w.Mean ||
+			!sameFigure(got.Std, w.Std) || got.Min != w.Min || got.Max != w.Max || got.Area != w.Area || got.Estimate {
+			t.Errorf("%s: figures %+v (error %v), measure's %+v", reg.Kind(), got, res[i].Err, w)
+		}
+		if px := pl.Pixel; !sameFigure(got.Area, float64(got.Count)*px*px) {
+			t.Errorf("%s: area %v for %d samples of %v", reg.Kind(), got.Area, got.Count, px)
+		}
 	}
 }
 

@@ -54,7 +54,7 @@ func (r *ROI) toMeasure() []measure.ROI {
 		return out
 	default:
 		mr.Region = r.Region()
-		if r.Depth > 1 {
+		if r.Depth > 1 && r.Obl == nil {
 			mr.From, mr.To = r.At, r.At+r.Depth
 		}
 	}
@@ -62,11 +62,11 @@ func (r *ROI) toMeasure() []measure.ROI {
 }
 
 // fromMeasure turns package measure's ROIs into the list's: consecutive
-// points of one name become a set. Regions on turned planes are left out
+// points of one name become a set. Ranges of turned planes are left out
 // (skipped counts them).
 func fromMeasure(list []measure.ROI) (out []ROI, skipped int) {
 	for _, mr := range list {
-		if mr.Plane.Oblique != nil && mr.Line == nil && mr.Point == nil {
+		if mr.Plane.Oblique != nil && mr.Line == nil && mr.Point == nil && mr.To > mr.From {
 			skipped++
 			continue
 		}
@@ -161,7 +161,7 @@ func (s *Session) ImportROIs(path string) error {
 	rois, skipped := fromMeasure(list)
 	s.addROIs(m, rois)
 	if skipped > 0 {
-		return fmt.Errorf("%d regions on turned planes were left out", skipped)
+		return fmt.Errorf("%d regions over ranges of turned planes were left out", skipped)
 	}
 	return nil
 }

@@ -94,10 +94,11 @@ func (r *ROI) Region() measure.Region {
 	return nil
 }
 
-// Query is the measurement of region r of channels chans.
+// Query is the measurement of region r of channels chans (over its
+// planes when Depth is more than 1 on an aligned plane).
 func (r *ROI) Query(chans []int) measure.Query {
 	q := measure.Query{Plane: r.MeasurePlane(), Region: r.Region(), Channels: chans}
-	if r.Depth > 1 {
+	if r.Depth > 1 && r.Obl == nil {
 		q.From, q.To = r.At, r.At+r.Depth
 	}
 	return q
