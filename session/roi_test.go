@@ -494,6 +494,29 @@ func TestRegionOnATurnedPlane(t *testing.T) {
 			t.Errorf("%s: area %v for %d samples of %v", reg.Kind(), got.Area, got.Count, px)
 		}
 	}
+	// Exported and imported again: the same shapes on the same plane.
+	path := filepath.Join(t.TempDir(), "rois.json")
+	if err := h.s.ExportROIs(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.ImportROIs(path); err != nil {
+		t.Fatalf("importing regions of a turned plane: %v", err)
+	}
+	back := h.s.ROIs()
+	if len(back) != 4 {
+		t.Fatalf("%d ROIs after importing 2 into 2", len(back))
+	}
+	for i := range 2 {
+		a, b := rois[i], back[2+i]
+		if b.Kind != a.Kind || b.Obl == nil || len(b.Pts) != len(a.Pts) {
+			t.Fatalf("imported %+v, exported %+v", b, a)
+		}
+		for k := range a.Pts {
+			if !nearPoint(a.Pts[k], b.Pts[k]) {
+				t.Errorf("%s: vertex %d imported at %v, exported at %v", a.Kind, k, b.Pts[k], a.Pts[k])
+			}
+		}
+	}
 }
 
 func TestRegionEstimateThenLevel0AndPrism(t *testing.T) {
