@@ -10,13 +10,17 @@ import (
 	"vastview/render/oblique"
 )
 
-// turned is a region of a turned plane laid over the level-0 chunks: the
-// plane's samples (i, j) whose centres the region holds, each standing for
-// the level-0 sample nearest its physical position P (index
+// turned is a region of a turned plane laid over the chunks of a level:
+// the plane's samples (i, j) whose centres the region holds, each standing
+// for the sample nearest its physical position P (at level 0 the index
 // floor(P/spacing + 0.5) on each axis; samples off the data are left out).
+// At a coarse level (an estimate) only every step-th row and column of
+// the plane is taken, each standing for step² samples.
 type turned struct {
 	pl     *oblique.Plane
-	sp     oblique.Vec
+	scale  oblique.Vec // the level's sample P lies at index (P + offset)/scale
+	offset oblique.Vec
+	step   int
 	pos    [3]int // positions of Z, Y, X in the axes (−1: none)
 	ext    [3]int // level-0 extent along Z, Y, X
 	chunk  [3]int // level-0 chunk size along Z, Y, X
@@ -31,7 +35,7 @@ func (t *turned) nearest(i, j int) ([3]int, bool) {
 	p := t.pl.At(float64(i), float64(j))
 	var n [3]int
 	for k := range 3 {
-		n[k] = int(math.Floor(p[k]/t.sp[k] + 0.5))
+		n[k] = int(math.Floor((p[k]+t.offset[k])/t.scale[k] + 0.5))
 		if n[k] < 0 || n[k] >= t.ext[k] {
 			return n, false
 		}
@@ -45,9 +49,54 @@ func (t *turned) chunkOf(n [3]int) [3]int {
 	return [3]int{n[0] / t.chunk[0], n[1] / t.chunk[1], n[2] / t.chunk[2]}
 }
 
-// planTurned lays region q (on a turned plane) over the level-0 chunks
+// taken reports whether row or column i of the plane is measured at step
+// f: the middle one of each f.
+func taken(i, f int) bool { return f == 1 || i%f == (f-1)/2 }
+
+// first is the first index from a taken at step f.
+func first(a, f int) int {
+	if f == 1 {
+		return a
+	}
+	return a + ((f-1)/2-a%f+f)%f
+}
+
+// turnedStep is the step in plane samples at which level k of m is read
+// for plane pl: the plane's samples within one of level k's samples along
+// the plane's directions (1 at level 0).
+func turnedStep(m *loader.Meta, pl *oblique.Plane, k int) int {
+	if k == 0 {
+		return 1
+	}
+	scale, _ := oblique.LevelScale(m, k)
+	ext := [3]int{}
+	for a, c := range []byte("ZYX") {
+		if i := m.AxisIndex(c); i >= 0 {
+			ext[a] = m.Levels[k].Shape[i]
+		}
+	}
+	foot := func(d oblique.Vec) float64 {
+		var s float64
+		for a := range d {
+			if x := d[a] / scale[a]; ext[a] > 1 {
+				s += x * x
+			}
+		}
+		if s == 0 {
+			return 0
+		}
+		return 1 / math.Sqrt(s)
+	}
+	f := math.Min(foot(pl.U), foot(pl.V)) / pl.Pixel
+	if !(f >= 1) || math.IsInf(f, 0) {
+		return 1
+	}
+	return int(min(f, 1<<16))
+}
+
+// planTurned lays region q (on a turned plane) over the chunks of level k
 // of m: the chunks holding its samples, each listed once, in order.
-func planTurned(m *loader.Meta, q *Query) (*geom, error) {
+func planTurned(m *loader.Meta, q *Query, k int) (*geom, error) {
 	pl := q.Plane.Oblique
 	if q.Prism() {
 		return nil, fmt.Errorf("a region of a turned plane is measured on its plane only, not over a range of planes")
@@ -55,14 +104,17 @@ func planTurned(m *loader.Meta, q *Query) (*geom, error) {
 	if !(pl.Pixel > 0) || math.IsInf(pl.Pixel, 0) || pl.W < 0 || pl.H < 0 {
 		return nil, fmt.Errorf("a turned plane needs a positive pixel size (%g) and size (%d×%d)", pl.Pixel, pl.W, pl.H)
 	}
-	l := &m.Levels[0]
-	g := &geom{ra: -1, ca: -1, na: -1, fr: 1, fc: 1, fn: 1, l: l, dt: m.DType}
-	t := &turned{pl: pl, sp: oblique.Spacing(m), ext: oblique.Extent(m), rows: map[[3]int][2]int{}}
-	for k, a := range []byte("ZYX") {
-		t.pos[k] = m.AxisIndex(a)
-		t.chunk[k] = 1
-		if t.pos[k] >= 0 {
-			t.chunk[k] = l.Chunk[t.pos[k]]
+	l := &m.Levels[k]
+	t := &turned{pl: pl, scale: oblique.Spacing(m), step: turnedStep(m, pl, k), rows: map[[3]int][2]int{}}
+	if k > 0 {
+		t.scale, t.offset = oblique.LevelScale(m, k)
+	}
+	g := &geom{level: k, ra: -1, ca: -1, na: -1, fr: t.step, fc: t.step, fn: 1, l: l, dt: m.DType}
+	for a, c := range []byte("ZYX") {
+		t.pos[a] = m.AxisIndex(c)
+		t.chunk[a], t.ext[a] = 1, 1
+		if t.pos[a] >= 0 {
+			t.chunk[a], t.ext[a] = l.Chunk[t.pos[a]], l.Shape[t.pos[a]]
 		}
 	}
 	g.turned = t
@@ -81,13 +133,14 @@ func planTurned(m *loader.Meta, q *Query) (*geom, error) {
 	r0, _, r1, _ := q.Region.Bounds(pl.H, pl.W)
 	t.r0, t.r1 = r0, r1
 	t.spans = make([][]Span, max(0, r1-r0))
-	for i := r0; i < r1; i++ {
+	f := t.step
+	for i := first(r0, f); i < r1; i += f {
 		sp := q.Region.Spans(nil, i, pl.W)
 		t.spans[i-r0] = sp
 		var last [3]int
 		have := false
 		for _, s := range sp {
-			for j := s.From; j < s.To; j++ {
+			for j := first(s.From, f); j < s.To; j += f {
 				n, ok := t.nearest(i, j)
 				if !ok {
 					continue
@@ -134,7 +187,7 @@ func (t *turned) columns(i int, lo, hi [3]int) (int, int) {
 	b := t.pl.At(float64(i), 1)
 	j0, j1 := math.Inf(-1), math.Inf(1)
 	for k := range 3 {
-		qa, qb := a[k]/t.sp[k], b[k]/t.sp[k]
+		qa, qb := (a[k]+t.offset[k])/t.scale[k], (b[k]+t.offset[k])/t.scale[k]
 		d := qb - qa
 		from, to := float64(lo[k])-0.5, float64(hi[k])-0.5
 		if d == 0 {
@@ -178,10 +231,11 @@ func (t *turned) add(g *geom, a *acc, idx []int, data []byte) {
 	}
 	rr := t.rows[c]
 	part := newChunkAcc(g.dt, g.hist)
-	for i := rr[0]; i < rr[1]; i++ {
+	f := t.step
+	for i := rr[0]; i < rr[1]; i += f {
 		j0, j1 := t.columns(i, lo, hi)
 		for _, s := range t.spans[i-t.r0] {
-			for j := max(j0, s.From); j < min(j1, s.To); j++ {
+			for j := first(max(j0, s.From), f); j < min(j1, s.To); j += f {
 				n, ok := t.nearest(i, j)
 				if !ok || t.chunkOf(n) != c {
 					continue

@@ -3,11 +3,13 @@ package measure
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"vastview/base/testtool"
+	"vastview/levels"
 	"vastview/loader"
 	"vastview/render/oblique"
 )
@@ -153,7 +155,39 @@ func TestRegionOnTurnedPlaneStops(t *testing.T) {
 	if _, err := Compute(context.Background(), s, Query{Plane: pl, Region: Rect{0, 0, 40, 40}, From: 1, To: 3}, Options{}); err == nil {
 		t.Error("a range of turned planes was measured")
 	}
-	if k := EstimateLevel(s.meta, Query{Plane: pl, Region: Rect{0, 0, 40, 40}}); k != 0 {
-		t.Errorf("estimate level %d for a turned plane", k)
+}
+
+// TestTurnedRegionEstimate: a big region of a turned plane has a quick
+// estimate from a coarse level, close to the level-0 figures.
+func TestTurnedRegionEstimate(t *testing.T) {
+	s := newMem("ZYX", []int{64, 1024, 1024}, []int{16, 128, 128}, loader.Uint16, nil, 2)
+	pyr, err := levels.Open(s, levels.Options{CacheBytes: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer pyr.Close()
+	u, v, _ := oblique.Basis([]oblique.Turn{{Axis: 'x', Deg: 4}, {Axis: 'y', Deg: -3}})
+	q := Query{Plane: Plane{Oblique: &oblique.Plane{Center: oblique.Vec{32, 500, 520}, U: u, V: v, Pixel: 1, W: 1100, H: 1100}},
+		Region: Ellipse{Pt{550, 550}, 520, 540}}
+	k := EstimateLevel(pyr.Meta(), q)
+	if k == 0 {
+		t.Fatalf("estimate level %d for a region of %d samples", k, 1040*1080)
+	}
+	est, err := Compute(context.Background(), pyr, q, Options{Level: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := Compute(context.Background(), pyr, q, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, x := est[0], exact[0]
+	if !e.Estimate || x.Estimate || e.Level != k {
+		t.Errorf("estimate marked %v (level %d), exact marked %v", e.Estimate, e.Level, x.Estimate)
+	}
+	if math.Abs(float64(e.Count-x.Count)) > 0.02*float64(x.Count) || math.Abs(e.Mean-x.Mean) > 0.01*x.Mean ||
+		math.Abs(e.Area-x.Area) > 0.02*x.Area {
+		t.Errorf("estimate count %d mean %v area %v; exact %d %v %v", e.Count, e.Mean, e.Area, x.Count, x.Mean, x.Area)
+	}
+	t.Logf("level %d: estimate count %d mean %v; exact %d %v", k, e.Count, e.Mean, x.Count, x.Mean)
 }

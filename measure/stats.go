@@ -31,7 +31,10 @@ type Cache interface {
 // samples are the plane's samples (i, j) whose centres it holds, each
 // valued by the level-0 sample nearest its physical position (index
 // floor(P/spacing + 0.5) on each axis), those off the data left out; its
-// area is their count × Pixel².
+// area is their count × Pixel². At a coarse level (an estimate) the middle
+// plane sample of each step × step (step: the plane samples one level
+// sample spans) is valued by the level's nearest sample and stands for
+// step² samples.
 type Query struct {
 	Plane    Plane
 	Region   Region
@@ -103,9 +106,6 @@ func Compute(ctx context.Context, src loader.Source, q Query, opt Options) ([]St
 	if opt.Level < 0 || opt.Level >= len(m.Levels) {
 		return nil, fmt.Errorf("no level %d", opt.Level)
 	}
-	if q.Plane.Oblique != nil && opt.Level != 0 {
-		return nil, errors.New("a region of a turned plane is measured from level 0")
-	}
 	if opt.Hist != nil && (opt.Hist.Bins <= 0 || !(opt.Hist.Hi >= opt.Hist.Lo) || math.IsInf(opt.Hist.Hi-opt.Hist.Lo, 0)) {
 		return nil, fmt.Errorf("a histogram needs bins > 0 and a finite range lo <= hi")
 	}
@@ -157,13 +157,13 @@ type geom struct {
 	l              *loader.Level
 	dt             loader.DType
 	hist           *HistSpec
-	turned         *turned // a region of a turned plane (level 0 only)
+	turned         *turned // a region of a turned plane
 }
 
 // plan lays q over the chunks of level k of m.
 func plan(m *loader.Meta, q *Query, k int) (*geom, error) {
 	if q.Plane.Oblique != nil {
-		return planTurned(m, q)
+		return planTurned(m, q, k)
 	}
 	ra, ca, na, h0, w0, err := q.Plane.axes(m)
 	if err != nil {
@@ -553,10 +553,19 @@ const EstimateSamples = 1 << 18
 // EstimateLevel returns the finest level of m at which q's bounding box
 // holds no more than EstimateSamples samples per channel (the coarsest
 // level when none does): the level for a quick estimate (Options.Level).
-// A region of a turned plane has no estimate: 0.
+// On a turned plane, a coarse level is read at one plane sample per level
+// sample (see Query), and the level is the finest at which the region's
+// bounding box holds no more than EstimateSamples of those.
 func EstimateLevel(m *loader.Meta, q Query) int {
-	if q.Plane.Oblique != nil {
-		return 0
+	if pl := q.Plane.Oblique; pl != nil && q.Region != nil {
+		r0, c0, r1, c1 := q.Region.Bounds(pl.H, pl.W)
+		for k := range m.Levels {
+			f := turnedStep(m, pl, k)
+			if float64(ceilDiv(r1-r0, f))*float64(ceilDiv(c1-c0, f)) <= EstimateSamples {
+				return k
+			}
+		}
+		return len(m.Levels) - 1
 	}
 	_, _, _, h0, w0, err := q.Plane.axes(m)
 	if err != nil || q.Region == nil {
