@@ -519,6 +519,52 @@ func TestRegionOnATurnedPlane(t *testing.T) {
 	}
 }
 
+// TestTurnedRegionEstimateThenLevel0: a big region of a turned plane
+// shows a coarse estimate first, then measure's level-0 figures; "planes"
+// does not make it a prism.
+func TestTurnedRegionEstimateThenLevel0(t *testing.T) {
+	h := newHarness(t, Options{})
+	src := stored{demo.NewSized(1, 6, 1024, 1024)}
+	h.open(src, "/data/big.tif")
+	for !h.s.Data().Built() {
+		h.waitUpdate(func(u Update) bool { return u.Changes&StatusChanged != 0 })
+	}
+	sp := oblique.Spacing(src.Meta())
+	u, v, _ := oblique.Basis([]oblique.Turn{{Axis: 'x', Deg: 0.3}, {Axis: 'y', Deg: 0.2}})
+	pl := oblique.Plane{Center: oblique.Vec{2.5 * sp[0], 511 * sp[1], 509 * sp[2]}, U: u, V: v, Pixel: sp[2], W: 1000, H: 1000}
+	h.s.AddROI(ROI{Kind: KindRect, Obl: &pl, Pts: []render.Point{{Col: 99.5, Row: 149.5}, {Col: 799.5, Row: 849.5}}})
+	res := h.waitResults(func(r []Result) bool { return len(r) == 1 && r[0].Final })
+	q := measure.Query{Plane: measure.Plane{Oblique: &pl}, Region: measure.Rect{Row0: 150, Col0: 100, Row1: 850, Col1: 800}, Channels: []int{0}}
+	exact, err := measure.Compute(context.Background(), src, q, measure.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].Stats; got.Count == 0 || got.Count != exact[0].Count || got.Mean != exact[0].Mean || !sameFigure(got.Std, exact[0].Std) ||
+		got.Area != exact[0].Area || got.Estimate {
+		t.Errorf("level-0 figures %+v, measure's %+v", got, exact[0])
+	}
+	var est []map[string]any
+	for _, e := range h.eventsNamed("measured") {
+		if e["estimate"] == true {
+			est = append(est, e)
+		}
+	}
+	if len(est) != 1 {
+		t.Fatalf("%d estimates before the level-0 figures, want 1", len(est))
+	}
+	ch := est[0]["channels"].([]any)[0].(map[string]any)
+	if lvl := ch["level"].(float64); lvl < 1 || math.Abs(ch["mean"].(float64)-exact[0].Mean) > 0.05*exact[0].Mean ||
+		math.Abs(ch["count"].(float64)-float64(exact[0].Count)) > 0.05*float64(exact[0].Count) {
+		t.Errorf("the estimate (level %v) has count %v mean %v; level 0's are %d %g", lvl, ch["count"], ch["mean"], exact[0].Count, exact[0].Mean)
+	}
+	h.s.EditROI(0, func(r *ROI) { r.Depth = 3 })
+	h.s.Measure()
+	res = h.waitResults(func(r []Result) bool { return len(r) == 1 && (r[0].Final || r[0].Err != nil) })
+	if got := res[0].Stats; res[0].Err != nil || got.Volume != 0 || got.Count != exact[0].Count {
+		t.Errorf("with 3 planes: %+v (error %v), want the plane's figures", got, res[0].Err)
+	}
+}
+
 func TestRegionEstimateThenLevel0AndPrism(t *testing.T) {
 	h := newHarness(t, Options{})
 	src := stored{demo.NewSized(1, 6, 1024, 1024)}
