@@ -134,6 +134,21 @@ func BenchmarkCompositeRatio(b *testing.B) {
 	}
 }
 
+// BenchmarkCompositeColour8 is BenchmarkCompositeRatio for three 8-bit
+// channels (red, green and blue, as colour pixels and video frames are
+// drawn) at zoom 0.92, where the columns skip samples: one channel beside
+// the three, by the drawing thread's CPU time.
+func BenchmarkCompositeColour8(b *testing.B) {
+	shape := []int{3, 2048, 2048}
+	m := loader.NewMeta("mem", "CYX", shape, loader.Uint8, []int{1, 256, 256}, nil, nil)
+	src := &memSource{meta: m, arrays: [][]byte{makeArray(shape, loader.Uint8, hashByte)}}
+	p := openPyramid(b, src, levels.Options{})
+	one := View{Zoom: 0.92, Center: Point{1024, 1024}, Lo: 0, Hi: 255, Colormap: "#00ff00", Width: 1024, Height: 1024}
+	three := one
+	three.Channels = []Channel{{0, 0, 255, "#ff0000"}, {1, 0, 255, "#00ff00"}, {2, 0, 255, "#0000ff"}}
+	compositeRatio(b, p, one, three)
+}
+
 // microscopeValue is a sample like a fluorescence image's: a background
 // of a few hundred counts, smooth blobs of a few thousand, each channel
 // its own, and noise growing with the square root of the signal.

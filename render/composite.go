@@ -140,9 +140,10 @@ func (r *Renderer) compositeChunk(subs []Renderer, k, cy, cx, xa, xb, ya, yb int
 	fused := len(subs) <= maxFused && subs[0].f.es <= 2
 	cols := first.cols.off[xa:xb]
 	run := fused && subs[0].f.es == 2 && contiguous(cols, 2)
-	if run {
+	bytes3 := fused && subs[0].f.es == 1 && len(subs) == 3
+	if run || bytes3 {
 		for i := range subs {
-			subs[i].prepareWide()
+			subs[i].prepareWide(1 << (8 * subs[0].f.es))
 		}
 	}
 	for y := ya; y < yb; y++ {
@@ -153,6 +154,10 @@ func (r *Renderer) compositeChunk(subs []Renderer, k, cy, cx, xa, xb, ya, yb int
 		}
 		if run {
 			r.fuseRun(subs, dst, k, y, cols[0], len(cols))
+			continue
+		}
+		if bytes3 {
+			r.fuse3Bytes(subs, dst, k, y, cols)
 			continue
 		}
 		if fused {
@@ -186,17 +191,17 @@ func contiguous(cols []int, es int) bool {
 // of at most 255 fit the ten bits each primary has in a wide pixel.
 const maxFused = 4
 
-// prepareWide readies r.wlut, the 16-bit table mapping a raw sample
-// straight to its wide pixel (r.wide of r.lut), rebuilt only when the
-// window or colormap changes.
-func (r *Renderer) prepareWide() {
+// prepareWide readies r.wlut, the table mapping the first n raw samples
+// (256 or 65536: 8- or 16-bit) straight to their wide pixels (r.wide of
+// r.lut), rebuilt only when the window or colormap changes.
+func (r *Renderer) prepareWide(n int) {
 	if r.wideOK && r.wideKey == r.lutKey {
 		return
 	}
 	if r.wlut == nil {
 		r.wlut = new([65536]uint32)
 	}
-	for v, e := range r.lut {
+	for v, e := range r.lut[:n] {
 		r.wlut[v] = r.wide[e]
 	}
 	r.wideKey, r.wideOK = r.lutKey, true
@@ -257,6 +262,34 @@ func (r *Renderer) fuseRun(subs []Renderer, dst []byte, k, y, o, n int) {
 			le.PutUint32(dst, narrow(t0[le.Uint16(r0)]+t1[le.Uint16(r1)]+t2[le.Uint16(r2)]+t3[le.Uint16(r3)]))
 			r0, r1, r2, r3, dst = r0[2:], r1[2:], r2[2:], r3[2:], dst[4:]
 		}
+	}
+}
+
+// fuse3Bytes draws screen row y of a composite of three channels of
+// 8-bit samples (colour pixels, say) at the byte offsets cols: one
+// look-up a channel a pixel, from sample straight to wide pixel.
+func (r *Renderer) fuse3Bytes(subs []Renderer, dst []byte, k, y int, cols []int) {
+	var rows [3][]byte
+	for i := range rows {
+		ls := subs[i].level(k)
+		rows[i] = r.data[i][ls.base+ls.rows.off[y]:]
+	}
+	t0, t1, t2 := (*[256]uint32)(subs[0].wlut[:256]), (*[256]uint32)(subs[1].wlut[:256]), (*[256]uint32)(subs[2].wlut[:256])
+	r0, r1, r2 := rows[0], rows[1], rows[2]
+	le := binary.LittleEndian
+	dst = dst[:4*len(cols)]
+	for len(cols) >= 4 && len(dst) >= 16 {
+		a, b, c, d := cols[0], cols[1], cols[2], cols[3]
+		p0 := narrow(t0[r0[a]] + t1[r1[a]] + t2[r2[a]])
+		p1 := narrow(t0[r0[b]] + t1[r1[b]] + t2[r2[b]])
+		p2 := narrow(t0[r0[c]] + t1[r1[c]] + t2[r2[c]])
+		p3 := narrow(t0[r0[d]] + t1[r1[d]] + t2[r2[d]])
+		le.PutUint64(dst, uint64(p0)|uint64(p1)<<32)
+		le.PutUint64(dst[8:], uint64(p2)|uint64(p3)<<32)
+		cols, dst = cols[4:], dst[16:]
+	}
+	for i, o := range cols {
+		le.PutUint32(dst[4*i:], narrow(t0[r0[o]]+t1[r1[o]]+t2[r2[o]]))
 	}
 }
 
