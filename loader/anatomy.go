@@ -264,3 +264,29 @@ func Finite(aff *[3][4]float64) bool {
 	}
 	return true
 }
+
+// LevelAnatomy returns m's anatomy for the sample indices of stored level
+// k: sample (x, y, z) of level k lies where level 0's index
+// ((T_k − T_0)/S_0 + x·S_k/S_0, ...) does, from the levels' Scale (S) and
+// Translation (T) on the X, Y and Z axes. Nil when m has no anatomy or no
+// such level.
+func (m *Meta) LevelAnatomy(k int) *Anatomy {
+	if m.Anatomy == nil || k < 0 || k >= len(m.Levels) {
+		return nil
+	}
+	a := *m.Anatomy
+	l0, lk := &m.Levels[0], &m.Levels[k]
+	for c, letter := range []byte("XYZ") {
+		i := m.AxisIndex(letter)
+		if i < 0 || l0.Scale[i] == 0 {
+			continue
+		}
+		f := lk.Scale[i] / l0.Scale[i]
+		o := (lk.Translation[i] - l0.Translation[i]) / l0.Scale[i]
+		for r := range 3 {
+			a.Affine[r][3] += m.Anatomy.Affine[r][c] * o
+			a.Affine[r][c] = m.Anatomy.Affine[r][c] * f
+		}
+	}
+	return &a
+}

@@ -51,8 +51,18 @@ func (c *chunkAcc) add(data []byte, off, n, stride int) {
 	case loader.Int8:
 		exactRun(c, view[int8](data), off, n, stride)
 	case loader.Uint16:
+		if haveSIMD && stride == 1 && n >= 64 && c.hist == nil {
+			s, q, lo, hi := exact16(view[uint16](data)[off:off+n], false)
+			c.exactSums(n, s, q, float64(lo), float64(hi))
+			return
+		}
 		exactRun(c, view[uint16](data), off, n, stride)
 	case loader.Int16:
+		if haveSIMD && stride == 1 && n >= 64 && c.hist == nil {
+			s, q, lo, hi := exact16(view[int16](data)[off:off+n], true)
+			c.exactSums(n, s, q, float64(lo), float64(hi))
+			return
+		}
 		exactRun(c, view[int16](data), off, n, stride)
 	case loader.Uint32:
 		floatRun(c, view[uint32](data), off, n, stride)
@@ -88,18 +98,22 @@ type number interface {
 	~uint8 | ~int8 | ~uint16 | ~int16 | ~uint32 | ~int32 | ~uint64 | ~int64 | ~float32 | ~float64
 }
 
+// exactSums adds the exact figures of a run of n samples (without a
+// histogram).
+func (c *chunkAcc) exactSums(n int, sum int64, sq uint64, lo, hi float64) {
+	c.n += int64(n)
+	c.isum += sum
+	c.usq += sq
+	c.min, c.max = math.Min(c.min, lo), math.Max(c.max, hi)
+}
+
 // exactRun sums samples of 16 bits or fewer exactly.
 func exactRun[T small](c *chunkAcc, s []T, off, n, stride int) {
 	var sum int64
 	var sq uint64
 	lo, hi := s[off], s[off]
 	if stride == 1 {
-		for _, v := range s[off : off+n] {
-			x := int64(v)
-			sum += x
-			sq += uint64(x * x)
-			lo, hi = min(lo, v), max(hi, v)
-		}
+		sum, sq, lo, hi = exactContiguous(s[off : off+n])
 	} else {
 		for i := range n {
 			v := s[off+i*stride]
@@ -118,6 +132,32 @@ func exactRun[T small](c *chunkAcc, s []T, off, n, stride int) {
 			c.count(float64(s[off+i*stride]))
 		}
 	}
+}
+
+// exactContiguous sums the samples v, their squares and extremes, four
+// at a time.
+func exactContiguous[T small](v []T) (sum int64, sq uint64, lo, hi T) {
+	lo, hi = v[0], v[0]
+	var s0, s1, s2, s3 int64
+	var q0, q1, q2, q3 uint64
+	lo0, lo1, lo2, lo3 := lo, lo, lo, lo
+	hi0, hi1, hi2, hi3 := hi, hi, hi, hi
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		a, b, c, d := int64(v[i]), int64(v[i+1]), int64(v[i+2]), int64(v[i+3])
+		s0, s1, s2, s3 = s0+a, s1+b, s2+c, s3+d
+		q0, q1, q2, q3 = q0+uint64(a*a), q1+uint64(b*b), q2+uint64(c*c), q3+uint64(d*d)
+		lo0, lo1, lo2, lo3 = min(lo0, v[i]), min(lo1, v[i+1]), min(lo2, v[i+2]), min(lo3, v[i+3])
+		hi0, hi1, hi2, hi3 = max(hi0, v[i]), max(hi1, v[i+1]), max(hi2, v[i+2]), max(hi3, v[i+3])
+	}
+	lo, hi = min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
+	for ; i < len(v); i++ {
+		a := int64(v[i])
+		s0 += a
+		q0 += uint64(a * a)
+		lo, hi = min(lo, v[i]), max(hi, v[i])
+	}
+	return s0 + s1 + s2 + s3, q0 + q1 + q2 + q3, lo, hi
 }
 
 // floatRun sums other samples in two passes over the run (its mean, then
@@ -211,4 +251,71 @@ func linspace(a, b float64, n int) []float64 {
 	out := make([]float64, n)
 	fillLinspace(out, a, b)
 	return out
+}
+
+// simdOut is what the AVX2 kernels leave: eight lanes of sums (of the
+// samples biased to int16), two of four lanes of sums of squares, and
+// sixteen lanes of extremes (the samples' bits).
+type simdOut struct {
+	sum      [8]int32
+	sq0, sq1 [4]uint64
+	lo, hi   [16]uint16
+}
+
+// asBytes is the memory of v.
+func asBytes[T any](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(z)))
+}
+
+// simdBlock is the most samples one call of an AVX2 kernel takes: its
+// 32-bit lanes of sums cannot overflow.
+const simdBlock = 1 << 18
+
+// exact16 sums 16-bit samples v (uint16 or int16) with the AVX2 kernels
+// where they run, the rest in Go, as exactContiguous does.
+func exact16[T ~uint16 | ~int16](v []T, signed bool) (sum int64, sq uint64, lo, hi T) {
+	if !haveSIMD {
+		return exactContiguous(v)
+	}
+	var o simdOut
+	n := len(v) &^ 15
+	lo, hi = v[0], v[0]
+	for at := 0; at < n; {
+		k := min(simdBlock, n-at)
+		if signed {
+			i16AVX2(view[int16](asBytes(v[at:at+k])), &o)
+		} else {
+			u16AVX2(view[uint16](asBytes(v[at:at+k])), &o)
+		}
+		var s int64
+		var q uint64
+		for i := range o.sum {
+			s += int64(o.sum[i])
+		}
+		for i := range o.sq0 {
+			q += o.sq0[i] + o.sq1[i]
+		}
+		if !signed {
+			// The samples were x − 32768: Σx = Σx' + 32768k,
+			// Σx² = Σx'² + 65536Σx' + 2^30 k.
+			q = uint64(int64(q) + 65536*s + int64(k)<<30)
+			s += 32768 * int64(k)
+		}
+		sum += s
+		sq += q
+		for i := range o.lo {
+			lo, hi = min(lo, T(o.lo[i])), max(hi, T(o.hi[i])) // int16 from its bits
+		}
+		at += k
+	}
+	if n < len(v) {
+		s, q, l, h := exactContiguous(v[n:])
+		sum, sq = sum+s, sq+q
+		lo, hi = min(lo, l), max(hi, h)
+	}
+	return sum, sq, lo, hi
 }

@@ -14,6 +14,7 @@ import (
 	"vastview/base/testtool"
 	"vastview/levels"
 	"vastview/loader"
+	"vastview/render/oblique"
 )
 
 // memSource is a ZYX (or CZYX) array in memory, chunked.
@@ -273,5 +274,37 @@ func TestEstimateFromCoarseLevel(t *testing.T) {
 	}
 	if math.Abs(float64(e.Count-x.Count)) > 0.02*float64(x.Count) || math.Abs(e.Mean-x.Mean) > 0.01*x.Mean {
 		t.Errorf("estimate count %d mean %v; exact %d %v", e.Count, e.Mean, x.Count, x.Mean)
+	}
+}
+
+// TestProfileOnTurnedPlane profiles lines on a turned plane that lies on
+// plane 1 of the volume (column direction +X, row direction +Y, its pixel
+// the in-plane spacing): the values equal the axis-aligned plane's, 0
+// beyond the edges included, and distances use the plane's pixel.
+func TestProfileOnTurnedPlane(t *testing.T) {
+	s := newMem("ZYX", []int{3, 37, 45}, []int{2, 8, 16}, loader.Float32, []float64{2, 0.5, 0.5}, 4)
+	ob := &oblique.Plane{Center: oblique.Vec{2, 18 * 0.5, 22 * 0.5}, U: oblique.Vec{0, 0, 1}, V: oblique.Vec{0, 1, 0}, Pixel: 0.5, W: 45, H: 37}
+	p := NewProfiler(s, 0)
+	for _, l := range []Line{{Pt{3, 4}, Pt{30, 40}, 3}, {Pt{-2, 50}, Pt{40, -3}, 4}, {Pt{36, 7.3}, Pt{1.2, 30.9}, 1}} {
+		want, err := p.ProfileLine(context.Background(), Plane{Index: 1}, 0, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.ProfileLine(context.Background(), Plane{Oblique: ob}, 0, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Values) != len(want.Values) || !near(got.Length, want.Length) {
+			t.Fatalf("line %v: %d points, length %v; the plane's %d, %v", l, len(got.Values), got.Length, len(want.Values), want.Length)
+		}
+		for k := range want.Values {
+			if !near(got.Values[k], want.Values[k]) {
+				t.Fatalf("line %v: point %d: %v on the turned plane, %v on the plane", l, k, got.Values[k], want.Values[k])
+			}
+		}
+	}
+	v, ok, err := p.Value(context.Background(), Plane{Oblique: ob}, 0, Pt{5, 7})
+	if w := s.meta.DType.At(s.data, 1*37*45+5*45+7); err != nil || !ok || v != w {
+		t.Errorf("value %v %v %v, want %v", v, ok, err, w)
 	}
 }

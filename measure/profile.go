@@ -127,7 +127,6 @@ type sampler struct {
 	ix       []int  // the sample index, other axes set
 	idx      []int
 	key      [5]int32
-	data     []byte
 	strides  []int
 	last     [5]int32
 	lastData []byte
@@ -163,13 +162,19 @@ func (p *Profiler) sampler(ctx context.Context, pl Plane, c int) (*sampler, erro
 			return nil, fmt.Errorf("%c=%d is outside 0..%d", m.Axes[i], s.ix[i], l0.Shape[i]-1)
 		}
 	}
+	if m.AxisIndex('T') < 0 && t != 0 {
+		return nil, fmt.Errorf("the data has no T axis (axes %s)", m.Axes)
+	}
 	if m.AxisIndex('C') < 0 && c != 0 {
 		return nil, fmt.Errorf("the data has no channel %d (one channel)", c)
 	}
 	if pl.Oblique == nil {
 		_, _, na, _, _, _ := pl.axes(m)
-		if na >= 0 && (pl.Index < 0 || pl.Index >= l0.Shape[na]) {
-			return nil, fmt.Errorf("plane %d is outside 0..%d", pl.Index, l0.Shape[na]-1)
+		if n := 1; na >= 0 && (pl.Index < 0 || pl.Index >= l0.Shape[na]) || na < 0 && pl.Index != 0 {
+			if na >= 0 {
+				n = l0.Shape[na]
+			}
+			return nil, fmt.Errorf("plane %d is outside 0..%d", pl.Index, n-1)
 		}
 	}
 	s.strides = nd.Strides(l0.Chunk)

@@ -213,13 +213,16 @@ func plan(m *loader.Meta, q *Query, k int) (*geom, error) {
 		g.r1--
 		g.spans = g.spans[:len(g.spans)-1]
 	}
+	if m.AxisIndex('T') < 0 && q.Plane.T != 0 {
+		return nil, fmt.Errorf("the data has no T axis (axes %s)", m.Axes)
+	}
 	g.at = make([]int, len(m.Axes))
 	for i := range len(m.Axes) {
 		switch m.Axes[i] {
 		case 'T':
 			g.at[i] = q.Plane.T
 			if g.at[i] < 0 || g.at[i] >= l.Shape[i] {
-				return nil, fmt.Errorf("T=%d is outside 0..%d", g.at[i], l.Shape[i]-1)
+				return nil, fmt.Errorf("%c=%d is outside 0..%d", m.Axes[i], g.at[i], l.Shape[i]-1)
 			}
 		}
 	}
@@ -367,6 +370,13 @@ func (g *geom) chunk(a *acc, idx []int, data []byte) {
 		}
 		for r := rlo; r < rhi; r++ {
 			ro := off + (r-cr0)*strides[g.ra]
+			if e := g.wholeRows(r, rhi, cc0, l.Chunk[g.ca], strides); e > r+1 {
+				// Rows whose samples fill the chunk's rows, one after
+				// another in memory: one run.
+				part.add(data, ro, (e-r)*l.Chunk[g.ca], 1)
+				r = e - 1
+				continue
+			}
 			for _, s := range g.spans[r-g.r0] {
 				a0, b0 := max(s.From, clo), min(s.To, chi)
 				if a0 >= b0 {
@@ -377,6 +387,25 @@ func (g *geom) chunk(a *acc, idx []int, data []byte) {
 		}
 	}
 	a.mergeChunk(part)
+}
+
+// wholeRows returns the end of the rows from r (before rhi) whose one
+// span covers the whole row of the chunk whose first column is cc0 and
+// which has cw columns, when the chunk's rows follow one another in memory
+// (columns the last axis, rows the one before); r when there are none.
+func (g *geom) wholeRows(r, rhi, cc0, cw int, strides []int) int {
+	if strides[g.ca] != 1 || strides[g.ra] != cw {
+		return r
+	}
+	e := r
+	for e < rhi {
+		sp := g.spans[e-g.r0]
+		if len(sp) != 1 || sp[0].From > cc0 || sp[0].To < cc0+cw {
+			break
+		}
+		e++
+	}
+	return e
 }
 
 // finish turns the sums of channel c into its Stats.

@@ -62,6 +62,31 @@ type View struct {
 	// Linear is true when the plane was sampled by trilinear
 	// interpolation.
 	Linear bool `json:"linear,omitempty"`
+	// ROIs are the regions, lines and points drawn on the data, as
+	// Measure → Export ROIs writes them.
+	ROIs json.RawMessage `json:"rois,omitempty"`
+	// View3D is the 3-D view's camera and rendering (Layout "3d" when it
+	// was shown alone); nil when it was never changed.
+	View3D *View3D `json:"view3d,omitempty"`
+}
+
+// View3D is how the 3-D view was shown.
+type View3D struct {
+	// Turn is the camera's rotation (the matrix minus the identity, Z, Y,
+	// X order), Zoom its magnification, Center its centre in level-0
+	// sample indices Z, Y, X (empty: the volume's centre).
+	Turn   []float64 `json:"turn,omitempty"`
+	Zoom   float64   `json:"zoom,omitempty"`
+	Center []float64 `json:"center,omitempty"`
+	// Mode is "mip", "minip", "mean", "alpha" or "iso".
+	Mode    string  `json:"mode,omitempty"`
+	Opacity float64 `json:"opacity,omitempty"`
+	Iso     float64 `json:"iso,omitempty"`
+	IsoSet  bool    `json:"iso_set,omitempty"`
+	// Clip is the clipping box, Z0, Y0, X0, Z1, Y1, X1 (empty: none);
+	// ClipPlane is true when the 2-D view's plane clipped.
+	Clip      []int `json:"clip,omitempty"`
+	ClipPlane bool  `json:"clip_plane,omitempty"`
 }
 
 // LayerView is how one layer was shown over the image.
@@ -227,4 +252,24 @@ func (s *MapStore) SetString(key, value string) {
 		s.m = map[string]string{}
 	}
 	s.m[key] = value
+}
+
+// keyConvention holds the display convention of anatomical volumes.
+const keyConvention = "display_convention"
+
+// DisplayConvention is how anatomical volumes are shown: "neurological"
+// (the patient's right at the screen's right) or "" for the radiological
+// default.
+func (p *Prefs) DisplayConvention() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.s.String(keyConvention)
+}
+
+// SetDisplayConvention remembers the display convention ("" for the
+// radiological default).
+func (p *Prefs) SetDisplayConvention(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.s.SetString(keyConvention, name)
 }

@@ -183,8 +183,9 @@ func (ls *levelState) prepare(f *frame, k int) {
 		ls.idx[i] = j / l.Chunk[i]
 		ls.base += (j % l.Chunk[i]) * ls.strides[i]
 	}
-	ls.mapAxis(&ls.cols, f, k, f.ca, f.v.Width, f.v.Center.Col, f.zc)
-	ls.mapAxis(&ls.rows, f, k, f.ra, f.v.Height, f.v.Center.Row, f.zr)
+	sc, sr := f.v.signs() // a flipped axis: a negative zoom walks it backwards
+	ls.mapAxis(&ls.cols, f, k, f.ca, f.v.Width, f.v.Center.Col, sc*f.zc)
+	ls.mapAxis(&ls.rows, f, k, f.ra, f.v.Height, f.v.Center.Row, sr*f.zr)
 }
 
 func (ls *levelState) mapAxis(am *axisMap, f *frame, k, i, size int, centre, zoom float64) {

@@ -45,6 +45,46 @@ func TestRenderPlanesSampleTheRightData(t *testing.T) {
 	}
 }
 
+// TestRenderFlippedPlanes draws every plane mirrored along its columns,
+// its rows and both (the display transform of an anatomical volume) and
+// checks each pixel against the sample the mirrored mapping puts there;
+// ToPlane, ToScreen, Pan and ZoomAbout follow the same mapping.
+func TestRenderFlippedPlanes(t *testing.T) {
+	shape := []int{7, 11, 13}
+	m := loader.NewMeta("mem", "ZYX", shape, loader.Uint8, []int{3, 4, 5}, []float64{2.5, 1, 1}, nil)
+	src := &memSource{meta: m, arrays: [][]byte{makeArray(shape, loader.Uint8, hashByte)}}
+	p := openPyramid(t, src, levels.Options{})
+	var r Renderer
+	for _, o := range []Orientation{XY, XZ, YZ} {
+		for _, fl := range []Flip{{Col: true}, {Row: true}, {Col: true, Row: true}} {
+			for _, zoom := range []float64{1, 2.5, 0.75} {
+				v := View{Orientation: o, Z: 4, Y: 6, X: 9, Zoom: zoom,
+					Center: Point{5.3, 3.7}, Lo: 0, Hi: 255, Colormap: "gray", Width: 23, Height: 19}
+				v.Flips[o] = fl
+				img, _ := renderComplete(t, &r, v, p, 1)
+				checkNearest(t, img, v, m, src.arrays[0])
+				pt := v.ToPlane(m, 3.5, 17.5)
+				if x, y := v.ToScreen(m, pt); math.Abs(x-3.5) > 1e-9 || math.Abs(y-17.5) > 1e-9 {
+					t.Errorf("%s %+v: ToScreen(ToPlane(3.5, 17.5)) = %g, %g", o, fl, x, y)
+				}
+				if fl.Col && !(pt.Col > v.Center.Col) || !fl.Col && !(pt.Col < v.Center.Col) {
+					t.Errorf("%s %+v: the left of the screen is at column %g, the centre at %g", o, fl, pt.Col, v.Center.Col)
+				}
+				// A drag moves the data with the pointer; a zoom keeps the
+				// data under the pointer there.
+				pv := v.Pan(m, 4, -3)
+				if x, y := pv.ToScreen(m, pt); math.Abs(x-7.5) > 1e-9 || math.Abs(y-14.5) > 1e-9 {
+					t.Errorf("%s %+v: after a pan by (4, -3) the point is at %g, %g", o, fl, x, y)
+				}
+				zv := v.ZoomAbout(m, 3.5, 17.5, 2)
+				if got := zv.ToPlane(m, 3.5, 17.5); math.Abs(got.Col-pt.Col) > 1e-9 || math.Abs(got.Row-pt.Row) > 1e-9 {
+					t.Errorf("%s %+v: zoom moved the point under the pointer from %v to %v", o, fl, pt, got)
+				}
+			}
+		}
+	}
+}
+
 // checkNearest compares every pixel of img with the sample of data (the
 // level-0 array of m) that nearest-neighbour sampling puts there, through
 // the window [0, 255] in gray.
@@ -60,8 +100,15 @@ func checkNearest(t *testing.T, img *image.RGBA, v View, m *loader.Meta, data []
 	bad := 0
 	for y := 0; y < v.Height; y++ {
 		for x := 0; x < v.Width; x++ {
-			c := int(math.Floor(v.Center.Col + (float64(x)+0.5-float64(v.Width)/2)/v.Zoom))
-			r := int(math.Floor(v.Center.Row + (float64(y)+0.5-float64(v.Height)/2)/(v.Zoom*aspect)))
+			sx, sy := float64(x)+0.5-float64(v.Width)/2, float64(y)+0.5-float64(v.Height)/2
+			if f := v.Flip(); f.Col { // a flipped axis runs from right to left, bottom to top
+				sx = -sx
+			}
+			if v.Flip().Row {
+				sy = -sy
+			}
+			c := int(math.Floor(v.Center.Col + sx/v.Zoom))
+			r := int(math.Floor(v.Center.Row + sy/(v.Zoom*aspect)))
 			want := bgPixel
 			if c >= 0 && c < m.Shape[ca] && r >= 0 && r < m.Shape[ra] {
 				pos[ra], pos[ca] = r, c

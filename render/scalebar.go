@@ -243,3 +243,34 @@ func DrawStamp(img *image.RGBA, m *loader.Meta, v View, text string) {
 	}
 	outlined(img, mask, x, y)
 }
+
+// Edges names what lies beyond each edge of a picture: the orientation
+// letters of an anatomical volume ("R", "A", "S"...). An empty string
+// draws nothing at that edge.
+type Edges struct{ Left, Right, Top, Bottom string }
+
+// DrawEdges writes the letters of e at the middle of the four edges of
+// img (a view's picture or a panel of it), white with a dark outline, in
+// the scale bar's font and size.
+func DrawEdges(img *image.RGBA, e Edges) {
+	size := textSize(img)
+	margin := max(4, int(math.Round(size/4)))
+	r := img.Rect
+	put := func(s string, x, y func(w, h int) int) {
+		if s == "" {
+			return
+		}
+		mask := textMask(s, size)
+		w, h := mask.Rect.Dx(), mask.Rect.Dy()
+		if w+2*margin > r.Dx() || h+2*margin > r.Dy() {
+			return
+		}
+		outlined(img, mask, x(w, h), y(w, h))
+	}
+	midX := func(w, _ int) int { return (r.Min.X+r.Max.X)/2 - w/2 }
+	midY := func(_, h int) int { return (r.Min.Y+r.Max.Y)/2 - h/2 }
+	put(e.Left, func(int, int) int { return r.Min.X + margin }, midY)
+	put(e.Right, func(w, _ int) int { return r.Max.X - margin - w }, midY)
+	put(e.Top, midX, func(int, int) int { return r.Min.Y + margin })
+	put(e.Bottom, midX, func(_, h int) int { return r.Max.Y - margin - h })
+}

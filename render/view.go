@@ -56,6 +56,37 @@ type View struct {
 	// Linear samples an oblique plane by trilinear interpolation rather
 	// than the nearest sample.
 	Linear bool
+	// Flips is the display transform of each plane (indexed by
+	// Orientation): which of its axes run against the screen's (the
+	// radiological convention for volumes with an anatomical orientation).
+	// The zero value draws every plane in storage order.
+	Flips [3]Flip
+}
+
+// Flip mirrors a plane on the screen: Col draws the column axis from
+// right to left, Row the row axis from bottom to top.
+type Flip struct{ Col, Row bool }
+
+// Flip is the display transform of the plane the view shows.
+func (v *View) Flip() Flip {
+	if int(v.Orientation) < len(v.Flips) {
+		return v.Flips[v.Orientation]
+	}
+	return Flip{}
+}
+
+// signs is +1 for each screen axis that runs along its plane axis, -1
+// for one the view flips.
+func (v *View) signs() (sc, sr float64) {
+	f := v.Flip()
+	sc, sr = 1, 1
+	if f.Col {
+		sc = -1
+	}
+	if f.Row {
+		sr = -1
+	}
+	return sc, sr
 }
 
 // At returns the view's index on axis a ('T', 'C', 'Z', 'Y' or 'X').
@@ -148,16 +179,18 @@ func (v *View) zooms(m *loader.Meta) (zc, zr float64) {
 // i covers [i, i+1)) to the plane position under it.
 func (v View) ToPlane(m *loader.Meta, x, y float64) Point {
 	zc, zr := v.zooms(m)
+	sc, sr := v.signs()
 	return Point{
-		Col: v.Center.Col + (x-float64(v.Width)/2)/zc,
-		Row: v.Center.Row + (y-float64(v.Height)/2)/zr,
+		Col: v.Center.Col + sc*(x-float64(v.Width)/2)/zc,
+		Row: v.Center.Row + sr*(y-float64(v.Height)/2)/zr,
 	}
 }
 
 // ToScreen maps a plane position to the viewport position over it.
 func (v View) ToScreen(m *loader.Meta, p Point) (x, y float64) {
 	zc, zr := v.zooms(m)
-	return (p.Col-v.Center.Col)*zc + float64(v.Width)/2, (p.Row-v.Center.Row)*zr + float64(v.Height)/2
+	sc, sr := v.signs()
+	return sc*(p.Col-v.Center.Col)*zc + float64(v.Width)/2, sr*(p.Row-v.Center.Row)*zr + float64(v.Height)/2
 }
 
 // Zoom limits: ZoomAbout keeps the zoom within them.
@@ -175,9 +208,10 @@ func (v View) ZoomAbout(m *loader.Meta, x, y, factor float64) View {
 		v.Zoom = max(MinZoom, min(MaxZoom, v.Zoom*factor))
 	}
 	zc, zr := v.zooms(m)
+	sc, sr := v.signs()
 	v.Center = Point{
-		Col: p.Col - (x-float64(v.Width)/2)/zc,
-		Row: p.Row - (y-float64(v.Height)/2)/zr,
+		Col: p.Col - sc*(x-float64(v.Width)/2)/zc,
+		Row: p.Row - sr*(y-float64(v.Height)/2)/zr,
 	}
 	return v
 }
@@ -186,8 +220,9 @@ func (v View) ZoomAbout(m *loader.Meta, x, y, factor float64) View {
 // as a drag moves it.
 func (v View) Pan(m *loader.Meta, dx, dy float64) View {
 	zc, zr := v.zooms(m)
-	v.Center.Col -= dx / zc
-	v.Center.Row -= dy / zr
+	sc, sr := v.signs()
+	v.Center.Col -= sc * dx / zc
+	v.Center.Row -= sr * dy / zr
 	return v
 }
 

@@ -34,6 +34,9 @@ type Frame struct {
 	// Panel names the active panel of the four-panel layout ("" for one
 	// plane): View is its view, Img shows all four.
 	Panel string
+	// Vol, for a frame of the 3-D view (alone, or the active panel of
+	// four), says how it was drawn.
+	Vol *Frame3D
 
 	data      *Data
 	proj      *projection    // what Projection was drawn from
@@ -156,6 +159,14 @@ func (d *drawer) stop() {
 	d.mu.Unlock()
 }
 
+// again has the last scene drawn again, as when chunks arrive.
+func (d *drawer) again() {
+	select {
+	case d.poke <- struct{}{}:
+	default:
+	}
+}
+
 func (d *drawer) run() {
 	defer close(d.done)
 	var last request
@@ -192,6 +203,7 @@ func (d *drawer) run() {
 		default:
 		}
 		drawn = time.Now()
+		r.again = d.again
 		f := d.p.paint(&r.Scene)
 		f.asked = r.asked
 		last, lastFrame = r, f

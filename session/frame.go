@@ -49,6 +49,8 @@ func (s *Session) TakeFrame() *Frame {
 	if f.Info.Complete || f.Info.Settled() && f.Info.Failed > 0 {
 		f.data.StartBuild()
 		s.askHistogramLocked(f)
+	} else if f.Vol != nil {
+		f.data.StartBuild() // the 3-D view is drawn from the coarse levels: they are built at once
 	}
 	if f.Info.Failed > 0 && f.Info.Err != nil {
 		// Noted now, not only when the pyramid's event about it comes:
@@ -126,8 +128,16 @@ func (ft *frameTracer) shown(prev, f *Frame, now time.Time) {
 	if f.Layers > 0 {
 		fields["layers"] = f.Layers // layers drawn over the data
 	}
+	if f.Vol != nil {
+		fields["mode3d"] = f.Vol.Mode.String()
+		fields["scale"] = f.Vol.Scale // the screen scale
+		fields["draw_ms"] = float64(f.Vol.Took.Microseconds()) / 1000
+		if f.Vol.Args != nil {
+			fields["render"] = f.Vol.Args // `vastview render` of the same picture
+		}
+	}
 	if f.Panel != "" {
-		fields["panel"] = f.Panel // the active panel of the four
+		fields["panel"] = f.Panel // the active panel of the four, or "3d"
 	}
 	if f.Projection != loader.NoProjection {
 		fields["projection"] = f.Projection.String()

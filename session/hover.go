@@ -44,7 +44,7 @@ func (s *Session) HoverText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, y, in := s.hover.at()
-	if !in || s.data == nil || s.shown == nil {
+	if !in || s.data == nil || s.shown == nil || s.over3DLocked() {
 		return ""
 	}
 	t := s.hover.text(s.data, s.shown)
@@ -83,7 +83,7 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%c %d  %c %d   (%s, %s)", loc.ColAxis, loc.Col, loc.RowAxis, loc.Row,
 		phys(loc.ColPhys, loc.ColUnit), phys(loc.RowPhys, loc.RowUnit))
-	for _, a := range []byte("ZTC") {
+	for _, a := range []byte("ZYXTC") { // every axis: the voxel index in full
 		if a == loc.ColAxis || a == loc.RowAxis || m.Size(a) <= 1 || a == 'C' && (m.RGB || len(shown.Channels) > 0) {
 			continue
 		}
@@ -93,6 +93,9 @@ func (h *pointer) text(d *Data, f *Frame) string {
 				fmt.Fprintf(&b, " (%s)", name)
 			}
 		}
+	}
+	if an, ok := anatomyOf(m); ok {
+		b.WriteString("   " + an.worldText(locIndex(loc, shown)))
 	}
 	if m.RGB && shown.Colormap == render.RGB {
 		var rgb [3]string
@@ -129,13 +132,34 @@ func (h *pointer) text(d *Data, f *Frame) string {
 	return b.String()
 }
 
+// locIndex is the level-0 index (x, y, z) of the sample at loc in view v.
+func locIndex(loc render.Location, v render.View) (idx [3]int) {
+	for i, a := range []byte("XYZ") {
+		switch a {
+		case loc.ColAxis:
+			idx[i] = loc.Col
+		case loc.RowAxis:
+			idx[i] = loc.Row
+		default:
+			idx[i] = v.At(a)
+		}
+	}
+	return idx
+}
+
 // valueText writes a sample (little-endian, of type dt) as stored, every
 // digit of an integer, and its physical value when the file (described by
 // m) scales values.
 func valueText(m *loader.Meta, dt loader.DType, sample []byte) string {
 	s, v := dt.Text(sample, 0), dt.At(sample, 0)
+	unit := ""
+	if m.ValueUnit != "" {
+		unit = " " + m.ValueUnit
+	}
 	if m.ValueScale != nil {
-		s += fmt.Sprintf(" (%.6g)", v*m.ValueScale.Slope+m.ValueScale.Intercept)
+		s += fmt.Sprintf(" (%.6g%s)", m.ValueScale.Value(v), unit)
+	} else {
+		s += unit
 	}
 	return s
 }

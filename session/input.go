@@ -27,6 +27,9 @@ const (
 	KeyF1           = "F1"
 	KeyO            = "O"
 	KeyS            = "S"
+	KeyReturn       = "Return"
+	KeyDelete       = "Delete"
+	KeyBackspace    = "BackSpace"
 	KeyShiftLeft    = "LeftShift"
 	KeyShiftRight   = "RightShift"
 	KeyControlLeft  = "LeftControl"
@@ -65,6 +68,7 @@ const (
 	TogglePane  Command = "panels"    // show or hide the panels under and beside the picture
 	ToggleStrip Command = "strip"     // show or hide the strip of files
 	ToggleHist  Command = "histogram" // show or hide the histogram
+	ShowResults Command = "results"   // the region list and its measurements
 )
 
 // KeyDown notes a key pressed: modifiers, and the start of a held-key
@@ -161,7 +165,7 @@ func (s *Session) PressWith(name string, mods Mods) Command {
 // Rune handles the keys named by their character.
 func (s *Session) Rune(r rune) Command {
 	b, ok := binding(runeKey(r))
-	if !ok || s.Modifiers().Ctrl && shadowedByCtrl(r) {
+	if mods := s.Modifiers(); !ok || mods.Ctrl && shadowedByCtrl(r) || mods.Alt && shadowedByAlt(r) {
 		return None
 	}
 	c := s.do(b.Action, string(r))
@@ -187,7 +191,17 @@ func (s *Session) do(a Action, key string) Command {
 	case ActPlay:
 		s.TogglePlay()
 	case ActFit:
-		s.Fit()
+		if s.Layout() == View3D {
+			s.ResetCamera()
+		} else {
+			s.Fit()
+		}
+	case Act3D:
+		s.Toggle3D()
+	case ActMode3D:
+		s.CycleMode3D()
+	case ActClipPlane:
+		s.ToggleClipPlane()
 	case ActXY, ActXZ, ActYZ:
 		s.SetLayout(SingleView)
 		s.SetOrientation(map[Action]render.Orientation{ActXY: render.XY, ActXZ: render.XZ, ActYZ: render.YZ}[a])
@@ -197,6 +211,8 @@ func (s *Session) do(a Action, key string) Command {
 		s.CycleChannelMode()
 	case ActContrast:
 		s.AutoContrast()
+	case ActPreset:
+		s.ApplyPreset(int(key[0] - '1'))
 	case ActReload:
 		s.Reload()
 	case ActPickLabel:
@@ -217,6 +233,16 @@ func (s *Session) do(a Action, key string) Command {
 		s.turnKey(a)
 	case ActInterp:
 		s.ToggleLinear()
+	case ActToolLine, ActToolRect, ActToolEllipse, ActToolPolygon, ActToolPoint:
+		s.SetTool(map[Action]Tool{ActToolLine: LineTool, ActToolRect: RectTool, ActToolEllipse: EllipseTool,
+			ActToolPolygon: PolygonTool, ActToolPoint: PointTool}[a])
+	case ActDeleteROI:
+		s.DeleteSelected()
+	case ActFinishROI:
+		s.FinishPolygon()
+	case ActMeasure:
+		s.Measure()
+		return ShowResults
 	case ActHelp:
 		return ShowHelp
 	case ActPanels:
@@ -264,6 +290,9 @@ func (s *Session) stepLocked(key string, mods Mods, now time.Time) bool {
 // Ctrl a zoom about the pointer.
 func (s *Session) Scroll(x, y, dy float64) {
 	if dy == 0 {
+		return
+	}
+	if s.scroll3D(x, y, dy) {
 		return
 	}
 	s.toPanel(x, y) // the panel under the pointer scrolls

@@ -56,6 +56,18 @@ const (
 	ActRollLeft    Action = "roll-left"    // turn the plane about the axis into the screen
 	ActRollRight   Action = "roll-right"   // the other way
 	ActInterp      Action = "interp"       // nearest / trilinear sampling
+	Act3D          Action = "3d"           // the 3-D view, or one plane again
+	ActMode3D      Action = "mode-3d"      // next 3-D mode
+	ActClipPlane   Action = "clip-plane"   // clip the 3-D view with the plane of the 2-D view
+	ActToolLine    Action = "tool-line"    // the line tool
+	ActToolRect    Action = "tool-rect"    // the rectangle tool
+	ActToolEllipse Action = "tool-ellipse" // the ellipse tool
+	ActToolPolygon Action = "tool-polygon" // the polygon tool
+	ActToolPoint   Action = "tool-point"   // the point tool
+	ActMeasure     Action = "measure"      // the window's ShowResults: the measurements of the ROIs
+	ActDeleteROI   Action = "delete-roi"   // remove the ROI (or vertex) selected
+	ActFinishROI   Action = "finish-roi"   // close the polygon being drawn
+	ActPreset      Action = "preset"       // the CT window preset of the key's digit
 )
 
 // Key is a key with the modifiers held, as a window names it.
@@ -131,8 +143,15 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "2", Char: true}, Action: ActXZ, Help: "XY, XZ, YZ", Menu: "View → XZ"},
 		{Key: Key{Name: "3", Char: true}, Action: ActYZ, Help: "XY, XZ, YZ", Menu: "View → YZ"},
 		{Key: Key{Name: "4", Char: true}, Action: ActFourPanels, Menu: "View → Four Panels",
-			Help: "four panels: XY, XZ, YZ through one position (click to move it) and the Z projection; again: one; turned: the turned frame's three planes"},
-		{Label: "click or drag (four panels)", Help: "move the position the panels show, in 3-D when turned (Shift+drag pans)"},
+			Help: "four panels: XY, XZ, YZ through one position (click to move it) and the 3-D view; again: one; turned: the turned frame's three planes"},
+		{Label: "click or drag (four panels)", Help: "move the position the panels show, in 3-D when turned (Shift+drag pans, Ctrl+drag turns)"},
+		{Key: Key{Name: "5", Char: true}, Action: Act3D, Menu: "View → 3-D View",
+			Help: "the volume in 3-D (again: one plane); in four panels the fourth is the 3-D view"},
+		{Label: "drag (3-D)", Help: "turn the volume as a trackball; Shift+drag pans; wheel zooms; 0 resets"},
+		{Key: Key{Name: "N", Char: true}, Action: ActMode3D, Menu: "View → 3-D → Next Mode: Max, Min, Mean, Translucent, Isosurface",
+			Help: "3-D: maximum, minimum, mean intensity, translucent, isosurface (opacity and threshold in the contrast panel)"},
+		{Key: Key{Name: "X", Char: true}, Action: ActClipPlane, Menu: "View → 3-D → Clip with the Plane",
+			Help: "3-D: clip the volume with the plane the 2-D view shows (keys 1–3 and turns move it); the box: View → 3-D → Clip Box…"},
 		{Key: Key{Name: "P", Char: true}, Action: ActProjection, Menu: "View → Projection: Max, Min, Mean, None",
 			Help: "projection along the axis normal to the plane (turned: along its normal w): max, min, mean, none"},
 		{Key: Key{Name: "W", Char: true}, Action: ActTurnUp, Help: turnHelp[0], Menu: "Go → Turn → Up"},
@@ -156,10 +175,21 @@ var keyMap = func() []Binding {
 		}
 		m = append(m, b)
 	}
-	return append(m, []Binding{
+	m = append(m, []Binding{
 		{Key: Key{Name: "M", Char: true}, Action: ActChannelMode, Menu: "View → Channels → Cycle Channel Mode",
 			Help: "channels: composite, one in colour, one in gray"},
 		{Key: Key{Name: "C", Char: true}, Action: ActContrast, Help: "auto-contrast", Menu: "View → Auto-contrast"},
+	}...)
+	for i, p := range CTPresets { // the CT window presets, Alt+1 … Alt+8
+		b := Binding{Key: Key{Name: string(rune('1' + i)), Mods: alt}, Action: ActPreset, Alias: i > 0,
+			Help: "CT window: brain, subdural, stroke, bone, lung, mediastinum, abdomen, liver",
+			Menu: "View → CT Window → " + titleCase(p.Name)}
+		if i == 0 {
+			b.Label = "Alt+1 … Alt+8"
+		}
+		m = append(m, b)
+	}
+	return append(m, []Binding{
 		{Key: Key{Name: "V", Char: true}, Action: ActLayers, Help: "show / hide the layers over the image (a turned plane's sampled on the same plane)",
 			Menu: "View → Show / Hide Layers"},
 		{Key: Key{Name: "B", Char: true}, Action: ActScaleBar, Help: "show / hide the scale bar", Menu: "View → Scale Bar"},
@@ -169,6 +199,23 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "R", Char: true}, Action: ActReload, Help: "reload chunks a store did not hold yet"},
 		{Key: Key{Name: "H", Char: true}, Action: ActPanels, Help: "show / hide the panels under and beside the picture",
 			Menu: "View → Show / Hide Panels"},
+		{Key: Key{Name: "L", Mods: alt}, Action: ActToolLine, Menu: "Measure → Line",
+			Help: "draw a line (its profile and length), a rectangle, an ellipse, a polygon, points; Escape: navigate again"},
+		{Key: Key{Name: "R", Mods: alt}, Action: ActToolRect, Menu: "Measure → Rectangle",
+			Help: "draw a line (its profile and length), a rectangle, an ellipse, a polygon, points; Escape: navigate again"},
+		{Key: Key{Name: "E", Mods: alt}, Action: ActToolEllipse, Menu: "Measure → Ellipse",
+			Help: "draw a line (its profile and length), a rectangle, an ellipse, a polygon, points; Escape: navigate again"},
+		{Key: Key{Name: "P", Mods: alt}, Action: ActToolPolygon, Menu: "Measure → Polygon",
+			Help: "draw a line (its profile and length), a rectangle, an ellipse, a polygon, points; Escape: navigate again"},
+		{Key: Key{Name: "O", Mods: alt}, Action: ActToolPoint, Menu: "Measure → Points",
+			Help: "draw a line (its profile and length), a rectangle, an ellipse, a polygon, points; Escape: navigate again"},
+		{Label: "drag (a tool)", Help: "draw; drag a handle to resize, inside to move; a polygon: click each vertex, click the first or Enter to close"},
+		{Key: Key{Name: KeyReturn}, Action: ActFinishROI, Help: "close the polygon being drawn"},
+		{Key: Key{Name: KeyDelete}, Action: ActDeleteROI, Help: "remove the vertex or point selected, else the ROI selected",
+			Menu: "Measure → Delete"},
+		{Key: Key{Name: KeyBackspace}, Action: ActDeleteROI, Alias: true, Help: "remove the vertex or point selected, else the ROI selected"},
+		{Key: Key{Name: "M", Mods: ctrl}, Action: ActMeasure, Menu: "Measure → Measure",
+			Help: "measure the ROIs at full resolution: the region list and its table"},
 		{Key: Key{Name: KeyLeft, Mods: alt}, Action: ActPrevFile, Help: "previous / next file of the list", Menu: "Go → Previous File"},
 		{Key: Key{Name: KeyRight, Mods: alt}, Action: ActNextFile, Help: "previous / next file of the list", Menu: "Go → Next File"},
 		{Key: Key{Name: KeyHome, Mods: alt}, Action: ActFirstFile, Help: "first / last file of the list", Menu: "Go → First File"},
@@ -215,6 +262,13 @@ func binding(k Key) (Binding, bool) {
 	}
 	k.Mods = Mods{}
 	return binding(k)
+}
+
+// shadowedByAlt reports whether Alt with the key that types r is bound
+// (the measuring tools): the character typed then is not the binding's.
+func shadowedByAlt(r rune) bool {
+	_, ok := binding(Key{Name: string(unicode.ToUpper(r)), Mods: alt})
+	return ok
 }
 
 // runeKey is the key map's name of a typed character: a letter upper case.
@@ -282,4 +336,12 @@ func Shortcuts() []Shortcut {
 		}
 	}
 	return out
+}
+
+// titleCase writes a preset's name as a menu item names it ("Brain").
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -21,6 +21,7 @@ import (
 	"vastview/levels"
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // MovieOptions say which frames a movie shows and how it is written.
@@ -69,6 +70,7 @@ func MovieFPS(m *loader.Meta, axis byte) float64 {
 type Movie struct {
 	*Picture
 	stamp bool
+	orbit []oblique.Plane // the planes of a 3-D rendering's frames (see Orbit)
 }
 
 // NewMovie is a movie of view v of d, v.Width × v.Height pixels (a Zoom
@@ -130,7 +132,7 @@ func axisName(axis byte, o render.Orientation) string {
 // fails or ctx ends.
 func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 	m := mv.sc.d.Pyr.Meta()
-	axis, from, to, err := MovieAxis(m, mv.sc.view, o)
+	axis, from, to, err := mv.frames(m, o)
 	if err != nil {
 		return err
 	}
@@ -160,6 +162,22 @@ func (mv *Movie) Write(ctx context.Context, path string, o MovieOptions) error {
 	return sink.finish()
 }
 
+// frames is the axis the movie's frames step along and the first and
+// last of them: an orbit's, or MovieAxis's.
+func (mv *Movie) frames(m *loader.Meta, o MovieOptions) (axis byte, from, to int, err error) {
+	if mv.orbit == nil {
+		return MovieAxis(m, mv.sc.view, o)
+	}
+	from, to = o.From, o.To
+	if to < 0 {
+		to = len(mv.orbit) - 1
+	}
+	if from < 0 || from > to || to >= len(mv.orbit) {
+		return 0, 0, 0, fmt.Errorf("range %d:%d is outside the orbit's frames 0..%d", o.From, o.To, len(mv.orbit)-1)
+	}
+	return orbitAxis, from, to, nil
+}
+
 // render draws every frame from..to along axis and hands each to sink.
 func (mv *Movie) render(ctx context.Context, axis byte, from, to int, sink frameSink, progress func(done, total int)) error {
 	wake, stop := mv.arrivals()
@@ -171,7 +189,13 @@ func (mv *Movie) render(ctx context.Context, axis byte, from, to int, sink frame
 		sc.stampAxis = axis
 	}
 	for i := from; i <= to; i++ {
-		sc.view.SetAt(axis, i)
+		if axis == orbitAxis {
+			cs := *sc.cast
+			cs.plane = mv.orbit[i]
+			sc.cast = &cs
+		} else {
+			sc.view.SetAt(axis, i)
+		}
 		if sc.ortho != nil {
 			sc.ortho.moveTo(axis, i)
 		}
@@ -518,8 +542,9 @@ func (s *Session) MovieName() string { return s.offeredName(".mp4") }
 // ExportMovie writes a movie of the view shown (its size, zoom, channels,
 // layers, scale bar and time stamp) along the axis o asks for to path
 // (see Movie.Write) in the background; the window stays free meanwhile,
-// its own frames drawn first. onEnd, if set, is called (from another
-// goroutine) when it ends.
+// its own frames drawn first; of the 3-D view shown alone, a turntable
+// (see orbitLocked: o's axis is not used, From and To pick frames).
+// onEnd, if set, is called (from another goroutine) when it ends.
 func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) (*Export, error) {
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
 		os.Remove(path) // the empty file a save dialog made
@@ -530,10 +555,16 @@ func (s *Session) ExportMovie(path string, o MovieOptions, onEnd func(*Export)) 
 		return nil, errors.New("nothing to make a movie of")
 	}
 	req := s.requestLocked(s.clock.Now(), 0).Scene
-	if _, _, _, err := MovieAxis(req.d.Pyr.Meta(), req.view, o); err != nil {
+	orbit := req.vol != nil && s.v3.on // the 3-D view: a turntable
+	if _, _, _, err := MovieAxis(req.d.Pyr.Meta(), req.view, o); err != nil && !orbit {
 		return nil, err
 	}
 	mv := &Movie{Picture: &Picture{sc: req}, stamp: s.stamp}
+	if orbit {
+		if err := s.orbitLocked(mv); err != nil {
+			return nil, err
+		}
+	}
 	// Projections of its own: the window's may change meanwhile.
 	if p := req.proj; p != nil {
 		mv.sc.proj = newProjection(p.pyr, p.op, p.axis, p.a, p.b)

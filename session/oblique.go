@@ -26,6 +26,11 @@ type obliqueDraw struct {
 	next int
 	pj   oblique.Projector // projections along the normal
 	vals []float64         // a projection's values, for its window
+	// last is the picture of the last frame the painter drew if it was an
+	// oblique one (nil otherwise): what no level in memory can give yet
+	// keeps its pixels rather than turning to background.
+	last     *image.RGBA
+	lastData *Data
 }
 
 // obliqueSlab is a projection of an oblique plane along its normal w: op
@@ -88,6 +93,9 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	slot := map[byte]int{'Z': oblique.Z, 'Y': oblique.Y, 'X': oblique.X}
 	var u0, v0, idx oblique.Vec
 	u0[slot[col]], v0[slot[row]] = 1, 1
+	if f := v.Flip(); f.Col || f.Row { // the display transform: a flipped axis runs backwards
+		u0[slot[col]], v0[slot[row]] = flipSign(f.Col), flipSign(f.Row)
+	}
 	idx[slot[col]] = v.Center.Col - 0.5
 	idx[slot[row]] = v.Center.Row - 0.5
 	idx[slot[normal]] = float64(v.At(normal))
@@ -158,7 +166,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		if drawn.Lo == drawn.Hi {
 			drawn.Lo, drawn.Hi = 0, 1
 		}
-		img = p.ob.picture(buf, dt, pl.W, pl.H, drawn)
+		img = p.ob.picture(buf, dt, pl.W, pl.H, drawn, nil)
 	} else {
 		if auto {
 			v.Lo, v.Hi = p.autoWindow(r.d, v)
@@ -187,6 +195,9 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, m, drawn, stampText(m, drawn, r.stampAxis))
 	}
+	if r.sampled == nil && r.ortho == nil {
+		drawEdges(img, m, drawn)
+	}
 	f := &Frame{Img: img, View: v, Info: ri, Layers: layers, data: r.d, gen: r.gen, auto: auto, plane: &pl}
 	if r.slab != nil {
 		f.Projection, f.Slab = r.slab.op, [2]int{sl.A, sl.B}
@@ -202,7 +213,11 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, drawn render.View,
 	prio levels.Priority) (*image.RGBA, oblique.Info) {
 	buf, dt, info := o.sampleBuf(r.d.Pyr, r.gen, pl, k, drawn.Linear, prio)
-	return o.picture(buf, dt, pl.W, pl.H, drawn), info
+	var keep *Data // whose last picture may stand where no level holds data yet
+	if r.sampled == nil && info.Failed == 0 {
+		keep = r.d
+	}
+	return o.picture(buf, dt, pl.W, pl.H, drawn, keep), info
 }
 
 // projectBuf projects slab sl of plane pl of scene r's data at level k
@@ -305,8 +320,10 @@ func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane
 
 // picture paints values buf (of type dt, w×h) into the next of o's
 // pictures through drawn's window and colormap, the background where o's
-// mask says there is no data.
-func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn render.View) *image.RGBA {
+// mask says there is no data; where no level in memory has data yet, the
+// last picture's pixels when it was of the same size and of data keep
+// (nil: none kept).
+func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn render.View, keep *Data) *image.RGBA {
 	o.next = (o.next + 1) % len(o.bufs)
 	img := o.bufs[o.next]
 	if img == nil || img.Rect.Dx() != w || img.Rect.Dy() != h {
@@ -314,12 +331,24 @@ func (o *obliqueDraw) picture(buf []byte, dt loader.DType, w, h int, drawn rende
 		o.bufs[o.next] = img
 	}
 	o.pt.Paint(img.Pix, buf, dt, drawn.Lo, drawn.Hi, render.ColormapOrGray(drawn.Colormap))
+	// What no level holds yet keeps the last frame's pixels, unless that
+	// frame was of other data or a size, or chunks failed to load (what
+	// cannot come is not shown as if it were there).
+	prev := o.last
+	if prev == nil || prev == img || prev.Rect != img.Rect || keep == nil || o.lastData != keep {
+		prev = nil
+	}
 	for i, st := range o.mask {
-		if st != oblique.Sampled {
+		switch {
+		case st == oblique.Sampled:
+		case st == oblique.Unfilled && prev != nil:
+			copy(img.Pix[4*i:4*i+4], prev.Pix[4*i:4*i+4])
+		default:
 			q := img.Pix[4*i : 4*i+4 : 4*i+4]
 			q[0], q[1], q[2], q[3] = obliqueBackground[0], obliqueBackground[1], obliqueBackground[2], 255
 		}
 	}
+	o.last, o.lastData = img, keep
 	return img
 }
 
@@ -480,6 +509,9 @@ func obliqueHoverText(p oblique.Source, pl oblique.Plane, v render.View, x, y fl
 		pos = append(pos, phys(m.Levels[0].Translation[m.AxisIndex(c)]+float64(idx[a])*sp[a], unit))
 	}
 	fmt.Fprintf(&t, " (%s)", strings.Join(pos, ", "))
+	if an, ok := anatomyOf(m); ok { // the voxel's world position (World Space)
+		t.WriteString("   " + an.worldText([3]int{idx[oblique.X], idx[oblique.Y], idx[oblique.Z]}))
+	}
 	for _, c := range []byte("TC") {
 		if m.Size(c) > 1 {
 			fmt.Fprintf(&t, "  %c %d", c, v.At(c))
@@ -527,6 +559,14 @@ func (s *Session) dragTurn(dx, dy float64, fine bool) {
 	if dy != 0 {
 		s.Turn(0, dy*k)
 	}
+}
+
+// flipSign is -1 for a flipped axis, else 1.
+func flipSign(flipped bool) float64 {
+	if flipped {
+		return -1
+	}
+	return 1
 }
 
 // slabHoverText is the read-out of the projection by op along the normal

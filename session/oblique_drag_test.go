@@ -1,7 +1,9 @@
 package session
 
 import (
+	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"vastview/render"
@@ -68,4 +70,96 @@ func TestDragTurnsATurnedPlane(t *testing.T) {
 	b, a = drag(20)
 	h.s.KeyUp(KeyControlLeft)
 	turned("Ctrl+drag in the XZ plane", b, a, 5)
+}
+
+// gatedSource is an arraySource whose planes from Z `from` on load only
+// once gate is closed.
+type gatedSource struct {
+	*arraySource
+	from int
+	gate chan struct{}
+}
+
+func (s gatedSource) ReadChunk(ctx context.Context, level int, idx []int, dst []byte) error {
+	if idx[0] >= s.from {
+		select {
+		case <-s.gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return s.arraySource.ReadChunk(ctx, level, idx, dst)
+}
+
+// TestTurnedPlaneKeepsItsPixelsUntilDataComes: turning a plane onto
+// planes of the data no level holds yet, those parts of the view keep
+// the last frame's pixels until their data comes, rather than turning to
+// background.
+func TestTurnedPlaneKeepsItsPixelsUntilDataComes(t *testing.T) {
+	vol := volume([3]int{24, 64, 96}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(1000 + 40*z + 7*y + 3*x) })
+	src := gatedSource{vol, 16, make(chan struct{})}
+	t.Cleanup(func() { close(src.gate) })
+	h := newHarness(t, Options{})
+	h.open(src, "/data/vol.tif")
+	h.s.SetWindow(0, 4000)
+	h.s.Resize(200, 150)
+	h.s.Turn(0, 3)
+	first := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Turn != (render.Turn{}) })
+	before := slices.Clone(first.Img.Pix)
+	h.s.Turn(0, 20)
+	f := h.waitFrame(func(f *Frame) bool { return f.View.Turn != first.View.Turn && f.Info.Unfilled > 0 })
+	m := h.s.Meta()
+	pl := ObliquePlane(m, f.View)
+	bg := func(p []uint8, i int) bool {
+		return p[4*i] == obliqueBackground[0] && p[4*i+1] == obliqueBackground[1] && p[4*i+2] == obliqueBackground[2]
+	}
+	held, bad := 0, 0
+	for i := 0; i < pl.H; i++ {
+		for j := 0; j < pl.W; j++ {
+			q := pl.At(float64(i), float64(j))
+			// A sample on a plane still held back, well inside the data,
+			// where the last frame showed data.
+			if !(q[0] >= 16.5 && q[0] < 22.5 && q[1] > 1 && q[1] < 62 && q[2] > 1 && q[2] < 94) || bg(before, i*pl.W+j) {
+				continue
+			}
+			held++
+			if bg(f.Img.Pix, i*pl.W+j) {
+				bad++
+			}
+		}
+	}
+	if held < 100 || bad > 0 {
+		t.Errorf("%d of %d pixels on planes without data turned to background", bad, held)
+	}
+}
+
+// TestDragOfATurnedPlanePausesTheBuild: while an oblique plane is
+// dragged the levels being built pause (their work would take the cores
+// from the frames), and go on when the drag ends; a pan of an
+// axis-aligned plane leaves them be.
+func TestDragOfATurnedPlanePausesTheBuild(t *testing.T) {
+	src := volume([3]int{20, 64, 96}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	h := newHarness(t, Options{})
+	h.open(src, "/data/vol.tif")
+	h.s.Resize(200, 150)
+	holding := func() bool {
+		h.s.mu.Lock()
+		defer h.s.mu.Unlock()
+		return h.s.dragEnd != nil
+	}
+	h.s.Drag(100, 80, 0, 5)
+	if holding() {
+		t.Error("a pan of an XY plane paused the build")
+	}
+	h.s.DragEnd()
+	h.s.Turn(0, 3)
+	h.s.Drag(100, 80, 0, 5)
+	h.s.Drag(100, 85, 0, 5)
+	if !holding() {
+		t.Error("a drag of a turned plane did not pause the build")
+	}
+	h.s.DragEnd()
+	if holding() {
+		t.Error("the build stays paused after the drag")
+	}
 }

@@ -20,7 +20,8 @@ const (
 	// SingleView shows one plane.
 	SingleView Layout = iota
 	// FourPanels shows the XY, XZ and YZ planes through one position, a
-	// crosshair marking it in each, and the XY maximum projection.
+	// crosshair marking it in each, and the 3-D view (the XY maximum
+	// projection for data the 3-D view cannot show).
 	FourPanels
 )
 
@@ -38,6 +39,18 @@ var panelOrient = [numPanels]render.Orientation{render.XY, render.XZ, render.YZ,
 
 // panelNames name the panels in traces and on the panels.
 var panelNames = [numPanels]string{"xy", "xz", "yz", "max"}
+
+// panelTag is the name written on panel i of data m: its plane's
+// anatomical name for a volume with an anatomical orientation ("axial"),
+// else the plane's ("xy"); the projection's panel is "max" either way.
+func panelTag(m *loader.Meta, i int) string {
+	if i != panelProj {
+		if n := PlaneName(m, panelOrient[i]); n != "" {
+			return n
+		}
+	}
+	return panelNames[i]
+}
 
 // panelGap is the width of the gutter between panels, in pixels.
 const panelGap = 2
@@ -129,13 +142,19 @@ func (s *Session) Layout() Layout {
 	if s.ortho.on {
 		return FourPanels
 	}
+	if s.v3.on {
+		return View3D
+	}
 	return SingleView
 }
 
 // SetLayout shows one plane or the four panels (for volumes: data with
 // one plane has nothing to show across it).
 func (s *Session) SetLayout(l Layout) {
-	s.update(func(m *loader.Meta) bool { return s.setLayoutLocked(m, l) })
+	s.update(func(m *loader.Meta) bool {
+		a := s.set3DLocked(m, l == View3D)
+		return s.setLayoutLocked(m, l) || a
+	})
 }
 
 // ToggleLayout switches between one plane and the four panels.
@@ -248,16 +267,32 @@ func (s *Session) toPanel(x, y float64) (float64, float64) {
 
 // Drag follows a drag to viewport position (x, y), by (dx, dy) since the
 // last: in the four panels it moves the position there, as a click does
-// (with Shift held, it pans the panel); one plane shown, it pans, or turns
+// (with Shift held, it pans the panel; with Ctrl, it turns the frame of
+// the three planes); one plane shown, it pans, or turns
 // the plane about the view's centre with Ctrl held or when the plane is
 // already turned out of XY, XZ and YZ (Shift+drag then pans; Ctrl+Shift
 // turns in fine steps).
 func (s *Session) Drag(x, y, dx, dy float64) {
+	if s.drag3D(x, y, dx, dy) {
+		return
+	}
 	s.mu.Lock()
+	if s.rois.drag.on { // a measuring tool's drag
+		x, y = s.toPanelLocked(x, y)
+		if rv, ok := s.roiViewLocked(); ok {
+			s.dragROILocked(rv.sample(&s.rois.list[s.rois.drag.roi], x, y))
+			s.measureLocked()
+		}
+		s.unlockNotify(ROIChanged)
+		return
+	}
 	move := s.ortho.on && !s.mods.Shift
 	// In the four panels a plain drag moves the position: Ctrl+drag turns.
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
+	if !s.dragging && !s.ortho.on && (turn || Oblique(s.view)) && s.data != nil {
+		s.dragging, s.dragEnd = true, s.data.Pyr.Playback()
+	}
 	s.mu.Unlock()
 	if turn {
 		s.dragTurn(dx, dy, fine)
@@ -268,6 +303,20 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 		return
 	}
 	s.Pan(dx, dy)
+}
+
+// DragEnd ends a drag: the levels being built, paused while an oblique
+// plane was dragged, go on; a 3-D view drawn coarse while its camera
+// moved is refined.
+func (s *Session) DragEnd() {
+	s.mu.Lock()
+	end := s.dragEnd
+	s.dragging, s.dragEnd = false, nil
+	s.mu.Unlock()
+	if end != nil {
+		end()
+	}
+	s.end3DDrag()
 }
 
 // Click moves the position the four panels show to the data under
@@ -354,7 +403,11 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 	if !s.ortho.on || s.data == nil {
 		return nil
 	}
-	od := s.ortho.layout(r.view, s.view, s.fitBoxLocked, s.orthoProjLocked())
+	var proj *projection
+	if r.vol == nil { // the fourth panel shows the Z projection, not the 3-D view
+		proj = s.orthoProjLocked()
+	}
+	od := s.ortho.layout(r.view, s.view, s.fitBoxLocked, proj)
 	if Oblique(r.view) {
 		od.turnedLayout(s.data.Pyr.Meta(), s.ortho.position(s.view))
 	}
@@ -430,7 +483,9 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 	for i, pn := range o.panels {
 		var img *image.RGBA
 		v := pn.view
-		if i == o.active {
+		if i == panelProj && r.vol != nil {
+			img = p.panel3D(r, f, pn.rect.Dx(), pn.rect.Dy())
+		} else if i == o.active {
 			img, v = f.Img, f.View
 		} else if o.turned && i != panelProj {
 			v.Lo, v.Hi, v.Colormap = f.View.Lo, f.View.Hi, f.View.Colormap
@@ -452,15 +507,24 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
-		render.DrawTag(pane, panelNames[i])
-		if o.turned && i != panelProj {
-			drawCross(pane, pn.crossX, pn.crossY)
-		} else {
-			drawCrosshair(pane, m, v, pn.at)
+		if i == panelProj && r.vol != nil {
+			render.DrawTag(pane, panel3D)
+			continue
 		}
+		if o.turned && i != panelProj {
+			render.DrawTag(pane, panelNames[i])
+			drawCross(pane, pn.crossX, pn.crossY)
+			continue
+		}
+		render.DrawTag(pane, panelTag(m, i))
+		drawCrosshair(pane, m, v, pn.at)
+		drawEdges(pane, m, v) // over the crosshair, which runs through the middles of the edges
 	}
 	f.Img = out
 	f.Panel = panelNames[o.active]
+	if o.active == panelProj && r.vol != nil {
+		f.Panel = panel3D
+	}
 }
 
 // drawCrosshair draws the lines through position at (Z, Y, X sample
@@ -536,7 +600,7 @@ type panelCache struct {
 func sameView(a, b render.View) bool {
 	return a.Orientation == b.Orientation && a.T == b.T && a.C == b.C && a.Z == b.Z && a.Y == b.Y && a.X == b.X &&
 		a.Zoom == b.Zoom && a.Center == b.Center && a.Lo == b.Lo && a.Hi == b.Hi && a.Colormap == b.Colormap &&
-		a.Width == b.Width && a.Height == b.Height
+		a.Width == b.Width && a.Height == b.Height && a.Flips == b.Flips
 }
 
 // orthoTarget returns the next of the painter's four-panel pictures, w × h.

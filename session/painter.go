@@ -50,6 +50,13 @@ type Scene struct {
 	// cast, when set, is drawn instead of the view's plane: a 3-D
 	// rendering (see Picture.Cast).
 	cast *castScene
+	// vol, when set, has the 3-D view drawn: instead of the plane, or
+	// as the fourth of the four panels.
+	vol *volumeScene
+	// again, when set, has the scene drawn again (its Frame incomplete)
+	// without waiting for chunks: the 3-D view refines in steps, a newer
+	// scene going first.
+	again func()
 }
 
 // painter draws scenes: the seam between the drawing loops (the
@@ -87,6 +94,7 @@ type planePainter struct {
 	tpanels   [numPanels]turnedPanelCache
 	lob       []*layerDrawing // layers' over oblique planes (see drawObliqueLayers)
 	vol       volumeDraw      // 3-D renderings' (see paintVolume)
+	v3d       view3dDraw      // the 3-D view's (see view3dDraw.paint)
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }
@@ -97,7 +105,8 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	if r.cast != nil {
 		return p.paintVolume(r)
 	}
-	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil {
+	single3D := r.vol != nil && r.ortho == nil // the 3-D view alone: drawn below
+	if (Oblique(r.view) || r.sampled != nil) && r.proj == nil && !single3D {
 		if r.ortho == nil {
 			return p.paintOblique(r)
 		}
@@ -105,6 +114,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 		p.compose(r, f)
 		return f
 	}
+	p.ob.last = nil
 	pyr := r.d.Pyr
 	v := r.view
 	if !(v.Zoom > 0) {
@@ -165,6 +175,12 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	}
 	unchosen := v // the windows as asked for: those to choose are 0, 0
 	v, drawn, auto := pick(v)
+	if r.vol != nil && r.ortho == nil {
+		img, info, f3 := p.v3d.paint(r, drawn, v.Width, v.Height)
+		f := &Frame{Img: img, View: v, Info: info, Vol: f3, Panel: panel3D, data: r.d, gen: r.gen, auto: auto}
+		f.readTotal, _ = pyr.BytesRead()
+		return f
+	}
 	if n := pyr.Refreshes(); n != p.refreshes {
 		p.refreshes = n
 		p.r.Forget()
@@ -208,6 +224,9 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	}
 	if r.stampAxis != 0 {
 		render.DrawStamp(img, pyr.Meta(), drawn, stampText(pyr.Meta(), drawn, r.stampAxis))
+	}
+	if r.ortho == nil { // the four panels get theirs over the crosshairs
+		drawEdges(img, pyr.Meta(), drawn)
 	}
 	f := &Frame{Img: img, View: v, Info: info, Layers: layers, data: r.d, gen: r.gen, auto: auto}
 	if r.proj != nil {

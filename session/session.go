@@ -47,6 +47,8 @@
 //     the data opened ahead of need, handed the name of the data shown.
 //   - pointer (hover.go): where the pointer is over the picture, and the
 //     read-out of the data there, handed the data and the frame shown.
+//   - roiState (roi.go, roimeasure.go): the measuring tool, the ROIs drawn
+//     and their measurements, computed by workers that hand them back.
 //
 // Still the session's own, under its lock: the data shown, the view and
 // whether it is fitted, the frame shown, the modifier keys, the status
@@ -110,6 +112,7 @@ const (
 	ListChanged                          // the browsing list, or the place in it
 	ThumbnailsChanged                    // a thumbnail of the list is made
 	LayersChanged                        // the layers over the image, or how they are shown
+	ROIChanged                           // the measuring tool, the ROIs, their measurements
 )
 
 // Problem is an error to show the user: what failed (a file's name, an
@@ -143,29 +146,37 @@ type Session struct {
 	prefs *prefs.Prefs
 	trace *Tracer
 
-	mu      sync.Mutex
-	data    *Data
-	view    render.View
-	chans   channelSet // per channel: window and colormap; the mode
-	fitted  bool       // the view fits the plane (until a zoom or pan)
-	gen     uint64
-	shown   *Frame // taken by the host: on screen
-	mods    Mods
-	scrub   scrubber
-	play    player
-	hover   pointer // where the pointer is, and the read-out there
-	hist    histState
-	status  string
-	opens   opener    // the open in progress: its own lock
-	exports exportSet // its own lock
-	browse  browseState
-	thumbs  thumbnails
-	layers  layerState
-	noBar   bool // the scale bar is hidden (View → Scale Bar)
-	stamp   bool // the time stamp is drawn (View → Time Stamp)
-	proj    projState
-	ortho   orthoState
-	traced  frameTracer
+	mu     sync.Mutex
+	data   *Data
+	view   render.View
+	chans  channelSet // per channel: window and colormap; the mode
+	fitted bool       // the view fits the plane (until a zoom or pan)
+	gen    uint64
+	shown  *Frame // taken by the host: on screen
+	mods   Mods
+	// dragging is set while a drag of an oblique plane goes on: the
+	// levels being built pause, so that its frames get the cores, until
+	// it ends (dragEnd resumes them).
+	dragging bool
+	dragEnd  func()
+	scrub    scrubber
+	play     player
+	hover    pointer // where the pointer is, and the read-out there
+	hist     histState
+	status   string
+	opens    opener    // the open in progress: its own lock
+	exports  exportSet // its own lock
+	browse   browseState
+	thumbs   thumbnails
+	layers   layerState
+	noBar    bool       // the scale bar is hidden (View → Scale Bar)
+	conv     Convention // how anatomical volumes are laid on the screen (View → Display Convention)
+	stamp    bool       // the time stamp is drawn (View → Time Stamp)
+	proj     projState
+	ortho    orthoState
+	v3       view3dState
+	traced   frameTracer
+	rois     roiState // the measuring tools and the ROIs
 
 	notes notifier // what waits for the host: its own lock
 
@@ -193,7 +204,11 @@ func New(opts Options) *Session {
 	if s.prefs == nil {
 		s.prefs = prefs.New(&prefs.MapStore{})
 	}
+	if c, err := ParseConvention(s.prefs.DisplayConvention()); err == nil && c != StorageOrder {
+		s.conv = c
+	}
 	s.play.rate = defaultPlayRate
+	s.rois.reset()
 	s.draw = newDrawer(s)
 	s.hw = newHistWorker(s.channelRange, s.setHistogram)
 	go s.draw.run()
@@ -339,6 +354,8 @@ func (s *Session) show(d *Data, keep bool) error {
 		recent = true
 	}
 	s.hist.reset()
+	s.rois.reset()
+	s.restoreROIsLocked()
 	s.draw.follow(d)
 	d.Pyr.SetCacheBytes(s.prefs.CacheBytes())
 	s.askLocked(s.clock.Now(), 0)
@@ -378,12 +395,17 @@ func (s *Session) resetViewLocked() {
 	s.fitted = true
 	s.chans.reset(m)
 	s.loadChannelLocked()
+	three := s.v3.on
+	s.v3 = view3dState{}
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
 			s.restoreViewLocked(saved)
 			four = saved.Layout == "four"
+			three = saved.Layout == "3d"
 		}
 	}
+	s.v3.on = three && !four && can3D(m)
+	s.view.Flips = Flips(m, s.conv)
 	if four {
 		s.setLayoutLocked(m, FourPanels)
 	}

@@ -89,7 +89,7 @@ func (s *Session) status0() (st Status) {
 	}
 	st.Text = fmt.Sprintf("level %d/%d%s   pending %d   cache %s",
 		level, len(pyr.Levels())-1, state, pyr.Pending(), HumanBytes(pyr.CacheUsed()))
-	if shown != nil && shown.View.Zoom > 0 {
+	if shown != nil && shown.View.Zoom > 0 && shown.Panel != panel3D { // the 3-D view's zoom is its camera's
 		zoom := fmt.Sprintf("zoom %.3g×", shown.View.Zoom)
 		if ps := render.PixelSize(pyr.Meta(), shown.View); ps != "" {
 			zoom += " (" + ps + ")"
@@ -98,6 +98,14 @@ func (s *Session) status0() (st Status) {
 	}
 	if shown != nil && shown.plane != nil {
 		st.Text = obliqueStatus(shown.View) + "   " + st.Text
+	}
+	if shown != nil && shown.Vol != nil {
+		st.Text = status3D(shown) + "   " + st.Text
+	}
+	if shown != nil && shown.Projection == loader.NoProjection {
+		if an := anatomyNote(pyr.Meta(), shown.View); an != "" {
+			st.Text = an + "   " + st.Text
+		}
 	}
 	if play != "" {
 		st.Text = play + "   " + st.Text

@@ -275,7 +275,28 @@ func makeThumb(ctx context.Context, src loader.Source) *image.RGBA {
 	for p, c := range sum {
 		out.Pix[4*p], out.Pix[4*p+1], out.Pix[4*p+2], out.Pix[4*p+3] = uint8(min(255, c[0])), uint8(min(255, c[1])), uint8(min(255, c[2])), 255
 	}
+	mirror(out, Flips(m, Radiological)[render.XY]) // an anatomical volume as the viewer first shows it
 	return out
+}
+
+// mirror flips img in place as f says.
+func mirror(img *image.RGBA, f render.Flip) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	for y := 0; y < h && f.Col; y++ {
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		for a, b := 0, w-1; a < b; a, b = a+1, b-1 {
+			pa, pb := row[4*a:4*a+4:4*a+4], row[4*b:4*b+4:4*b+4]
+			for k := range 4 {
+				pa[k], pb[k] = pb[k], pa[k]
+			}
+		}
+	}
+	for a, b := 0, h-1; a < b && f.Row; a, b = a+1, b-1 {
+		ra, rb := img.Pix[a*img.Stride:a*img.Stride+4*w], img.Pix[b*img.Stride:b*img.Stride+4*w]
+		for k := range ra {
+			ra[k], rb[k] = rb[k], ra[k]
+		}
+	}
 }
 
 // thumbLayer is a channel of a thumbnail: its colours and window (lo ==

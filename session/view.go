@@ -18,6 +18,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 	}
 	s.gen++
 	s.draw.ask(s.requestLocked(at, dir))
+	s.followPlaneLocked()
 }
 
 // requestLocked is the request to draw the view as it is now, for the
@@ -33,7 +34,8 @@ func (s *Session) requestLocked(at time.Time, dir int) request {
 		r.proj = s.proj.source(s.data, s.view)
 	}
 	r.fitLo, r.fitHi = s.fitBoxLocked(r.view.Orientation)
-	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj {
+	r.vol = s.volumeSceneLocked()
+	if r.ortho = s.orthoDrawLocked(&r.Scene); r.ortho != nil && s.ortho.active == panelProj && r.vol == nil {
 		r.proj, r.layers, r.slab = r.ortho.proj, nil, nil
 	}
 	return r
@@ -111,14 +113,15 @@ func (s *Session) setOrientationLocked(m *loader.Meta, o render.Orientation) boo
 		return s.activateLocked(int(o))
 	}
 	row, col, _ := o.Axes()
-	if o == s.view.Orientation && s.view.Turn != (render.Turn{}) {
-		s.view.Turn = render.Turn{} // aligned again
+	aligned := alignedTurn(m, s.view.Turn) // World Space stays on
+	if o == s.view.Orientation && s.view.Turn != aligned {
+		s.view.Turn = aligned // aligned again
 		return true
 	}
 	if m.Size(row) == 1 || m.Size(col) == 1 || o == s.view.Orientation {
 		return false
 	}
-	s.view.Orientation, s.view.Turn = o, render.Turn{}
+	s.view.Orientation, s.view.Turn = o, aligned
 	s.view.Zoom, s.fitted = 0, true
 	if s.view.Y == 0 && s.view.X == 0 {
 		s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
@@ -271,8 +274,15 @@ func (s *Session) saveViewLocked() {
 	if s.ortho.on {
 		v.Layout = "four"
 	}
+	if s.v3.on {
+		v.Layout = "3d"
+	}
+	v.View3D = s.v3.save()
 	s.chans.save(&v, s.multiChannelLocked())
 	s.layers.save(&v)
+	if len(s.rois.list) > 0 {
+		v.ROIs, _ = encodeROIs(s.data.Pyr.Meta(), s.rois.list)
+	}
 	s.prefs.SetView(s.data.Name, v)
 }
 
@@ -299,6 +309,7 @@ func (s *Session) restoreViewLocked(p prefs.View) {
 	w.Z, w.Y, w.X = clampInt(p.Z, 0, m.Size('Z')-1), clampInt(p.Y, 0, m.Size('Y')-1), clampInt(p.X, 0, m.Size('X')-1)
 	s.chans.restore(p, w.C)
 	s.loadChannelLocked()
+	s.v3.restore(p.View3D, m)
 }
 
 func validColormap(name string) bool {

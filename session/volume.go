@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"image"
 	"math"
 
@@ -93,3 +94,24 @@ func (pc *Picture) Cast(pl oblique.Plane, k int, o volren.Options) error {
 	pc.sc.cast = &castScene{plane: pl, level: k, opts: o}
 	return nil
 }
+
+// Orbit has the movie show 3-D renderings (see Picture.Cast) instead of
+// the view's plane: frame i cast through plane frames[i] (the camera
+// turning about the volume, say), from level k, as o says. Write then
+// writes one frame per plane (MovieOptions.From and To pick some), their
+// series named NAME_a0000.png, ...
+func (mv *Movie) Orbit(frames []oblique.Plane, k int, o volren.Options) error {
+	if len(frames) == 0 {
+		return errors.New("an orbit of no frames")
+	}
+	for _, pl := range frames {
+		if err := mv.Cast(pl, k, o); err != nil {
+			return err
+		}
+	}
+	mv.orbit = frames
+	return nil
+}
+
+// orbitAxis names the frames of an orbit in a series.
+const orbitAxis = 'A'

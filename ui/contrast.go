@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vastview/loader"
 	"vastview/render"
 )
 
@@ -48,7 +49,8 @@ type contrastPanel struct {
 	onAuto   func()               // a double tap
 
 	hist   render.Histogram
-	linear bool // bars in proportion to the counts, not their logarithm
+	scale  *loader.ValueScale // the read-out in the file's units (HU); nil: as stored
+	linear bool               // bars in proportion to the counts, not their logarithm
 	lo, hi float64
 
 	dragging bool
@@ -296,7 +298,8 @@ func (r *contrastRenderer) update() {
 	r.loGrip.CornerRadius, r.hiGrip.CornerRadius = 2, 2
 	r.text.Color = fg
 	r.text.TextSize = th.Size(theme.SizeNameCaptionText)
-	r.text.Text = contrastReadout(c.lo, c.hi, c.hist.Max-c.hist.Min)
+	lo, hi := c.scale.Value(c.lo), c.scale.Value(c.hi)
+	r.text.Text = contrastReadout(min(lo, hi), max(lo, hi), math.Abs(c.scale.Value(c.hist.Max)-c.scale.Value(c.hist.Min)))
 	if !c.valid() {
 		r.text.Text = contrastReadout(c.lo, c.hi, c.hi-c.lo)
 	}

@@ -223,7 +223,8 @@ type toolbar struct {
 	cmap   *viewSelect
 	play   *widget.Button
 	rate   *viewSelect
-	proj   *viewSelect // plane, or a projection along its normal
+	proj   *viewSelect  // plane, or a projection along its normal
+	roi    *toolButtons // the measuring tools
 
 	shown       bool // orientation and colormap are on show
 	orientation render.Orientation
@@ -256,6 +257,7 @@ func newToolbar(v *Viewer) *toolbar {
 		v.s.TogglePlay()
 		v.focusView()
 	})
+	t.roi = newToolButtons(v)
 	t.box = container.NewBorder(nil, nil, container.NewHBox(
 		widget.NewButtonWithIcon("", theme.FolderOpenIcon(), v.openDialog),
 		t.planes[0], t.planes[1], t.planes[2],
@@ -265,6 +267,7 @@ func newToolbar(v *Viewer) *toolbar {
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { v.s.Fit(); v.focusView() }),
 		t.play,
 		t.rate,
+		t.roi.box,
 	), nil, v.status)
 	t.dataChanged()
 	return t

@@ -95,8 +95,9 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		turnItem("Right", 'd'), turnItem("Anticlockwise", 'q'), turnItem("Clockwise", 'e'),
 		v.toggleItem("Go → Turn → Trilinear Interpolation", func() bool { return v.s.View().Linear },
 			func(bool) { v.s.ToggleLinear() }))
-	view := fyne.NewMenu("View",
-		planes[0], planes[1], planes[2], four,
+	view := fyne.NewMenu("View", planes[0], planes[1], planes[2], four)
+	view.Items = append(view.Items, v.view3dItems()...)
+	view.Items = append(view.Items,
 		v.toggleItem("View → Link Panel Zoom", v.s.LinkedZoom, v.s.SetLinkedZoom),
 		item("View → Projection: Max, Min, Mean, None", v.s.CycleProjection),
 		fyne.NewMenuItemSeparator(),
@@ -116,6 +117,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 	view.Items = append(view.Items, v.toggleItem("View → Scale Bar", v.s.ScaleBar, v.s.SetScaleBar),
 		v.toggleItem("View → Time Stamp", v.s.TimeStamp, v.s.SetTimeStamp),
 		item("View → Show / Hide Layers", v.s.ToggleLayers))
+	view.Items = append(view.Items, v.anatomyItems()...)
 	keep := v.toggleItem("Go → Keep View Across Files", v.s.KeepView, v.s.SetKeepView)
 	// The keys reach the menu first: its items press them for the view.
 	alt := func(k fyne.KeyName) func() {
@@ -141,7 +143,7 @@ func (v *Viewer) menu() *fyne.MainMenu {
 			v.showDialog(dialog.NewInformation("About vastview", "vastview views image volumes and movies too big to load.", v.win))
 		}),
 	)
-	return fyne.NewMainMenu(file, view, files, help)
+	return fyne.NewMainMenu(file, view, files, v.measureMenu(), help)
 }
 
 // syncSeries lists the images of the file shown in the Go menu's Series
@@ -266,4 +268,26 @@ func (v *Viewer) setChannelItems(mode session.ChannelMode, multi bool) bool {
 		set(it, false)
 	}
 	return changed
+}
+
+// anatomyItems are the View menu's items for medical volumes: the
+// display convention (radiological or neurological, remembered), World
+// Space for an oblique volume, and the CT window presets.
+func (v *Viewer) anatomyItems() []*fyne.MenuItem {
+	conv := fyne.NewMenuItem("Display Convention", nil)
+	radio := func(name string, c session.Convention) *fyne.MenuItem {
+		return v.toggleItem("View → Display Convention → "+name, func() bool { return v.s.Convention() == c },
+			func(bool) { v.s.SetConvention(c) })
+	}
+	conv.ChildMenu = fyne.NewMenu("", radio("Radiological (Right at Left)", session.Radiological),
+		radio("Neurological (Right at Right)", session.Neurological))
+	presets := fyne.NewMenuItem("CT Window", nil)
+	var items []*fyne.MenuItem
+	for i, p := range session.CTPresets {
+		label := strings.ToUpper(p.Name[:1]) + p.Name[1:]
+		it := item("View → CT Window → "+label, func() { v.s.ApplyPreset(i) })
+		items = append(items, it)
+	}
+	presets.ChildMenu = fyne.NewMenu("", items...)
+	return []*fyne.MenuItem{conv, v.toggleItem("View → World Space", v.s.WorldSpace, v.s.SetWorldSpace), presets}
 }

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
@@ -17,9 +18,10 @@ import (
 // the UI goroutine and does no pixel work.
 type planeView struct {
 	widget.BaseWidget
-	v    *Viewer
-	img  *canvas.Image
-	w, h int // the size the session draws at, in pixels
+	v     *Viewer
+	img   *canvas.Image
+	marks *fyne.Container // the ROIs drawn over the picture (see showOverlay)
+	w, h  int             // the size the session draws at, in pixels
 	// panning is set during a right-drag, which was last at (panX, panY).
 	panning    bool
 	panX, panY float64
@@ -32,10 +34,11 @@ var (
 	_ fyne.Scrollable   = (*planeView)(nil)
 	_ fyne.Draggable    = (*planeView)(nil)
 	_ desktop.Hoverable = (*planeView)(nil)
+	_ desktop.Mouseable = (*planeView)(nil)
 )
 
 func newPlaneView(v *Viewer) *planeView {
-	p := &planeView{v: v, img: canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))}
+	p := &planeView{v: v, img: canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1))), marks: container.NewWithoutLayout()}
 	p.img.FillMode = canvas.ImageFillStretch
 	p.img.ScaleMode = canvas.ImageScalePixels
 	p.ExtendBaseWidget(p)
@@ -77,7 +80,11 @@ func (p *planeView) KeyUp(e *fyne.KeyEvent) { p.v.s.KeyUp(string(e.Name)) }
 // TypedKey implements fyne.Focusable: the press and the keyboard's repeats.
 func (p *planeView) TypedKey(e *fyne.KeyEvent) {
 	if e.Name == fyne.KeyEscape {
-		p.v.closeDialog()
+		if p.v.modal() {
+			p.v.closeDialog()
+		} else {
+			p.v.s.Escape() // a polygon being drawn, else the tool
+		}
 		return
 	}
 	if p.v.modal() {
@@ -118,7 +125,21 @@ func (p *planeView) Dragged(e *fyne.DragEvent) {
 }
 
 // DragEnd implements fyne.Draggable.
-func (p *planeView) DragEnd() {}
+func (p *planeView) DragEnd() {
+	p.v.s.DragEnd()
+	p.v.s.MouseUp()
+}
+
+// MouseDown implements desktop.Mouseable: a measuring tool's press.
+func (p *planeView) MouseDown(e *desktop.MouseEvent) {
+	if e.Button == desktop.MouseButtonPrimary && !p.v.modal() {
+		p.v.focusView()
+		p.v.s.MouseDown(p.px(e.Position.X), p.px(e.Position.Y))
+	}
+}
+
+// MouseUp implements desktop.Mouseable: the end of a tool's drag.
+func (p *planeView) MouseUp(*desktop.MouseEvent) { p.v.s.MouseUp() }
 
 // Tapped implements fyne.Tappable: a click takes the keyboard and, in
 // the four-panel layout, moves the position the panels show there.
@@ -160,7 +181,9 @@ type planeViewRenderer struct {
 
 func (r *planeViewRenderer) Layout(size fyne.Size) {
 	r.p.img.Resize(size)
+	r.p.marks.Resize(size)
 	r.p.sizeChanged()
+	r.p.showOverlay()
 }
 
 // sizeChanged tells the session the picture's size in pixels, unless the
@@ -177,10 +200,12 @@ func (p *planeView) sizeChanged() {
 	}
 }
 
-func (r *planeViewRenderer) MinSize() fyne.Size           { return fyne.NewSize(200, 150) }
-func (r *planeViewRenderer) Refresh()                     { canvas.Refresh(r.p.img) }
-func (r *planeViewRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.p.img} }
-func (r *planeViewRenderer) Destroy()                     {}
+func (r *planeViewRenderer) MinSize() fyne.Size { return fyne.NewSize(200, 150) }
+func (r *planeViewRenderer) Refresh()           { canvas.Refresh(r.p.img) }
+func (r *planeViewRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.p.img, r.p.marks}
+}
+func (r *planeViewRenderer) Destroy() {}
 
 // modal reports whether a dialog covers the window: keys then are not the
 // view's.
@@ -211,5 +236,7 @@ func (v *Viewer) command(c session.Command) {
 		v.strip.toggle()
 	case session.ToggleHist:
 		v.toggleHistogram()
+	case session.ShowResults:
+		v.measure.showPanel()
 	}
 }

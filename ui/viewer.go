@@ -63,8 +63,10 @@ type Viewer struct {
 	sliders    map[byte]*axisSlider
 	tools      *toolbar
 	contrast   *contrastControls
+	v3         *view3dControls  // the 3-D view's sliders
 	chans      *channelPanel    // beside the picture, for several channels
 	layers     *layerPanel      // beside the picture, under the channels, while there are layers
+	measure    *measurePanel    // beside the picture while measuring: plot, figures, region list
 	chanMenu   channelMenuItems // the View menu's channel items
 	toggles    []toggle         // the menu's check items, whose checks follow the session
 	series     *fyne.MenuItem   // Go → Series: the images of the file shown
@@ -150,9 +152,11 @@ func buildViewer(a fyne.App, opts Options, held bool) *Viewer {
 	v.axesBox = container.NewGridWithColumns(1)
 	v.tools = newToolbar(v)
 	v.contrast = newContrastControls(v)
-	v.panels = container.NewVBox(v.contrast.box, v.axesBox)
+	v.v3 = newView3DControls(v)
+	v.panels = container.NewVBox(v.contrast.box, v.v3.box, v.axesBox)
 	v.chans = newChannelPanel(v)
 	v.layers = newLayerPanel(v)
+	v.measure = newMeasurePanel(v)
 	v.strip = newFileStrip(v)
 	build := container.NewBorder(nil, nil, v.buildLbl, nil, v.buildBar)
 	// The read-out under the pointer has the row to itself (the status is
@@ -165,7 +169,7 @@ func buildViewer(a fyne.App, opts Options, held bool) *Viewer {
 	// real one and the first view is drawn at its real size.
 	v.win.Resize(fyne.NewSize(1024, 800))
 	v.win.SetMainMenu(v.menu())
-	side := container.NewBorder(nil, v.layers.box, nil, nil, v.chans.box)
+	side := container.NewBorder(nil, container.NewVBox(v.layers.box, v.measure.box), nil, nil, v.chans.box)
 	v.win.SetContent(container.NewBorder(v.tools.box, bottom, nil, side, v.pv))
 	if v.s.Prefs().PanelHidden(histogramPanel) {
 		v.contrast.box.Hide()
@@ -238,6 +242,9 @@ func (v *Viewer) takeFrame() {
 	}
 	v.shown = f
 	v.pv.show(f.Img)
+	if len(v.pv.marks.Objects) > 0 || len(v.measure.rois) > 0 {
+		v.pv.showOverlay() // at the frame's zoom and position
+	}
 	if !v.laidOut {
 		v.laidOut = true
 		v.traceLayout()
@@ -267,7 +274,8 @@ func (v *Viewer) traceLayout() {
 	v.trace.Event("layout", map[string]any{
 		"window": []int{int(cs.Width * scale), int(cs.Height * scale)}, "hover": v.rect(v.hoverLbl),
 		"picture": v.rect(v.pv), "colormap": v.rect(v.tools.cmap), "rate": v.rect(v.tools.rate), "play": v.rect(v.tools.play),
-		"menu": []int{0, 0, content[2], content[1]}, "file_menu": file,
+		"tools": v.tools.roi.rects(),
+		"menu":  []int{0, 0, content[2], content[1]}, "file_menu": file,
 	})
 }
 
@@ -297,6 +305,7 @@ func (v *Viewer) takeUpdate() {
 		v.tools.viewChanged()
 		v.tools.projChanged()
 		v.contrast.viewChanged()
+		v.v3.sync()
 	}
 	if c&(session.DataChanged|session.ViewChanged) != 0 {
 		v.chans.sync()
@@ -328,6 +337,11 @@ func (v *Viewer) takeUpdate() {
 	}
 	if c&session.ThumbnailsChanged != 0 {
 		v.strip.thumbsChanged()
+	}
+	if c&(session.ROIChanged|session.DataChanged) != 0 {
+		v.tools.roi.sync()
+		v.pv.showOverlay()
+		v.measure.sync()
 	}
 	for _, p := range u.Problems {
 		v.showProblem(p)

@@ -873,6 +873,8 @@ func TestMenuItemsShowTheirKeys(t *testing.T) {
 		"Four Panels": fyne.Key4, "Scale Bar": fyne.KeyB, "Time Stamp": fyne.KeyT,
 		"Projection: Max, Min, Mean, None": fyne.KeyP, "Show / Hide Histogram": fyne.KeyG,
 		"Show / Hide Layers": fyne.KeyV, "Cycle Channel Mode": fyne.KeyM,
+		"3-D View": fyne.Key5, "Next Mode: Max, Min, Mean, Translucent, Isosurface": fyne.KeyN,
+		"Clip with the Plane": fyne.KeyX,
 	} {
 		if keys[label] != want {
 			t.Errorf("menu item %q shows key %q, want %q", label, keys[label], want)

@@ -43,9 +43,11 @@ var benchmarks = []benchmark{
 	{"codec", func(_ context.Context, env *benchEnv) error { return benchCodec(env.report) }},
 	{"zarr", benchZarr},
 	{"project", benchProject},
+	{"measure", benchMeasure},
 	{"movie", benchMovie},
 	{"video", func(ctx context.Context, env *benchEnv) error { return benchVideo(ctx, env.dir, env.report) }},
 	{"playback", benchPlayback},
+	{"render", benchRender},
 }
 
 // Names lists the benchmarks, in the order Run runs them.

@@ -93,6 +93,7 @@ const usage = `vastview views image volumes and movies too big to load.
                  [--channels all|I,J,... [--colors C1,C2,...] [--windows LO:HI,...]]
                  [--overlay LABELS [--opacity A]]
                  [--project max|min|mean [--slab A:B]] [--scalebar]
+                 [--orient radiological|neurological|storage]
                  [--rotate AXIS:DEG[,AXIS:DEG...]] [--center Z,Y,X] [--size H,W]
                  [--pixel S] [--interp nearest|linear]
                                    (an oblique plane, sampled in physical
@@ -123,6 +124,10 @@ const usage = `vastview views image volumes and movies too big to load.
                                    (z) A..B: OUT.mp4 (H.264 through ffmpeg),
                                    or a series of images (a folder, or
                                    NAME.png / NAME.tif: NAME_t0000.png, ...)
+                 [--render MODE --orbit DEG [render's options]]
+                                   a 3-D rendering (as render draws it)
+                                   turning DEG degrees about the picture's
+                                   vertical axis, a frame per 2°
   vastview measure SRC [--t N] [--c N] [--z N] [--json] [--budget SIZE]
                  --rect Y0,X0,Y1,X1 | --box Z0,Y0,X0,Z1,Y1,X1 |
                  --polygon Y,X;Y,X;... | --line Y0,X0,Y1,X1 [--width W]
@@ -147,7 +152,7 @@ const usage = `vastview views image volumes and movies too big to load.
                                    read it)
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
-                                   (NAME: open, camera, pyramid, downsample, codec, zarr, project, movie, video)
+                                   (NAME: open, camera, pyramid, levels, downsample, codec, zarr, project, measure, movie, video, playback, render)
   vastview help                    this text
 
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,

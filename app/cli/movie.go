@@ -28,6 +28,12 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	fps := fs.Float64("fps", 0, "frames per second of an MP4 (default: the file's rate along t, else 25)")
 	overwrite := fs.Bool("overwrite", false, "replace an existing output")
 	stamp := fs.Bool("timestamp", false, "write the time (the plane's position along z) on each frame")
+	var ob obliqueOpts
+	ob.flags(fs)
+	var co castOpts
+	co.flags(fs)
+	renderMode := fs.String("render", "", "mip, minip, mean, alpha or iso: a 3-D rendering (with --orbit)")
+	orbit := fs.Float64("orbit", 0, "with --render: the degrees the camera turns about the picture's vertical axis")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"movie: " + err.Error()}
@@ -56,6 +62,14 @@ func cmdMovie(args []string, stderr io.Writer) error {
 	}
 	if o.given["fps"] && !(*fps > 0 && *fps <= 1000) {
 		return usageError{"movie: --fps wants a rate above 0, at most 1000"}
+	}
+	if *renderMode != "" || o.given["orbit"] {
+		return o.orbitMovie(pos[0], pos[1], &ob, &co, *renderMode, *orbit, mo, stderr)
+	}
+	for _, f := range []string{"rotate", "center", "size", "pixel", "interp", "step", "iso"} {
+		if o.given[f] {
+			return usageError{"movie: --" + f + " goes with --render and --orbit"}
+		}
 	}
 	if err := o.check("movie"); err != nil {
 		return err
@@ -148,6 +162,8 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 	}
 	l := m.Levels[o.level].Shape
 	v := render.View{Orientation: orient, Width: l[ci], Height: int(math.Round(float64(l[ri]) * render.Aspect(m, orient)))}
+	conv, _ := session.ParseConvention(o.display) // checked by check
+	v.Flips = session.Flips(m, conv)
 	for a, i := range sel.At {
 		v.SetAt(a, i)
 	}
@@ -173,7 +189,10 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 		if err != nil {
 			return render.View{}, usageError{cmd + ": " + err.Error()}
 		}
-		ch.Lo, ch.Hi = lo, hi
+		// In the file's units (HU, NIfTI's scl_slope/scl_inter applied),
+		// as the viewer's window: drawn on the stored values.
+		lo, hi = m.ValueScale.Stored(lo), m.ValueScale.Stored(hi)
+		ch.Lo, ch.Hi = min(lo, hi), max(lo, hi)
 	}
 	v.C, v.Colormap, v.Lo, v.Hi = ch.C, ch.Colormap, ch.Lo, ch.Hi
 	return v, nil

@@ -23,6 +23,7 @@ import (
 // planeOpts are the options of `vastview plane`.
 type planeOpts struct {
 	out, orient, window, levelRange, colormap string
+	display                                   string // --orient: the display convention
 	channels, colors, windows                 string
 	overlay                                   string
 	opacity                                   float64
@@ -209,6 +210,9 @@ func (o *planeOpts) check(cmd string) error {
 			return usageError{cmd + ": " + err.Error()}
 		}
 	}
+	if _, err := session.ParseConvention(o.display); err != nil {
+		return usageError{cmd + ": --orient: " + err.Error()}
+	}
 	if o.given["channels"] && (o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]) {
 		return usageError{cmd + ": give --channels (a composite) or --c, --colormap, --window, --level-range (one channel), not both"}
 	}
@@ -249,6 +253,7 @@ func (o *planeOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.slab, "slab", "", "A:B, the planes projected (all without it)")
 	fs.StringVar(&o.overlay, "overlay", "", "label image laid over the picture")
 	fs.BoolVar(&o.scalebar, "scalebar", false, "draw a scale bar on the PNG")
+	fs.StringVar(&o.display, "orient", "radiological", "radiological, neurological or storage: how a volume with an anatomical orientation is laid out")
 	fs.Float64Var(&o.opacity, "opacity", 0.5, "opacity of the --overlay labels, 0 to 1")
 }
 

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"vastview/levels"
 	"vastview/loader"
@@ -24,8 +27,8 @@ type castOpts struct {
 	iso  float64
 }
 
+// flags registers the options of a rendering but its mode.
 func (c *castOpts) flags(fs *flag.FlagSet) {
-	fs.StringVar(&c.mode, "mode", "mip", "mip, minip, mean, alpha or iso")
 	fs.Float64Var(&c.step, "step", 0, "the distance between a ray's samples, in the spacing's unit (default: the smallest spacing)")
 	fs.Float64Var(&c.iso, "iso", math.NaN(), "iso's threshold, in stored values (default: the middle of the window)")
 }
@@ -41,6 +44,7 @@ func cmdRender(args []string, stderr io.Writer) (err error) {
 	ob.flags(fs)
 	var co castOpts
 	co.flags(fs)
+	fs.StringVar(&co.mode, "mode", "mip", "mip, minip, mean, alpha or iso")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError{"render: " + err.Error()}
@@ -50,7 +54,11 @@ func cmdRender(args []string, stderr io.Writer) (err error) {
 	if len(pos) != 1 || o.out == "" {
 		return usageError{"render needs SRC and --out F"}
 	}
-	opts, ext, err := co.options(&o)
+	ext := strings.ToLower(filepath.Ext(o.out))
+	if ext != ".raw" && ext != ".png" {
+		return usageError{"render: --out must end in .raw or .png"}
+	}
+	opts, err := co.options(&o, "render", ext == ".png")
 	if err != nil {
 		return err
 	}
@@ -104,58 +112,55 @@ func cmdRender(args []string, stderr io.Writer) (err error) {
 	return writeOut(o.out, float32Bytes(dst))
 }
 
-// options checks the command line and returns the rendering's options
-// (but the interpolation) and the output's extension.
-func (co *castOpts) options(o *planeOpts) (volume.Options, string, error) {
+// options checks the command line of command cmd and returns the
+// rendering's options (but the interpolation); picture says the output
+// is pictures, else values.
+func (co *castOpts) options(o *planeOpts, cmd string, picture bool) (volume.Options, error) {
 	var opts volume.Options
-	ext := strings.ToLower(filepath.Ext(o.out))
-	if ext != ".raw" && ext != ".png" {
-		return opts, ext, usageError{"render: --out must end in .raw or .png"}
-	}
 	mode, ok := volume.ParseMode(co.mode)
 	if !ok {
-		return opts, ext, usageError{fmt.Sprintf("render: --mode must be mip, minip, mean, alpha or iso, not %q", co.mode)}
+		return opts, usageError{fmt.Sprintf("%s: --mode must be mip, minip, mean, alpha or iso, not %q", cmd, co.mode)}
 	}
-	if !mode.Projects() && ext != ".png" {
-		return opts, ext, usageError{"render: --mode " + co.mode + " draws colours: --out must end in .png"}
+	if !mode.Projects() && !picture {
+		return opts, usageError{"render: --mode " + co.mode + " draws colours: --out must end in .png"}
 	}
 	for _, f := range []string{"plane", "index", "z", "project", "slab", "overlay", "scalebar"} {
 		if o.given[f] {
-			return opts, ext, usageError{"render: --" + f + " does not go with a 3-D rendering"}
+			return opts, usageError{cmd + ": --" + f + " does not go with a 3-D rendering"}
 		}
 	}
 	if o.given["step"] && !(co.step > 0 && !math.IsInf(co.step, 0)) {
-		return opts, ext, usageError{fmt.Sprintf("render: --step wants a positive number, not %v", co.step)}
+		return opts, usageError{fmt.Sprintf(cmd+": --step wants a positive number, not %v", co.step)}
 	}
 	if o.given["iso"] && (mode != volume.Iso || math.IsNaN(co.iso) || math.IsInf(co.iso, 0)) {
-		return opts, ext, usageError{"render: --iso wants a number, with --mode iso"}
+		return opts, usageError{cmd + ": --iso wants a number, with --mode iso"}
 	}
 	if o.given["opacity"] && (mode != volume.Alpha || !(o.opacity > 0 && o.opacity <= 1)) {
-		return opts, ext, usageError{"render: --opacity wants a number above 0 up to 1, with --mode alpha"}
+		return opts, usageError{cmd + ": --opacity wants a number above 0 up to 1, with --mode alpha"}
 	}
-	if ext == ".raw" {
+	if !picture {
 		for _, f := range []string{"window", "level-range", "colormap", "channels", "colors", "windows"} {
 			if o.given[f] {
-				return opts, ext, usageError{"render: --" + f + " is for a picture: --out must end in .png"}
+				return opts, usageError{cmd + ": --" + f + " is for a picture: --out must end in .png"}
 			}
 		}
 	}
 	if o.given["colormap"] {
 		if o.colormap == render.RGB {
-			return opts, ext, usageError{"render: a 3-D rendering draws channels, not --colormap rgb"}
+			return opts, usageError{cmd + ": a 3-D rendering draws channels, not --colormap rgb"}
 		}
 		if _, err := render.ColormapNamed(o.colormap); err != nil {
-			return opts, ext, usageError{"render: " + err.Error()}
+			return opts, usageError{cmd + ": " + err.Error()}
 		}
 	}
 	if o.given["channels"] && (o.given["c"] || o.given["colormap"] || o.given["window"] || o.given["level-range"]) {
-		return opts, ext, usageError{"render: give --channels (a composite) or --c, --colormap, --window, --level-range (one channel), not both"}
+		return opts, usageError{cmd + ": give --channels (a composite) or --c, --colormap, --window, --level-range (one channel), not both"}
 	}
 	opts = volume.Options{Mode: mode, Step: co.step, Iso: co.iso, Opacity: 1}
 	if o.given["opacity"] {
 		opts.Opacity = o.opacity
 	}
-	return opts, ext, nil
+	return opts, nil
 }
 
 // castBudget bounds the bytes of chunks held at once while a rendering's
@@ -212,29 +217,13 @@ func band(p oblique.Plane, from, to int) oblique.Plane {
 }
 
 // drawCast writes the PNG of the rendering of p of src (named name,
-// which it owns) as the viewer's 3-D view draws it (session.Picture): in
-// the channels, windows and colormap pictureView picks.
+// which it owns) as the viewer's 3-D view draws it (session.Picture).
 func (o *planeOpts) drawCast(name string, src loader.Source, p oblique.Plane, opts volume.Options) error {
-	d, err := session.OpenData(session.Canonical(name), src, session.DataOptions{Hold: true, DiskRoot: "-"})
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	defer d.Release()
-	m := d.Pyr.Meta()
-	if m.RGB && !o.given["c"] {
-		return usageError{"render: a 3-D rendering draws one channel of colour pixels: pick one with --c"}
-	}
-	chans, err := o.composite(m, ".png")
-	if err != nil {
-		return usageError{"render: " + err.Error()}
-	}
-	// Windows left to auto-contrast are chosen as for the volume's
-	// middle XY plane.
-	sel := loader.Plane{Orientation: render.XY, At: map[byte]int{'T': o.t, 'C': o.c, 'Z': m.Size('Z') / 2}}
-	v, err := o.pictureView("render", m, sel.Orientation, sel, chans)
+	d, v, err := o.castView("render", name, src)
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	pc, err := session.NewPicture(d, v, false)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -248,4 +237,114 @@ func (o *planeOpts) drawCast(name string, src loader.Source, p oblique.Plane, op
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return writePNG(o.out, img)
+}
+
+// castView opens src (named name, which it owns) for the pictures of a
+// 3-D rendering of command cmd, with the view that gives their channels,
+// windows and colormap (as pictureView picks them); the data is released
+// by the caller.
+func (o *planeOpts) castView(cmd, name string, src loader.Source) (*session.Data, render.View, error) {
+	d, err := session.OpenData(session.Canonical(name), src, session.DataOptions{Hold: true, DiskRoot: "-"})
+	if err != nil {
+		return nil, render.View{}, fmt.Errorf("%s: %w", name, err)
+	}
+	m := d.Pyr.Meta()
+	fail := func(err error) (*session.Data, render.View, error) {
+		d.Release()
+		return nil, render.View{}, err
+	}
+	if m.RGB && !o.given["c"] {
+		return fail(usageError{cmd + ": a 3-D rendering draws one channel of colour pixels: pick one with --c"})
+	}
+	chans, err := o.composite(m, ".png")
+	if err != nil {
+		return fail(usageError{cmd + ": " + err.Error()})
+	}
+	// Windows left to auto-contrast are chosen as for the volume's
+	// middle XY plane.
+	sel := loader.Plane{Orientation: render.XY, At: map[byte]int{'T': o.t, 'C': o.c, 'Z': m.Size('Z') / 2}}
+	v, err := o.pictureView(cmd, m, sel.Orientation, sel, chans)
+	if err != nil {
+		return fail(err)
+	}
+	return d, v, nil
+}
+
+// orbitStep is the turn between an orbit's frames, in degrees.
+const orbitStep = 2
+
+// orbitMovie writes the movie of a 3-D rendering (--render MODE) whose
+// camera turns deg degrees about the picture's vertical axis: frame i is
+// render's picture with the turn y:θ before --rotate's, θ = i·deg/N for N
+// frames, one per orbitStep degrees (the last short of deg: a whole turn
+// loops).
+func (o *planeOpts) orbitMovie(name, out string, ob *obliqueOpts, co *castOpts, mode string, deg float64,
+	mo session.MovieOptions, stderr io.Writer) error {
+	if mode == "" || !o.given["orbit"] {
+		return usageError{"movie: --render MODE and --orbit DEG go together"}
+	}
+	if math.IsNaN(deg) || math.IsInf(deg, 0) || deg == 0 || math.Abs(deg) > 36000 {
+		return usageError{fmt.Sprintf("movie: --orbit wants the degrees to turn, not %v", deg)}
+	}
+	for _, f := range []string{"axis", "timestamp"} {
+		if o.given[f] {
+			return usageError{"movie: --" + f + " does not go with --orbit"}
+		}
+	}
+	co.mode = mode
+	opts, err := co.options(o, "movie", true)
+	if err != nil {
+		return err
+	}
+	src, err := openSource(name)
+	if err != nil {
+		return err
+	}
+	m := src.Meta()
+	for _, a := range []byte("TC") {
+		at := map[byte]int{'T': o.t, 'C': o.c}[a]
+		if at < 0 || at >= m.Size(a) {
+			src.Close()
+			return usageError{fmt.Sprintf("movie: --%c %d is outside 0..%d", a+'a'-'A', at, m.Size(a)-1)}
+		}
+	}
+	n := max(1, int(math.Round(math.Abs(deg)/orbitStep)))
+	frames := make([]oblique.Plane, n)
+	for i := range frames {
+		turn := *ob
+		turn.rotate = "y:" + fmt.Sprint(float64(i)*deg/float64(n))
+		if ob.rotate != "" {
+			turn.rotate += "," + ob.rotate
+		}
+		p, in, err := turn.plane(m, o.t, o.c)
+		if err != nil {
+			src.Close()
+			return usageError{"movie: " + err.Error()}
+		}
+		frames[i], opts.Interp = p, in
+	}
+	d, v, err := o.castView("movie", name, src)
+	if err != nil {
+		return err
+	}
+	defer d.Release()
+	mv, err := session.NewMovie(d, v, false, false)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer mv.Close()
+	if err := mv.Orbit(frames, o.level, opts); err != nil {
+		return usageError{"movie: " + err.Error()}
+	}
+	bar := newProgressBar(stderr)
+	bar.unit = "frames"
+	defer bar.finish()
+	mo.Progress = func(done, total int) { bar.phase("frames", done, total) }
+	mo.Tidied = func(removed []string) { bar.note("vastview: " + staleNote(removed, "")) }
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if err := mv.Write(ctx, out, mo); err != nil {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	return nil
 }

@@ -435,3 +435,52 @@ func gray(img image.Image, x, y int) int {
 	r, _, _, _ := img.At(x, y).RGBA()
 	return int(r >> 8)
 }
+
+// TestOrbitMovieFramesAreRenderings: each frame of movie --render MODE
+// --orbit DEG is render's picture with the camera turned about the
+// picture's vertical axis: --rotate y:θ before the movie's own turns, θ
+// stepping by 2°.
+func TestOrbitMovieFramesAreRenderings(t *testing.T) {
+	testtool.RequirePython(t, "numpy", "tifffile", "zarr")
+	dir := t.TempDir()
+	testtool.RunPython(t, castVolumes, dir)
+	path := filepath.Join(dir, "vol.ome.zarr")
+	for _, mode := range []string{"mip", "alpha"} {
+		out := filepath.Join(dir, mode+".png")
+		view := []string{"--rotate", "x:20", "--interp", "linear", "--level-range", "800,2400", "--size", "50,60"}
+		mustRun(t, append([]string{"movie", path, out, "--render", mode, "--orbit", "-10"}, view...)...)
+		for i := 0; i < 5; i++ {
+			frame := filepath.Join(dir, fmt.Sprintf("%s_a%04d.png", mode, i))
+			want := filepath.Join(dir, "want.png")
+			theta := float64(i) * -10 / 5
+			args := append([]string{"render", path, "--out", want, "--mode", mode}, view...)
+			args[len(args)-7] = "y:" + fmt.Sprint(theta) + ",x:20"
+			mustRun(t, args...)
+			got, exp := testtool.ReadPNG(t, frame), testtool.ReadPNG(t, want)
+			if got.Bounds() != exp.Bounds() {
+				t.Fatalf("%s frame %d: %v, render %v", mode, i, got.Bounds(), exp.Bounds())
+			}
+			same := true
+			for y := 0; y < 50 && same; y++ {
+				for x := 0; x < 60; x++ {
+					if got.At(x, y) != exp.At(x, y) {
+						t.Errorf("%s frame %d (%v°): pixel (%d,%d) %v, render %v", mode, i, theta, x, y, got.At(x, y), exp.At(x, y))
+						same = false
+						break
+					}
+				}
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, mode+"_a0005.png")); err == nil {
+			t.Errorf("%s: a sixth frame for a turn of 10° in steps of 2°", mode)
+		}
+	}
+	code, _, errs := vv("movie", path, filepath.Join(dir, "x.png"), "--orbit", "30")
+	if code != 1 || !strings.Contains(errs, "--render") {
+		t.Errorf("--orbit without --render: exit %d, %q", code, errs)
+	}
+	code, _, errs = vv("movie", path, filepath.Join(dir, "y.png"), "--rotate", "x:3")
+	if code != 1 || !strings.Contains(errs, "--rotate") {
+		t.Errorf("--rotate without --render: exit %d, %q", code, errs)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/sync/errgroup"
+
 	"vastview/base/testtool"
 	"vastview/loader"
 )
@@ -148,6 +150,36 @@ func BenchmarkWriteObjects(b *testing.B) {
 		b.Setenv(k, v)
 	}
 	dir := b.TempDir()
+	// The floor: the source's chunks as they are (no levels, no codec), one
+	// object or file each, 8 at a time, to the same places.
+	for _, to := range []string{"folder", "s3"} {
+		b.Run("plain_put/"+to, func(b *testing.B) {
+			b.SetBytes(size)
+			for i := 0; i < b.N; i++ {
+				out := filepath.Join(dir, fmt.Sprint(i), "plain")
+				var o output = folderOutput{out}
+				if to == "s3" {
+					oo, err := openObjects(fmt.Sprintf("s3://bench/plain/%d", i))
+					if err != nil {
+						b.Fatal(err)
+					}
+					o = oo
+				}
+				var g errgroup.Group
+				g.SetLimit(8)
+				for n, c := range src.chunks {
+					g.Go(func() error { return o.put(context.Background(), fmt.Sprintf("c/%d", n), c) })
+				}
+				if err := g.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				os.RemoveAll(filepath.Join(dir, fmt.Sprint(i)))
+				os.RemoveAll(filepath.Join(root, "bench", "plain"))
+				b.StartTimer()
+			}
+		})
+	}
 	for _, c := range []struct {
 		name string
 		opts Options

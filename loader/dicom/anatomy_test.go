@@ -15,7 +15,9 @@ import (
 // and prints where its samples lie: the planes sorted along the slice
 // normal (or a multi-frame object's frames in stored order), the patient
 // position (LPS) of sample (x, y) of plane z from that plane's own
-// ImagePositionPatient, ImageOrientationPatient and PixelSpacing, and the
+// ImagePositionPatient (an RT dose's frames: offset from it along the
+// normal by GridFrameOffsetVector), ImageOrientationPatient and
+// PixelSpacing, and the
 // orientation codes nibabel's aff2axcodes gives the affine they make.
 const positionsScript = `
 import sys, os, json, numpy as np, pydicom, nibabel as nib
@@ -29,7 +31,10 @@ for names in json.loads(sys.argv[1]):
     r, c = np.array(iop[:3], float), np.array(iop[3:], float)
     normal = np.cross(r, c)
     dy, dx = [float(v) for v in d0.PixelSpacing]
-    if int(getattr(d0, "NumberOfFrames", 1)) > 1:
+    if "GridFrameOffsetVector" in d0:
+        off = [float(o) for o in d0.GridFrameOffsetVector]
+        P = [np.array(d0.ImagePositionPatient, float) + normal * (o - off[0]) for o in off]
+    elif int(getattr(d0, "NumberOfFrames", 1)) > 1:
         P = [np.array(g.PlanePositionSequence[0].ImagePositionPatient, float) for g in d0.PerFrameFunctionalGroupsSequence]
     else:
         ds.sort(key=lambda d: (float(np.dot(np.array(d.ImagePositionPatient, float), normal)), int(d.InstanceNumber or 0)))
@@ -50,17 +55,18 @@ print(json.dumps(out))
 
 // TestAnatomy compares the patient positions of samples, and the
 // orientation codes, with those pydicom's attributes give: real files
-// (pydicom's and a CT series), and series pydicom writes turned obliquely,
+// (pydicom's CT, MR and RT dose, and a CT series), and series pydicom writes turned obliquely,
 // shuffled, and as enhanced multi-frame objects in both frame orders.
 func TestAnatomy(t *testing.T) {
 	testtool.RequirePython(t, "pydicom", "nibabel", "numpy")
 	pyd := string(testtool.RunPython(t, "import pydicom, os; print(os.path.dirname(pydicom.__file__), end='')"))
 	ct5n := testtool.SharedData(t, "dicom/CT5N_series")
-	files := [][]string{{filepath.Join(pyd, "data", "test_files", "CT_small.dcm")}, {filepath.Join(pyd, "data", "test_files", "MR_small.dcm")}, nil}
+	files := [][]string{{filepath.Join(pyd, "data", "test_files", "CT_small.dcm")}, {filepath.Join(pyd, "data", "test_files", "MR_small.dcm")},
+		{filepath.Join(pyd, "data", "test_files", "rtdose.dcm")}, nil}
 	for _, n := range []string{"2062", "2392", "2693", "3023", "3353"} {
-		files[2] = append(files[2], filepath.Join(ct5n, n))
+		files[3] = append(files[3], filepath.Join(ct5n, n))
 	}
-	paths := []string{files[0][0], files[1][0], ct5n}
+	paths := []string{files[0][0], files[1][0], files[2][0], ct5n}
 	c, s := math.Cos(0.5), math.Sin(0.5)
 	oblique := []float64{c, s, 0, 0, 0, -1}
 	written := []series{

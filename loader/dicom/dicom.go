@@ -17,7 +17,12 @@
 // column one, Z from the first plane's ImagePositionPatient to the last's,
 // the origin the first plane's position. An enhanced (multi-frame) object's
 // frames are its Z axis in stored order, spaced by the per-frame
-// functional groups' PlanePositionSequence. Slices of one series that
+// functional groups' PlanePositionSequence. When the frames (or a series'
+// slices) repeat a set of positions (an fMRI run in one object, a
+// perfusion series), each position held by as many, they are time points
+// (TZYX: planes sorted along the normal; frames in stored order, slices in
+// InstanceNumber order, as T), spaced by RepetitionTime in milliseconds.
+// Slices of one series that
 // differ in size or orientation are separate images.
 //
 // Samples are the stored values (8, 16 or 32 bits, signed as
@@ -290,6 +295,7 @@ type slice struct {
 	thickness         float64
 	slope, intercept  float64
 	rescaleType       string
+	tr                float64 // RepetitionTime, ms
 	wc, ww            float64
 	hasWindow         bool
 	framePos          [][]float64 // per frame, when the functional groups give them
@@ -391,6 +397,7 @@ func describe(path string, size int64, h *fileHeader) (*slice, error) {
 	s.slope = ds.float(tagRescaleSlope, 1)
 	s.intercept = ds.float(tagRescaleIntercept, 0)
 	s.rescaleType = ds.str(tagRescaleType)
+	s.tr = ds.float(tagRepetitionTime, 0)
 	if wc, ww := ds.floats(tagWindowCenter), ds.floats(tagWindowWidth); len(wc) > 0 && len(ww) > 0 && ww[0] > 0 {
 		s.wc, s.ww, s.hasWindow = wc[0], ww[0], true
 	}
@@ -410,6 +417,9 @@ func describe(path string, size int64, h *fileHeader) (*slice, error) {
 		}
 		if it := g.item(tagPlaneOrient); it != nil && s.orient == nil {
 			s.orient = it.floats(tagOrientation)
+		}
+		if it := g.item(tagMRTiming); it != nil && s.tr == 0 {
+			s.tr = it.float(tagRepetitionTime, 0)
 		}
 		if it := g.item(tagPixelMeasures); it != nil {
 			if s.spacing == nil {
@@ -450,6 +460,7 @@ func describe(path string, size int64, h *fileHeader) (*slice, error) {
 	if len(s.orient) != 6 {
 		s.orient = nil
 	}
+	s.doseFrames(ds)
 	if len(s.spacing) < 2 || s.spacing[0] <= 0 || s.spacing[1] <= 0 {
 		s.spacing = nil
 	}
@@ -531,6 +542,29 @@ func (s *slice) frameBytes() int64 {
 
 // dtype is the sample type.
 func (s *slice) dtype() loader.DType { return loader.IntDType(s.bitsAlloc, s.signed) }
+
+// doseFrames reads what an RT Dose object says of its frames and values:
+// GridFrameOffsetVector places frame k at ImagePositionPatient plus
+// (offset[k] − offset[0]) along the slice normal (the offsets are relative
+// when the first is 0, else absolute, the same positions either way);
+// DoseGridScaling scales the stored values to DoseUnits ("GY").
+func (s *slice) doseFrames(ds dataset) {
+	if off := ds.floats(tagGridFrameOffsets); s.frames > 1 && len(off) == s.frames && s.framePos == nil && s.pos != nil && s.orient != nil {
+		r, c := s.orient[:3], s.orient[3:]
+		n := []float64{r[1]*c[2] - r[2]*c[1], r[2]*c[0] - r[0]*c[2], r[0]*c[1] - r[1]*c[0]}
+		s.framePos = make([][]float64, s.frames)
+		for k, o := range off {
+			d := o - off[0]
+			s.framePos[k] = []float64{s.pos[0] + d*n[0], s.pos[1] + d*n[1], s.pos[2] + d*n[2]}
+		}
+	}
+	if g := ds.float(tagDoseGridScaling, 0); g > 0 && !math.IsInf(g, 0) && ds[tagRescaleSlope] == nil {
+		s.slope, s.intercept = g, 0
+		if u := strings.TrimSpace(ds.str(tagDoseUnits)); u != "" {
+			s.rescaleType = u
+		}
+	}
+}
 
 // valueUnit names the unit of the rescaled values: RescaleType when it
 // names one ("US" is unspecified), else "HU" for CT, whose rescaled values
@@ -701,22 +735,87 @@ type volume struct {
 	notes   []string
 	normal  []float64
 	ordered bool // by positions
+	// times is the number of time points of a series (or a multi-frame
+	// object) whose planes repeat their positions (1 otherwise);
+	// frameAt[t*depth+z] is then the slice (the frame) of time point t at
+	// plane z.
+	times   int
+	frameAt []int
 }
 
-// depth is the number of planes.
+// depth is the number of planes (of one time point).
 func (v *volume) depth() int {
+	if v.frameAt != nil {
+		return len(v.frameAt) / v.times
+	}
 	if len(v.slices) == 1 {
 		return v.slices[0].frames
 	}
 	return len(v.slices)
 }
 
-// plane returns the file and frame of plane z.
-func (v *volume) plane(z int) (*slice, int) {
+// plane returns the file and frame of plane z of time point 0.
+func (v *volume) plane(z int) (*slice, int) { return v.planeAt(0, z) }
+
+// planeAt returns the file and frame of plane z of time point t.
+func (v *volume) planeAt(t, z int) (*slice, int) {
+	if v.frameAt != nil && len(v.slices) == 1 {
+		return v.slices[0], v.frameAt[t*v.depth()+z]
+	}
+	if v.frameAt != nil {
+		return v.slices[v.frameAt[t*v.depth()+z]], 0
+	}
 	if len(v.slices) == 1 {
 		return v.slices[0], z
 	}
 	return v.slices[z], 0
+}
+
+// splitTimes makes planes (a multi-frame object's frames, or a series'
+// slices sorted along the normal, then by InstanceNumber) that lie at k
+// distinct positions along the normal (zs, one per plane), each position
+// held by the same number of planes, a series of time points: planes
+// sorted along the normal, and at each its planes in the given order as
+// time points 0, 1, .... It reports whether it did.
+func (v *volume) splitTimes(zs []float64) bool {
+	var levels []float64 // the distinct positions, ascending
+	sorted := slices.Clone(zs)
+	slices.Sort(sorted)
+	for _, z := range sorted {
+		if len(levels) == 0 || z-levels[len(levels)-1] > 1e-4 {
+			levels = append(levels, z)
+		}
+	}
+	k, n := len(levels), len(zs)
+	if k == n || n%k != 0 {
+		return false
+	}
+	t := n / k
+	at := make([][]int, k)
+	for f, z := range zs {
+		i, _ := slices.BinarySearchFunc(levels, z, func(l, z float64) int {
+			switch {
+			case l < z-1e-4:
+				return -1
+			case l > z+1e-4:
+				return 1
+			}
+			return 0
+		})
+		at[i] = append(at[i], f)
+	}
+	v.frameAt = make([]int, n)
+	for i, fs := range at {
+		if len(fs) != t {
+			v.frameAt = nil
+			return false
+		}
+		for ti, f := range fs {
+			v.frameAt[ti*k+i] = f
+		}
+	}
+	v.times, v.zs, v.ordered = t, levels, true
+	return true
 }
 
 // arrange sorts the slices along the slice normal.
@@ -732,6 +831,9 @@ func (v *volume) arrange() {
 			v.zs = make([]float64, len(s0.framePos))
 			for i, p := range s0.framePos {
 				v.zs[i] = dot(p)
+			}
+			if s0.spp == 1 && v.splitTimes(v.zs) {
+				v.notes = append(v.notes, fmt.Sprintf("%d frames at %d positions: %d time points", s0.frames, v.depth(), v.times))
 			}
 		} else if s0.pos != nil && v.normal != nil {
 			v.zs = []float64{dot(s0.pos)}
@@ -762,6 +864,9 @@ func (v *volume) arrange() {
 			v.slices[i], v.zs[i] = k.s, k.z
 		}
 		v.ordered = true
+		if v.slices[0].frames == 1 && v.slices[0].spp == 1 && v.splitTimes(v.zs) {
+			v.notes = append(v.notes, fmt.Sprintf("%d slices at %d positions: %d time points", len(v.slices), v.depth(), v.times))
+		}
 	} else {
 		sort.SliceStable(v.slices, func(i, j int) bool { return v.slices[i].instance < v.slices[j].instance })
 		v.notes = append(v.notes, "slices without ImagePositionPatient/ImageOrientationPatient: sorted by InstanceNumber")
@@ -823,6 +928,8 @@ func (v *volume) meta() *loader.Meta {
 	var axes string
 	var shape []int
 	switch {
+	case v.times > 1:
+		axes, shape = "TZYX", []int{v.times, n, s.rows, s.cols}
 	case n > 1 && s.spp == 3:
 		axes, shape = "ZCYX", []int{n, 3, s.rows, s.cols}
 	case n > 1:
@@ -833,8 +940,10 @@ func (v *volume) meta() *loader.Meta {
 		axes, shape = "YX", []int{s.rows, s.cols}
 	}
 	chunk := append([]int(nil), shape...)
-	if n > 1 {
-		chunk[0] = 1
+	for i := range len(axes) - 2 {
+		if axes[i] == 'T' || axes[i] == 'Z' {
+			chunk[i] = 1
+		}
 	}
 	spacing := make([]float64, len(axes))
 	units := make([]string, len(axes))
@@ -847,16 +956,16 @@ func (v *volume) meta() *loader.Meta {
 		spacing[yi], spacing[xi] = s.spacing[0], s.spacing[1]
 		units[yi], units[xi] = "millimeter", "millimeter"
 	}
+	if ti := strings.IndexByte(axes, 'T'); ti >= 0 && s.tr > 0 && !math.IsInf(s.tr, 0) {
+		spacing[ti], units[ti] = s.tr, "millisecond"
+	}
 	if zi >= 0 {
 		if d, ok := v.zSpacing(); ok {
 			spacing[zi], units[zi] = d, "millimeter"
 		}
 	}
 	m := loader.NewMeta("dicom", axes, shape, dt, chunk, spacing, units)
-	p0 := s.pos
-	if len(v.slices) == 1 && s.framePos != nil {
-		p0 = s.framePos[0]
-	}
+	p0 := v.position(0)
 	if p0 != nil && s.orient != nil {
 		dot := func(a []float64) float64 { return a[0]*p0[0] + a[1]*p0[1] + a[2]*p0[2] }
 		trans[xi], trans[yi] = dot(s.orient[:3]), dot(s.orient[3:])
@@ -1005,11 +1114,14 @@ func (s *source) ReadChunk(ctx context.Context, level int, idx []int, dst []byte
 	if err := s.closed.Closed(); err != nil {
 		return err
 	}
-	z := 0
-	if s.meta.AxisIndex('Z') == 0 {
-		z = idx[0]
+	t, z := 0, 0
+	if i := s.meta.AxisIndex('T'); i >= 0 {
+		t = idx[i]
 	}
-	sl, frame := s.vol.plane(z)
+	if i := s.meta.AxisIndex('Z'); i >= 0 {
+		z = idx[i]
+	}
+	sl, frame := s.vol.planeAt(t, z)
 	if err := s.readFrame(sl, frame, dst); err != nil {
 		if sl.path != s.cat.opened {
 			return fmt.Errorf("%s: %w", sl.name, err)

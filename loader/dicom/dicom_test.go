@@ -344,3 +344,50 @@ func TestOrientationSplit(t *testing.T) {
 	src, got = readAll(t, dir+"#0")
 	checkValues(t, src, got, want[0])
 }
+
+// TestMultiFrameTimes writes an enhanced multi-frame object with pydicom
+// whose 12 frames repeat 4 positions (as an fMRI run stores its volumes):
+// it opens as 3 time points of 4 planes, the T spacing RepetitionTime in
+// milliseconds, the samples as pydicom reads them.
+func TestMultiFrameTimes(t *testing.T) {
+	dir, want := generate(t, "", series{Frames: 12, FramePeriod: 4, Rows: 5, Cols: 6, DType: "<i2", Step: 2, TR: 2000,
+		Orient: []float64{1, 0, 0, 0, 1, 0}, Origin: []float64{-3, 4, 5}})
+	src, got := readAll(t, dir)
+	m := src.Meta()
+	if m.Axes != "TZYX" || fmt.Sprint(m.Shape) != "[3 4 5 6]" {
+		t.Fatalf("axes %s shape %v, want TZYX [3 4 5 6]", m.Axes, m.Shape)
+	}
+	if m.Spacing[0] != 2000 || m.Units[0] != "millisecond" || !near(m.Spacing[1], 2) {
+		t.Errorf("spacing %v units %q", m.Spacing, m.Units)
+	}
+	want[0].Shape = m.Shape
+	checkValues(t, src, got, want[0])
+	if w := m.Anatomy.World(0, 0, 3); !near(w[2], 5+3*2) {
+		t.Errorf("plane 3 at %v, want z %v", w, 5+3*2)
+	}
+}
+
+// TestSeriesTimes writes a series of 12 single-frame files with pydicom,
+// shuffled, whose InstanceNumbers repeat 4 positions (a perfusion run):
+// it opens as 3 time points of 4 planes sorted along the normal, time
+// points in InstanceNumber order, the samples as pydicom reads them.
+func TestSeriesTimes(t *testing.T) {
+	dir, want := generate(t, "", series{N: 12, FramePeriod: 4, Rows: 5, Cols: 6, DType: "<i2", Step: 2, Shuffle: true,
+		Orient: []float64{1, 0, 0, 0, 0, -1}, Origin: []float64{-3, 4, 5}})
+	src, got := readAll(t, dir)
+	m := src.Meta()
+	if m.Axes != "TZYX" || fmt.Sprint(m.Shape) != "[3 4 5 6]" || !near(m.Spacing[1], 2) {
+		t.Fatalf("axes %s shape %v spacing %v, want TZYX [3 4 5 6], Z 2", m.Axes, m.Shape, m.Spacing)
+	}
+	// pydicom's planes are sorted by position, then InstanceNumber: (z, t).
+	plane := 5 * 6 * 2
+	w := want[0]
+	tz := make([]byte, len(w.Data))
+	for z := range 4 {
+		for ti := range 3 {
+			copy(tz[(ti*4+z)*plane:], w.Data[(z*3+ti)*plane:(z*3+ti+1)*plane])
+		}
+	}
+	w.Data, w.Shape = tz, m.Shape
+	checkValues(t, src, got, w)
+}

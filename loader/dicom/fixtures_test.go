@@ -62,7 +62,7 @@ for k, s in enumerate(spec["series"]):
         if "desc" in s: ds.SeriesDescription = s["desc"]
         if "number" in s: ds.SeriesNumber = s["number"]
         ds.InstanceNumber = int(order[i]) + 1
-        pos = origin + normal * step * order[i]
+        pos = origin + normal * step * (order[i] % s["frame_period"] if s.get("frame_period") else order[i])
         ds.ImageOrientationPatient = [float(v) for v in orient]
         ds.Rows, ds.Columns, ds.SamplesPerPixel = rows, cols, spp
         ds.PhotometricInterpretation = s.get("photometric", "RGB" if spp == 3 else "MONOCHROME2")
@@ -79,10 +79,16 @@ for k, s in enumerate(spec["series"]):
             pf = []
             for f in range(frames):
                 g, pp = Dataset(), Dataset()
-                pp.ImagePositionPatient = [float(v) for v in origin + normal * step * f * s.get("frame_sign", 1)]
+                fz = f % s["frame_period"] if s.get("frame_period") else f
+                pp.ImagePositionPatient = [float(v) for v in origin + normal * step * fz * s.get("frame_sign", 1)]
                 g.PlanePositionSequence = Sequence([pp])
                 pf.append(g)
             ds.PerFrameFunctionalGroupsSequence = Sequence(pf)
+            if "tr" in s:
+                timing, sg = Dataset(), Dataset()
+                timing.RepetitionTime = s["tr"]
+                sg.MRTimingAndRelatedParametersSequence = Sequence([timing])
+                ds.SharedFunctionalGroupsSequence = Sequence([sg])
         else:
             ds.ImagePositionPatient = [float(v) for v in pos]
         if bs < dt.itemsize * 8 and not s.get("raw_high_bits"):
@@ -135,6 +141,8 @@ type series struct {
 	N            int       `json:"n,omitempty"`
 	Frames       int       `json:"frames,omitempty"`
 	FrameSign    int       `json:"frame_sign,omitempty"`
+	FramePeriod  int       `json:"frame_period,omitempty"` // frames (slices, by InstanceNumber) repeat their positions after this many
+	TR           float64   `json:"tr,omitempty"`           // RepetitionTime in the shared functional groups, ms
 	Rows         int       `json:"rows"`
 	Cols         int       `json:"cols"`
 	DType        string    `json:"dtype"`

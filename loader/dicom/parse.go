@@ -20,6 +20,7 @@ const (
 	tagModality         = 0x00080060
 	tagSeriesDesc       = 0x0008103E
 	tagSliceThickness   = 0x00180050
+	tagRepetitionTime   = 0x00180080
 	tagSeriesUID        = 0x0020000E
 	tagSeriesNumber     = 0x00200011
 	tagInstanceNumber   = 0x00200013
@@ -40,6 +41,9 @@ const (
 	tagRescaleIntercept = 0x00281052
 	tagRescaleSlope     = 0x00281053
 	tagRescaleType      = 0x00281054
+	tagDoseUnits        = 0x30040002
+	tagGridFrameOffsets = 0x3004000C
+	tagDoseGridScaling  = 0x3004000E
 	tagPixelData        = 0x7FE00010
 	tagFloatPixelData   = 0x7FE00008
 	tagDoublePixelData  = 0x7FE00009
@@ -55,6 +59,7 @@ const (
 	tagPixelMeasures  = 0x00289110
 	tagValueTransform = 0x00289145
 	tagFrameVOI       = 0x00289132
+	tagMRTiming       = 0x00189112
 
 	tagItem          = 0xFFFEE000
 	tagItemEnd       = 0xFFFEE00D

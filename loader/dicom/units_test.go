@@ -76,3 +76,28 @@ func TestValueUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestDoseUnits checks that an RT dose's values are scaled by
+// DoseGridScaling into DoseUnits, as pydicom reads them.
+func TestDoseUnits(t *testing.T) {
+	testtool.RequirePython(t, "pydicom")
+	out := testtool.RunPython(t, `
+import os, json, pydicom
+p = os.path.join(os.path.dirname(pydicom.__file__), "data", "test_files", "rtdose.dcm")
+d = pydicom.dcmread(p)
+print(json.dumps({"path": p, "scale": float(d.DoseGridScaling), "units": d.DoseUnits}))
+`)
+	var want struct {
+		Path  string  `json:"path"`
+		Scale float64 `json:"scale"`
+		Units string  `json:"units"`
+	}
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatalf("python output %q: %v", out, err)
+	}
+	src, _ := readAll(t, want.Path)
+	m := src.Meta()
+	if m.ValueScale == nil || m.ValueScale.Slope != want.Scale || m.ValueScale.Intercept != 0 || m.ValueUnit != want.Units {
+		t.Errorf("value scale %+v unit %q; pydicom: DoseGridScaling %v, DoseUnits %q", m.ValueScale, m.ValueUnit, want.Scale, want.Units)
+	}
+}

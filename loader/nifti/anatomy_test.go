@@ -199,3 +199,42 @@ func TestAnatomyWritten(t *testing.T) {
 	}
 	checkAnatomy(t, paths)
 }
+
+// TestTimeStepNibabelData checks that nibabel's 4-D test files (fMRI runs)
+// have a T axis whose step is the TR nibabel reads (get_zooms()[3]) in its
+// xyzt_units time unit.
+func TestTimeStepNibabelData(t *testing.T) {
+	testtool.RequirePython(t, "nibabel", "numpy")
+	out := testtool.RunPython(t, `
+import os, json, nibabel as nib
+d = os.path.join(os.path.dirname(nib.__file__), "tests", "data")
+out = []
+for f in ("example4d.nii.gz", "functional.nii", "example_nifti2.nii.gz"):
+    h = nib.load(os.path.join(d, f)).header
+    out.append({"path": os.path.join(d, f), "shape": [int(v) for v in h.get_data_shape()],
+        "tr": float(h.get_zooms()[3]), "unit": h.get_xyzt_units()[1]})
+print(json.dumps(out))
+`)
+	var want []struct {
+		Path  string  `json:"path"`
+		Shape []int   `json:"shape"`
+		TR    float64 `json:"tr"`
+		Unit  string  `json:"unit"`
+	}
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatalf("python output %q: %v", out, err)
+	}
+	for _, w := range want {
+		src, err := loader.Open(context.Background(), w.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := src.Meta()
+		src.Close()
+		ti := m.AxisIndex('T')
+		if ti < 0 || m.Shape[ti] != w.Shape[3] || m.Spacing[ti] != w.TR || m.Units[ti] != ngffUnit[w.Unit] {
+			t.Errorf("%s: axes %s shape %v spacing %v units %q; nibabel: %d time points, TR %v %s",
+				filepath.Base(w.Path), m.Axes, m.Shape, m.Spacing, m.Units, w.Shape[3], w.TR, w.Unit)
+		}
+	}
+}

@@ -239,3 +239,11 @@ func ChooseLevel(m *loader.Meta, p Plane) int {
 	}
 	return best
 }
+
+// LevelScale returns how level k of m maps physical positions to its
+// samples, as a Sampler maps them: position P (Z, Y, X) lies at the
+// continuous index (P + offset) / scale on each axis.
+func LevelScale(m *loader.Meta, k int) (scale, offset Vec) {
+	g := geometry(m, k)
+	return g.scale, g.offset
+}

@@ -126,8 +126,10 @@ type Info struct {
 	// Failed counts chunks that could not be read, and Err says why.
 	Failed int
 	Err    error
-	// Samples counts the samples taken (for measuring speed).
-	Samples int64
+	// Samples counts the samples taken (for measuring speed), and
+	// Skipped those not taken because their chunks' ranges said they
+	// change nothing (empty-space skipping).
+	Samples, Skipped int64
 }
 
 // Caster is what a view needs of a 3-D renderer, so that another

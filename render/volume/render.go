@@ -29,6 +29,9 @@ type Renderer struct {
 	// Workers is the number of goroutines rendering tiles at once; 0 is
 	// GOMAXPROCS.
 	Workers int
+	// NoSkip samples every slice of every tile, even where the chunks'
+	// ranges say it changes nothing (to measure what skipping saves).
+	NoSkip bool
 
 	f      *frame
 	pool   *pool
@@ -82,6 +85,7 @@ type frame struct {
 	isoM   int          // and in steps
 	rgb    [256][3]float32
 
+	noSkip        bool
 	tilesX, tiles int
 	next          atomic.Int64
 }
@@ -98,7 +102,10 @@ type worker struct {
 	col     [][4]float32
 	hit     []int32
 	missed  map[missKey]struct{}
-	samples int64
+	sk      skipper
+	thr     float32 // MIP, MinIP: the running max (min) a slice must pass to change a ray
+	sampled int64
+	skipped int64
 	failed  int
 	err     error
 	done    bool // every chunk of the level was in memory
@@ -132,6 +139,7 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 	m := src.Meta()
 	level = max(0, min(len(m.Levels)-1, level))
 	f.p, f.src, f.meta, f.level, f.o = p, src, m, level, o
+	f.noSkip = r.NoSkip
 	_, _, f.w = basisOf(p)
 	f.sp, f.n = oblique.Spacing(m), oblique.Extent(m)
 	smallest := math.Inf(1)
@@ -177,7 +185,8 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 	f.tiles = f.tilesX * ((p.H + tileH - 1) / tileH)
 	for _, w := range f.ws[:nw] {
 		clear(w.missed)
-		w.samples, w.failed, w.err, w.done = 0, 0, nil, true
+		w.sampled, w.skipped, w.failed, w.err, w.done = 0, 0, 0, nil, true
+		w.sk.prepare(f)
 	}
 	if o.Mode == Alpha {
 		op := o.Opacity
@@ -322,7 +331,8 @@ func (r *Renderer) start(f *frame) Info {
 // chunks to the Renderer's.
 func (r *Renderer) gather(f *frame, info *Info) {
 	for _, w := range f.ws[:r.workers()] {
-		info.Samples += w.samples
+		info.Samples += w.sampled
+		info.Skipped += w.skipped
 		info.Failed += w.failed
 		if info.Err == nil {
 			info.Err = w.err

@@ -198,3 +198,58 @@ func (s *cSrc) Get(level int, idx []int) []byte {
 }
 func (s *cSrc) Request(levels.Priority, uint64, int, ...[]int) {}
 func (s *cSrc) Failed(int, []int) error                        { return nil }
+
+// blobs is 0 but in a few small boxes of bright values: mostly empty
+// space.
+func blobs(z, y, x int) float64 {
+	for _, c := range [][3]int{{10, 20, 30}, {40, 50, 12}, {25, 70, 60}} {
+		if abs(z-c[0]) < 4 && abs(y-c[1]) < 6 && abs(x-c[2]) < 5 {
+			return float64(100 + (z*7+y*3+x)%150)
+		}
+	}
+	return float64((z + y + x) % 3)
+}
+
+func abs(a int) int { return max(a, -a) }
+
+// Skipping the slices of tiles whose chunks cannot change their rays
+// changes no pixel, and skips some on mostly empty data.
+func TestSkippingChangesNothing(t *testing.T) {
+	s := newSrc(loader.Uint16, []int{50, 80, 72}, []int{8, 16, 16}, []float64{2, 1, 1.5}, blobs)
+	for _, ts := range turns {
+		p := planeOf(s.meta, ts, 60, 70, 1.2)
+		for _, mode := range []Mode{MIP, MinIP, Alpha, Iso} {
+			for _, in := range []oblique.Interp{oblique.Nearest, oblique.Linear} {
+				o := Options{Mode: mode, Interp: in, Iso: 120, Window: [2]float64{50, 250}, Opacity: 0.3}
+				var a, b Renderer
+				b.NoSkip = true
+				ia := image.NewRGBA(image.Rect(0, 0, p.W, p.H))
+				ib := image.NewRGBA(image.Rect(0, 0, p.W, p.H))
+				infoA := a.RenderRGBA(ia, p, s, 0, o, nil)
+				infoB := b.RenderRGBA(ib, p, s, 0, o, nil)
+				va, vb := make([]float32, p.W*p.H), make([]float32, p.W*p.H)
+				a.Render(va, p, s, 0, o)
+				b.Render(vb, p, s, 0, o)
+				a.Close()
+				b.Close()
+				for i := range ia.Pix {
+					if ia.Pix[i] != ib.Pix[i] {
+						t.Fatalf("%v %v %v: byte %d is %d with skipping, %d without", ts, mode, in, i, ia.Pix[i], ib.Pix[i])
+					}
+				}
+				for i := range va {
+					if va[i] != vb[i] {
+						t.Fatalf("%v %v %v: ray %d is %v with skipping, %v without", ts, mode, in, i, va[i], vb[i])
+					}
+				}
+				if infoB.Skipped != 0 {
+					t.Errorf("%v %v: %d skipped with NoSkip", ts, mode, infoB.Skipped)
+				}
+				// (A linear MIP's background rays stay below the chunks' max.)
+				if mode != MinIP && !(mode == MIP && in == oblique.Linear) && infoA.Skipped == 0 {
+					t.Errorf("%v %v %v: nothing skipped over mostly empty space", ts, mode, in)
+				}
+			}
+		}
+	}
+}

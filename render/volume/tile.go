@@ -132,10 +132,16 @@ func (w *worker) tile(f *frame, i0, j0, i1, j1 int) {
 		for k := lo; k <= hi && active > 0; k++ {
 			b := int(k-lo) % ring
 			q.Center = center.Add(f.w.Scale(float64(k) * f.step))
+			if w.sk.on {
+				if vlo, vhi, ok := w.sk.rangeOf(f, &q, f.w, float64(m)*f.step); ok && w.skippable(f, vlo, vhi) {
+					w.skipped += int64(qn)
+					continue
+				}
+			}
 			w.s.Mask = w.mask[b]
 			info := w.s.Float(w.buf[b], q, f.src, f.level, f.o.Interp)
 			w.note(&info)
-			w.samples += int64(qn)
+			w.sampled += int64(qn)
 			active = w.merge(f, k, lo, b, tw, th)
 		}
 	}
@@ -173,6 +179,7 @@ func (w *worker) begin(f *frame, n int) {
 		for i := range w.acc {
 			w.acc[i] = init
 		}
+		w.thr = init
 	case Mean:
 		w.sum, w.cnt = grow(w.sum, n), grow(w.cnt, n)
 		clear(w.sum)
@@ -196,27 +203,50 @@ func (w *worker) merge(f *frame, k, lo int32, b, tw, th int) int {
 	active := 0
 	switch f.o.Mode {
 	case MIP:
+		// thr: the smallest running max of the rays still to sample.
+		thr := float32(math.Inf(1))
 		for p, v := range vals[:tw*th] {
-			if k < w.ka[p] || k > w.kb[p] {
-				active += b2i(k < w.ka[p])
+			ka, kb := w.ka[p], w.kb[p]
+			if k < ka || k > kb {
+				if k < ka {
+					active++
+					thr = float32(math.Inf(-1))
+				}
 				continue
 			}
 			active++
-			if mask[p] == oblique.Sampled && v > w.acc[p] {
-				w.acc[p] = v
+			a := w.acc[p]
+			if mask[p] == oblique.Sampled && v > a {
+				a = v
+				w.acc[p] = a
+			}
+			if kb > k && a < thr {
+				thr = a
 			}
 		}
+		w.thr = thr
 	case MinIP:
+		thr := float32(math.Inf(-1))
 		for p, v := range vals[:tw*th] {
-			if k < w.ka[p] || k > w.kb[p] {
-				active += b2i(k < w.ka[p])
+			ka, kb := w.ka[p], w.kb[p]
+			if k < ka || k > kb {
+				if k < ka {
+					active++
+					thr = float32(math.Inf(1))
+				}
 				continue
 			}
 			active++
-			if mask[p] == oblique.Sampled && v < w.acc[p] {
-				w.acc[p] = v
+			a := w.acc[p]
+			if mask[p] == oblique.Sampled && v < a {
+				a = v
+				w.acc[p] = a
+			}
+			if kb > k && a > thr {
+				thr = a
 			}
 		}
+		w.thr = thr
 	case Mean:
 		for p, v := range vals[:tw*th] {
 			if k < w.ka[p] || k > w.kb[p] {
@@ -253,6 +283,28 @@ func (w *worker) merge(f *frame, k, lo int32, b, tw, th int) int {
 		active = w.mergeIso(f, k, lo, b, tw, th)
 	}
 	return active
+}
+
+// skippable reports whether samples all within [lo, hi] would change
+// none of the tile's rays.
+func (w *worker) skippable(f *frame, lo, hi float64) bool {
+	switch f.o.Mode {
+	case MIP:
+		return hi <= float64(w.thr)
+	case MinIP:
+		return lo >= float64(w.thr)
+	case Alpha:
+		// Entry 0 of the ramp is transparent: values below half an
+		// entry above the window's low end.
+		span := f.hi - f.lo
+		if span == 0 {
+			return hi < f.lo
+		}
+		return span > 0 && (hi-f.lo)*255/span < 0.5
+	case Iso:
+		return hi < f.o.Iso
+	}
+	return false
 }
 
 // opaque is the accumulated opacity at which a ray stops: what is behind
