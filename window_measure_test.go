@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -99,6 +100,11 @@ tifffile.imwrite(sys.argv[1], a, imagej=True, resolution=(1 / 0.4, 1 / 0.4), met
 	}
 	got := rect["channels"].([]any)[0].(map[string]any)
 	for _, k := range []string{"count", "sum", "mean", "std", "min", "max", "area", "unit"} {
+		// The deviation is summed over chunks in the order they come: it
+		// may differ in its last bits between two runs.
+		if g, ok := got[k].(float64); ok && k == "std" && math.Abs(g-want[k].(float64)) <= 1e-12*g {
+			continue
+		}
 		if got[k] != want[k] {
 			t.Errorf("the rectangle %v: %s %v in the viewer, %v by vastview measure", r, k, got[k], want[k])
 		}

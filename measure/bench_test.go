@@ -50,11 +50,11 @@ func BenchmarkCopy(b *testing.B) {
 	}
 }
 
-func BenchmarkExact16(b *testing.B) {
+func BenchmarkExactSIMD(b *testing.B) {
 	s := newMem("YX", []int{2048, 2048}, []int{2048, 2048}, loader.Uint16, nil, 1)
 	v := view[uint16](s.data)
 	b.SetBytes(int64(len(s.data)))
 	for b.Loop() {
-		exact16(v, false)
+		exactSIMD(v)
 	}
 }

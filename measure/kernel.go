@@ -47,19 +47,29 @@ func (c *chunkAcc) add(data []byte, off, n, stride int) {
 	}
 	switch c.dt {
 	case loader.Uint8:
+		if haveSIMD && stride == 1 && n >= 64 && c.hist == nil {
+			s, q, lo, hi := exactSIMD(view[uint8](data)[off : off+n])
+			c.exactSums(n, s, q, float64(lo), float64(hi))
+			return
+		}
 		exactRun(c, view[uint8](data), off, n, stride)
 	case loader.Int8:
+		if haveSIMD && stride == 1 && n >= 64 && c.hist == nil {
+			s, q, lo, hi := exactSIMD(view[int8](data)[off : off+n])
+			c.exactSums(n, s, q, float64(lo), float64(hi))
+			return
+		}
 		exactRun(c, view[int8](data), off, n, stride)
 	case loader.Uint16:
 		if haveSIMD && stride == 1 && n >= 64 && c.hist == nil {
-			s, q, lo, hi := exact16(view[uint16](data)[off:off+n], false)
+			s, q, lo, hi := exactSIMD(view[uint16](data)[off : off+n])
 			c.exactSums(n, s, q, float64(lo), float64(hi))
 			return
 		}
 		exactRun(c, view[uint16](data), off, n, stride)
 	case loader.Int16:
 		if haveSIMD && stride == 1 && n >= 64 && c.hist == nil {
-			s, q, lo, hi := exact16(view[int16](data)[off:off+n], true)
+			s, q, lo, hi := exactSIMD(view[int16](data)[off : off+n])
 			c.exactSums(n, s, q, float64(lo), float64(hi))
 			return
 		}
@@ -275,9 +285,9 @@ func asBytes[T any](v []T) []byte {
 // 32-bit lanes of sums cannot overflow.
 const simdBlock = 1 << 18
 
-// exact16 sums 16-bit samples v (uint16 or int16) with the AVX2 kernels
+// exactSIMD sums samples v of 16 bits or fewer with the AVX2 kernels
 // where they run, the rest in Go, as exactContiguous does.
-func exact16[T ~uint16 | ~int16](v []T, signed bool) (sum int64, sq uint64, lo, hi T) {
+func exactSIMD[T small](v []T) (sum int64, sq uint64, lo, hi T) {
 	if !haveSIMD {
 		return exactContiguous(v)
 	}
@@ -286,10 +296,18 @@ func exact16[T ~uint16 | ~int16](v []T, signed bool) (sum int64, sq uint64, lo, 
 	lo, hi = v[0], v[0]
 	for at := 0; at < n; {
 		k := min(simdBlock, n-at)
-		if signed {
-			i16AVX2(view[int16](asBytes(v[at:at+k])), &o)
-		} else {
-			u16AVX2(view[uint16](asBytes(v[at:at+k])), &o)
+		b := asBytes(v[at : at+k])
+		biased := false
+		switch any(v).(type) {
+		case []uint8:
+			u8AVX2(view[uint8](b), &o)
+		case []int8:
+			i8AVX2(view[int8](b), &o)
+		case []int16:
+			i16AVX2(view[int16](b), &o)
+		default:
+			u16AVX2(view[uint16](b), &o)
+			biased = true
 		}
 		var s int64
 		var q uint64
@@ -299,7 +317,7 @@ func exact16[T ~uint16 | ~int16](v []T, signed bool) (sum int64, sq uint64, lo, 
 		for i := range o.sq0 {
 			q += o.sq0[i] + o.sq1[i]
 		}
-		if !signed {
+		if biased {
 			// The samples were x − 32768: Σx = Σx' + 32768k,
 			// Σx² = Σx'² + 65536Σx' + 2^30 k.
 			q = uint64(int64(q) + 65536*s + int64(k)<<30)

@@ -308,3 +308,29 @@ func TestProfileOnTurnedPlane(t *testing.T) {
 		t.Errorf("value %v %v %v, want %v", v, ok, err, w)
 	}
 }
+
+// TestFiguresDoNotDependOnTheWorkers: float data measured by one worker
+// and by several gives the same figures to the last bit (the chunks'
+// figures are added in their order, whichever read ends first).
+func TestFiguresDoNotDependOnTheWorkers(t *testing.T) {
+	s := newMem("ZYX", []int{6, 48, 48}, []int{1, 8, 8}, loader.Float64, nil, 3)
+	q := Query{Region: Rect{1, 2, 47, 45}, From: 0, To: 6}
+	var want []Stats
+	for _, w := range []int{1, 2, 3, 5} {
+		for range 3 {
+			st, err := Compute(context.Background(), s, q, Options{Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = st
+				continue
+			}
+			a, b := st[0], want[0]
+			if math.Float64bits(a.Mean) != math.Float64bits(b.Mean) || math.Float64bits(a.Std) != math.Float64bits(b.Std) ||
+				math.Float64bits(a.Sum) != math.Float64bits(b.Sum) {
+				t.Fatalf("%d workers: mean %v std %v sum %v; 1 worker: mean %v std %v sum %v", w, a.Mean, a.Std, a.Sum, b.Mean, b.Std, b.Sum)
+			}
+		}
+	}
+}

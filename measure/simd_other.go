@@ -9,3 +9,7 @@ const haveSIMD = false
 func u16AVX2(v []uint16, out *simdOut) {}
 
 func i16AVX2(v []int16, out *simdOut) {}
+
+func u8AVX2(v []uint8, out *simdOut) {}
+
+func i8AVX2(v []int8, out *simdOut) {}

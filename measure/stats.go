@@ -296,50 +296,45 @@ func (g *geom) run(ctx context.Context, src loader.Source, opt Options, prog fun
 	}
 	workers = max(1, min(workers, int(budget/int64(max(cb, 1))), len(g.chunks)))
 	cache, _ := src.(Cache)
-	jobs := make(chan []int)
-	parts := make([]acc, workers)
-	eg, ctx := errgroup.WithContext(ctx)
-	eg.Go(func() error {
-		defer close(jobs)
-		for _, idx := range g.chunks {
-			select {
-			case jobs <- idx:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+	// The chunks go in batches of one per worker, and their figures are
+	// added in the chunks' order: the same region gives the same figures
+	// to the last bit, however the reads interleave.
+	total := newAcc(g.hist)
+	slots := make([]acc, workers)
+	bufs := make([][]byte, workers)
+	for b := 0; b < len(g.chunks); b += workers {
+		if err := ctx.Err(); err != nil {
+			return acc{}, err
 		}
-		return nil
-	})
-	for w := range workers {
-		parts[w] = newAcc(g.hist)
-		eg.Go(func() error {
-			var buf []byte
-			for idx := range jobs {
+		batch := g.chunks[b:min(len(g.chunks), b+workers)]
+		eg, ectx := errgroup.WithContext(ctx)
+		for j, idx := range batch {
+			slots[j].reset(g.hist)
+			eg.Go(func() error {
 				var data []byte
 				if cache != nil {
 					data = cache.Get(g.level, idx)
 				}
 				if data == nil {
-					if buf == nil {
-						buf = make([]byte, cb)
+					if bufs[j] == nil {
+						bufs[j] = make([]byte, cb)
 					}
-					if err := src.ReadChunk(ctx, g.level, idx, buf); err != nil {
+					if err := src.ReadChunk(ectx, g.level, idx, bufs[j]); err != nil {
 						return err
 					}
-					data = buf
+					data = bufs[j]
 				}
-				g.chunk(&parts[w], idx, data)
+				g.chunk(&slots[j], idx, data)
 				prog()
-			}
-			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
-		return acc{}, err
-	}
-	total := newAcc(g.hist)
-	for i := range parts {
-		total.merge(&parts[i])
+				return nil
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			return acc{}, err
+		}
+		for j := range batch {
+			total.merge(&slots[j])
+		}
 	}
 	return total, nil
 }
@@ -456,6 +451,19 @@ func newAcc(h *HistSpec) acc {
 		a.hist = make([]int64, h.Bins)
 	}
 	return a
+}
+
+// reset makes a hold no samples, keeping its histogram's memory.
+func (a *acc) reset(h *HistSpec) {
+	hist := a.hist
+	*a = newAcc(nil)
+	if h != nil {
+		if len(hist) != h.Bins {
+			hist = make([]int64, h.Bins)
+		}
+		clear(hist)
+		a.hist = hist
+	}
 }
 
 // sum is the sum of the samples.

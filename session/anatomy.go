@@ -264,6 +264,9 @@ func anatomyNote(m *loader.Meta, v render.View) string {
 	case an.oblique:
 		note += " (oblique to the scanner axes: shown on the closest ones; View → World Space resamples)"
 	}
+	if v.Turn == (render.Turn{}) && an.transposed(v.Orientation) {
+		note += " (rows and columns as stored: turned 90° from the convention)"
+	}
 	return note
 }
 
@@ -373,4 +376,19 @@ func alignedTurn(m *loader.Meta, t render.Turn) render.Turn {
 		return t
 	}
 	return render.Turn{}
+}
+
+// transposed reports whether plane o shows across the screen the axis the
+// conventions show up it: left–right should be R/L (axial, coronal) or
+// A/P (sagittal). The display does not swap a plane's rows and columns.
+func (an *anatomy) transposed(o render.Orientation) bool {
+	_, col, _ := o.Axes()
+	c := an.axisCode(col)
+	switch an.planeName(o) {
+	case "axial", "coronal":
+		return c != 'R' && c != 'L'
+	case "sagittal":
+		return c != 'A' && c != 'P'
+	}
+	return false
 }

@@ -207,3 +207,22 @@ func TestWorldTextLabelsItsSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestTransposedPlanesAreNoted: a sagittal acquisition (PIL: X toward
+// posterior, Y inferior, Z left) shows its stored sagittal plane as the
+// convention does, and says of its axial and coronal planes, which it
+// shows with rows and columns as stored, that they are turned.
+func TestTransposedPlanesAreNoted(t *testing.T) {
+	an := anatomy{codes: [3]byte{'P', 'I', 'L'}}
+	for o, want := range map[render.Orientation]bool{render.XY: false, render.XZ: true, render.YZ: true} {
+		if got := an.transposed(o); got != want {
+			t.Errorf("PIL %s (%s): transposed %v, want %v", o, an.planeName(o), got, want)
+		}
+	}
+	ras := anatomy{codes: [3]byte{'R', 'A', 'S'}}
+	for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
+		if ras.transposed(o) {
+			t.Errorf("RAS %s: transposed", o)
+		}
+	}
+}

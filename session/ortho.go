@@ -503,8 +503,11 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			}
 			img = p.panel(r, i, v, m, f)
 		}
-		for y := 0; y < img.Rect.Dy() && y < pn.rect.Dy(); y++ {
-			copy(out.Pix[(pn.rect.Min.Y+y)*out.Stride+4*pn.rect.Min.X:][:4*min(img.Rect.Dx(), pn.rect.Dx())], img.Pix[y*img.Stride:])
+		// The panel as far as the picture reaches (all of it but while the
+		// view's size is still unknown).
+		at := pn.rect.Intersect(out.Rect)
+		for y := 0; y < img.Rect.Dy() && y < at.Dy(); y++ {
+			copy(out.Pix[(at.Min.Y+y)*out.Stride+4*at.Min.X:][:4*min(img.Rect.Dx(), at.Dx())], img.Pix[y*img.Stride:])
 		}
 		pane := out.SubImage(pn.rect).(*image.RGBA)
 		if i == panelProj && r.vol != nil {

@@ -4,6 +4,8 @@ import (
 	"image"
 	"testing"
 
+	"vastview/loader"
+	"vastview/prefs"
 	"vastview/render"
 )
 
@@ -123,4 +125,30 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 	if f.Img.Rect.Dx() != 402 || f.View.Orientation != render.YZ {
 		t.Errorf("one plane again: %v, %v", f.Img.Rect, f.View.Orientation)
 	}
+}
+
+// TestRememberedFourPanelsOpenBeforeTheSizeIsKnown: a file last shown in
+// four panels opens in them again, drawn whatever size the view has when
+// its first frame is drawn (a window's first frames come before its
+// layout settles), then at the window's size.
+func TestRememberedFourPanelsOpenBeforeTheSizeIsKnown(t *testing.T) {
+	src := func() loader.Source {
+		return volume([3]int{20, 64, 96}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	}
+	pr := prefs.New(&prefs.MapStore{})
+	h := newHarness(t, Options{Prefs: pr})
+	h.s.Resize(402, 302)
+	h.open(src(), "/data/vol.tif")
+	h.s.SetLayout(FourPanels)
+	h.waitFrame(func(f *Frame) bool { return f.Panel != "" && f.Info.Complete })
+	h.s.Close()
+
+	h = newHarness(t, Options{Prefs: pr})
+	h.s.Resize(1, 1)
+	if err := h.s.OpenSource(src(), "/data/vol.tif"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(func(f *Frame) bool { return f.Panel != "" })
+	h.s.Resize(402, 302)
+	h.waitFrame(func(f *Frame) bool { return f.Panel != "" && f.Info.Complete && f.Img.Rect.Dx() == 402 })
 }

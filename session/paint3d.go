@@ -224,6 +224,7 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 	if info.Complete && !final {
 		ri.Missing = max(1, ri.Missing)
 	}
+	f3.Complete = ri.Complete
 	o.last, o.info, o.f3 = out, ri, f3
 	return out, ri, f3
 }
@@ -288,7 +289,9 @@ func render3DArgs(m *loader.Meta, c Camera, w, h, k int, opts raycast.Options) [
 
 // panel3D draws the 3-D view as the fourth of the four panels, w × h,
 // through the windows of frame f (the active panel's), and counts what it
-// misses in f's Info.
+// misses in f's Info: while it refines the frame is drawn again, but its
+// planes' panels, complete, make it complete (a plane's frame is not held
+// back by the 3-D view's refinement; Frame3D.Complete says where that is).
 func (p *planePainter) panel3D(r *Scene, f *Frame, w, h int) *image.RGBA {
 	v := f.View
 	if v.Lo == v.Hi {
@@ -298,7 +301,6 @@ func (p *planePainter) panel3D(r *Scene, f *Frame, w, h int) *image.RGBA {
 	f.Vol = f3
 	f.Info.Missing += in.Missing
 	f.Info.Failed += in.Failed
-	f.Info.Complete = f.Info.Complete && in.Complete
 	if in.Err != nil && f.Info.Err == nil {
 		f.Info.Err = in.Err
 	}

@@ -122,8 +122,7 @@ type roiState struct {
 	drag     gesture
 	drawing  bool // list[sel] is a polygon being drawn: clicks add vertices
 	named    map[ROIKind]int
-	width    int // the width of lines drawn next
-	rev      uint64
+	width    int                  // the width of lines drawn next
 	results  map[roiID]*roiResult // each ROI's measurements (see roimeasure.go)
 	nextID   roiID
 	prof     *measure.Profiler // profiles and point values of profData
@@ -142,9 +141,6 @@ func (rs *roiState) reset() {
 	}
 	*rs = roiState{tool: rs.tool, width: rs.width, sel: -1, vertex: -1, nextID: rs.nextID, plotW: rs.plotW, plotH: rs.plotH}
 }
-
-// changed notes that the ROIs changed: their measurements are stale.
-func (rs *roiState) changed() { rs.rev++ }
 
 // name is the next name for an ROI of kind k: "Line 1", "Rectangle 2".
 func (rs *roiState) name(k ROIKind) string {
@@ -222,7 +218,7 @@ func (s *Session) Select(i int) {
 	c := ROIChanged
 	if i >= 0 && s.data != nil {
 		r := &s.rois.list[i]
-		if s.view.Orientation == r.Plane && s.view.Turn == (render.Turn{}) {
+		if r.Obl == nil && s.view.Orientation == r.Plane && s.view.Turn == (render.Turn{}) {
 			_, _, normal := r.Plane.Axes()
 			at := r.At
 			if r.Kind == KindPoints && len(r.Ats) > 0 {
@@ -257,7 +253,6 @@ func (s *Session) addROILocked(r ROI) {
 	}
 	s.rois.list = append(s.rois.list, r)
 	s.rois.sel, s.rois.vertex = len(s.rois.list)-1, -1
-	s.rois.changed()
 	s.measureLocked()
 }
 
@@ -273,7 +268,6 @@ func (s *Session) EditROI(i int, f func(r *ROI)) {
 	f(&r)
 	r.Width = max(1, r.Width)
 	s.rois.list[i] = r
-	s.rois.changed()
 	s.measureLocked()
 	s.unlockNotify(ROIChanged)
 }
@@ -286,7 +280,6 @@ func (s *Session) SetLineWidth(w int) {
 	s.rois.width = w
 	if i := s.rois.sel; i >= 0 && s.rois.list[i].Kind == KindLine {
 		s.rois.list[i].Width = w
-		s.rois.changed()
 		s.measureLocked()
 	}
 	s.unlockNotify(ROIChanged)
@@ -322,7 +315,6 @@ func (s *Session) DeleteSelected() bool {
 	default:
 		s.removeLocked(i)
 	}
-	s.rois.changed()
 	s.measureLocked()
 	s.trace.Event("roi_deleted", map[string]any{"rois": len(rs.list)})
 	s.unlockNotify(ROIChanged)
@@ -334,7 +326,6 @@ func (s *Session) RemoveROI(i int) {
 	s.mu.Lock()
 	if i >= 0 && i < len(s.rois.list) {
 		s.removeLocked(i)
-		s.rois.changed()
 		s.measureLocked()
 	}
 	s.unlockNotify(ROIChanged)
@@ -363,7 +354,6 @@ func (s *Session) finishPolygonLocked() {
 	if i := rs.sel; i >= 0 && len(rs.list[i].Pts) < 3 {
 		s.removeLocked(i)
 	}
-	rs.changed()
 	s.measureLocked()
 }
 
@@ -562,7 +552,6 @@ func (s *Session) MouseDown(x, y float64) bool {
 			s.finishPolygonLocked()
 		} else {
 			r.Pts = append(r.Pts, p)
-			rs.changed()
 		}
 		s.unlockNotify(ROIChanged)
 		return true
@@ -581,7 +570,6 @@ func (s *Session) MouseDown(x, y float64) bool {
 			r.Pts = append(r.Pts, p)
 			r.Ats = append(r.Ats, v.At(normal))
 			rs.vertex = len(r.Pts) - 1
-			rs.changed()
 			s.measureLocked()
 		} else {
 			s.addROILocked(ROI{Kind: KindPoints, Plane: v.Orientation, At: v.At(normal), T: v.T,
@@ -770,7 +758,6 @@ func (s *Session) dragROILocked(p render.Point) {
 		r.Pts[g.vertex] = p
 	}
 	g.moved = true
-	rs.changed()
 }
 
 // MouseUp ends the tool's drag: a new ROI too small to see is dropped, an
@@ -803,7 +790,6 @@ func (s *Session) MouseUp() {
 		normalizeBox(r)
 	}
 	s.trace.Event("roi", roiTrace(r))
-	rs.changed()
 	s.measureLocked()
 	s.unlockNotify(ROIChanged)
 }
@@ -960,7 +946,6 @@ func (s *Session) followPlaneLocked() {
 		return
 	}
 	r.At, r.T = s.view.At(normal), s.view.T
-	rs.changed()
 	s.measureLocked()
 	s.noteLocked(ROIChanged)
 }

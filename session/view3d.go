@@ -329,6 +329,9 @@ type Frame3D struct {
 	Scale float64
 	// Took is how long the picture took to draw.
 	Took time.Duration
+	// Complete is true when the picture is final: at full screen scale,
+	// from the finest level it is drawn from, every chunk in memory.
+	Complete bool
 }
 
 // status3D is what the status bar says of a 3-D frame.

@@ -162,10 +162,9 @@ func TestFourPanelsShow3D(t *testing.T) {
 	h.s.SetWindow(0, 3000)
 	h.s.Resize(402, 302) // panels of 200 × 150
 	h.s.SetLayout(FourPanels)
-	f := h.waitFrame(func(f *Frame) bool { return f.Panel == "xy" && f.Info.Complete && f.Img.Rect.Dx() == 402 })
-	if f.Vol == nil {
-		t.Fatal("the four panels' frame has no 3-D panel")
-	}
+	f := h.waitFrame(func(f *Frame) bool {
+		return f.Panel == "xy" && f.Info.Complete && f.Img.Rect.Dx() == 402 && f.Vol != nil && f.Vol.Complete
+	})
 	want := want3D(t, h, Camera{}, 200, 150, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}})
 	r := panelRects(402, 302)[panelProj]
 	check := func(f *Frame, want *image.RGBA, what string) {
@@ -185,7 +184,7 @@ func TestFourPanelsShow3D(t *testing.T) {
 	}
 	check(f, want, "at first")
 	h.s.Press(KeyPeriod) // a step in the XY panel: the 3-D panel is kept
-	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Z == 7 })
+	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Z == 7 && f.Vol.Complete })
 	check(f, want, "after a step")
 	x, y := float64(r.Min.X+100), float64(r.Min.Y+75)
 	h.s.Drag(x+30, y, 30, 0)
@@ -194,7 +193,7 @@ func TestFourPanelsShow3D(t *testing.T) {
 	if got := h.s.Camera(); got != c {
 		t.Fatalf("a drag over the fourth panel left the camera %+v, want %+v", got, c)
 	}
-	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil && f.Vol.Scale == 1 })
+	f = h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil && f.Vol.Complete })
 	check(f, want3D(t, h, c, 200, 150, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}}), "turned")
 }
 
@@ -286,4 +285,39 @@ func TestView3DMovieOrbits(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("frame 45 (90°): %d pixels differ from the 3-D view turned 90°", bad)
 	}
+}
+
+// The clipping box and the 2-D view's plane clip the 3-D view as the
+// renderer clips: the box's ranges of samples, the half beyond the plane.
+func TestView3DClips(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(blob(), "/data/blob.tif")
+	h.s.SetWindow(0, 3000)
+	h.s.SetLayout(View3D)
+	h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil })
+	same := func(want *image.RGBA, what string) {
+		t.Helper()
+		f := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil && f.Vol.Scale == 1 })
+		bad := 0
+		for i := range want.Pix {
+			if f.Img.Pix[i] != want.Pix[i] {
+				bad++
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d bytes differ from the renderer's picture", what, bad)
+		}
+	}
+	h.s.SetClipBox([3]int{2, 10, 30}, [3]int{9, 40, 60})
+	box := raycast.Box{Lo: [3]int{2, 10, 30}, Hi: [3]int{9, 40, 60}}
+	same(want3D(t, h, Camera{}, 400, 300, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}, Clip: box}), "box")
+	h.s.SetClipBox([3]int{}, [3]int{})
+	h.s.SetAt('Z', 7)
+	h.s.ToggleClipPlane()
+	cp := &raycast.ClipPlane{Point: [3]float64{21, 23.5, 31.5}, Normal: [3]float64{1, 0, 0}}
+	clipped := want3D(t, h, Camera{}, 400, 300, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}, ClipPlane: cp})
+	if bytes.Equal(clipped.Pix, want3D(t, h, Camera{}, 400, 300, raycast.Options{Mode: raycast.MIP, Window: [2]float64{0, 3000}}).Pix) {
+		t.Fatal("the plane at z 7 clips nothing of the test volume")
+	}
+	same(clipped, "plane z 7")
 }

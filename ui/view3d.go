@@ -85,14 +85,15 @@ func (c *view3dControls) sync() {
 	c.isoLbl.SetText("threshold " + strconv.FormatFloat(iso, 'g', 5, 64))
 }
 
-// view3dItems are the View menu's 3-D items: the view itself (5) and a
-// submenu of the modes (N cycles them), the clipping plane (X), the
-// clipping box and the camera's reset.
+// view3dItems are the View menu's 3-D items, in a submenu (the View
+// menu fills the window's height): the view itself (5), the modes (N
+// cycles them), the clipping plane (X), the clipping box and the
+// camera's reset.
 func (v *Viewer) view3dItems() []*fyne.MenuItem {
-	on := v.toggleItem("View → 3-D View", func() bool { return v.s.Layout() == session.View3D }, func(on bool) {
+	on := v.toggleItem("View → 3-D → 3-D View", func() bool { return v.s.Layout() == session.View3D }, func(on bool) {
 		v.s.SetLayout(map[bool]session.Layout{true: session.View3D, false: session.SingleView}[on])
 	})
-	var items []*fyne.MenuItem
+	items := []*fyne.MenuItem{on, fyne.NewMenuItemSeparator()}
 	for _, m := range session.Modes3D {
 		items = append(items, v.toggleItem("View → 3-D → "+session.ModeName3D(m),
 			func() bool { return v.s.Mode3D() == m }, func(bool) { v.s.SetMode3D(m) }))
@@ -106,7 +107,7 @@ func (v *Viewer) view3dItems() []*fyne.MenuItem {
 		fyne.NewMenuItem("Reset Camera", v.s.ResetCamera))
 	sub := fyne.NewMenuItem("3-D", nil)
 	sub.ChildMenu = fyne.NewMenu("", items...)
-	return []*fyne.MenuItem{on, sub}
+	return []*fyne.MenuItem{sub}
 }
 
 // clipBoxDialog asks for the clipping box as ranges of samples along Z,

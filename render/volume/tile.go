@@ -135,6 +135,7 @@ func (w *worker) tile(f *frame, i0, j0, i1, j1 int) {
 			if w.sk.on {
 				if vlo, vhi, ok := w.sk.rangeOf(f, &q, f.w, float64(m)*f.step); ok && w.skippable(f, vlo, vhi) {
 					w.skipped += int64(qn)
+					w.after(f, k, n)
 					continue
 				}
 			}
@@ -203,14 +204,17 @@ func (w *worker) merge(f *frame, k, lo int32, b, tw, th int) int {
 	active := 0
 	switch f.o.Mode {
 	case MIP:
-		// thr: the smallest running max of the rays still to sample.
+		// thr: the smallest running max of the rays that sample the
+		// next slice.
 		thr := float32(math.Inf(1))
 		for p, v := range vals[:tw*th] {
 			ka, kb := w.ka[p], w.kb[p]
 			if k < ka || k > kb {
 				if k < ka {
 					active++
-					thr = float32(math.Inf(-1))
+					if ka == k+1 {
+						thr = float32(math.Inf(-1))
+					}
 				}
 				continue
 			}
@@ -232,7 +236,9 @@ func (w *worker) merge(f *frame, k, lo int32, b, tw, th int) int {
 			if k < ka || k > kb {
 				if k < ka {
 					active++
-					thr = float32(math.Inf(1))
+					if ka == k+1 {
+						thr = float32(math.Inf(1))
+					}
 				}
 				continue
 			}
@@ -283,6 +289,27 @@ func (w *worker) merge(f *frame, k, lo int32, b, tw, th int) int {
 		active = w.mergeIso(f, k, lo, b, tw, th)
 	}
 	return active
+}
+
+// after readies MIP's and MinIP's threshold for slice k+1 when slice k
+// was skipped: the running max (min) of the rays that sample it.
+func (w *worker) after(f *frame, k int32, n int) {
+	if f.o.Mode != MIP && f.o.Mode != MinIP {
+		return
+	}
+	thr := float32(math.Inf(1))
+	if f.o.Mode == MinIP {
+		thr = float32(math.Inf(-1))
+	}
+	for p, a := range w.acc[:n] {
+		if k+1 < w.ka[p] || k+1 > w.kb[p] {
+			continue
+		}
+		if f.o.Mode == MIP && a < thr || f.o.Mode == MinIP && a > thr {
+			thr = a
+		}
+	}
+	w.thr = thr
 }
 
 // skippable reports whether samples all within [lo, hi] would change
