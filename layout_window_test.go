@@ -126,11 +126,12 @@ tifffile.imwrite(sys.argv[1], np.stack([x, y, x + y], axis=1).astype(np.uint16),
 	v.frameAt(0, 2, true)
 	h := v.windowHeight()
 	shot := filepath.Join(dir, "shot.png")
-	// The titles' places in the bar (Fyne's default theme): File, View, Go, Help.
+	// The titles' places in the bar (Fyne's default theme): File, View, Go,
+	// Measure, Help.
 	for _, m := range []struct {
 		name string
 		x    int
-	}{{"File", 27}, {"View", 73}, {"Go", 118}, {"Help", 163}} {
+	}{{"File", 27}, {"View", 73}, {"Go", 118}, {"Measure", 175}, {"Help", 239}} {
 		testtool.Run(t, "import", "-window", v.win, shot)
 		closed := testtool.ReadPNG(t, shot)
 		testtool.Run(t, "xdotool", "mousemove", "--window", v.win, fmt.Sprint(m.x), "14", "click", "1")
@@ -143,10 +144,17 @@ tifffile.imwrite(sys.argv[1], np.stack([x, y, x + y], axis=1).astype(np.uint16),
 		})
 		// The menu's background runs down the column from its top; a
 		// separator or a check mark breaks it for a few rows only.
+		// It is followed just inside the menu's left edge, left of every
+		// item's text.
 		bg := img.At(m.x, 32)
+		col := m.x
+		for col > 0 && img.At(col-1, 32) == bg {
+			col--
+		}
+		col += 3
 		bottom, gap := 32, 0
 		for y := 33; y < img.Bounds().Dy() && gap < 6; y++ {
-			if img.At(m.x, y) == bg {
+			if img.At(col, y) == bg {
 				bottom, gap = y, 0
 			} else {
 				gap++

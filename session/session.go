@@ -169,9 +169,9 @@ type Session struct {
 	browse   browseState
 	thumbs   thumbnails
 	layers   layerState
-	noBar    bool       // the scale bar is hidden (View → Scale Bar)
+	noBar    bool       // the scale bar is hidden (View → Show / Hide → Scale Bar)
 	conv     Convention // how anatomical volumes are laid on the screen (View → Display Convention)
-	stamp    bool       // the time stamp is drawn (View → Time Stamp)
+	stamp    bool       // the time stamp is drawn (View → Show / Hide → Time Stamp)
 	proj     projState
 	ortho    orthoState
 	v3       view3dState
@@ -396,7 +396,7 @@ func (s *Session) resetViewLocked() {
 	s.chans.reset(m)
 	s.loadChannelLocked()
 	three := s.v3.on
-	s.v3 = view3dState{}
+	s.v3 = view3dState{cam: frontCamera(m, s.conv)}
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
 			s.restoreViewLocked(saved)

@@ -95,6 +95,17 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		turnItem("Right", 'd'), turnItem("Anticlockwise", 'q'), turnItem("Clockwise", 'e'),
 		v.toggleItem("Go → Turn → Trilinear Interpolation", func() bool { return v.s.View().Linear },
 			func(bool) { v.s.ToggleLinear() }))
+	// What is shown beside and over the picture, in a submenu: the View
+	// menu fills a window's height.
+	show := fyne.NewMenuItem("Show / Hide", nil)
+	show.ChildMenu = fyne.NewMenu("",
+		item("View → Show / Hide → Panels", v.togglePanels),
+		item("View → Show / Hide → File Strip", func() { v.strip.toggle() }),
+		item("View → Show / Hide → Histogram", v.toggleHistogram),
+		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
+		v.toggleItem("View → Show / Hide → Scale Bar", v.s.ScaleBar, v.s.SetScaleBar),
+		v.toggleItem("View → Show / Hide → Time Stamp", v.s.TimeStamp, v.s.SetTimeStamp),
+		item("View → Show / Hide → Layers", v.s.ToggleLayers))
 	view := fyne.NewMenu("View", planes[0], planes[1], planes[2], four)
 	view.Items = append(view.Items, v.view3dItems()...)
 	view.Items = append(view.Items,
@@ -108,15 +119,9 @@ func (v *Viewer) menu() *fyne.MainMenu {
 		chans,
 		fyne.NewMenuItemSeparator(),
 		item("View → Play / Pause", v.s.TogglePlay),
-		item("View → Show / Hide Panels", v.togglePanels),
-		item("View → Show / Hide File Strip", func() { v.strip.toggle() }),
-		item("View → Show / Hide Histogram", v.toggleHistogram),
-		fyne.NewMenuItem("Linear / Log Histogram", v.contrast.toggleLinear),
+		show,
 		fyne.NewMenuItemSeparator(),
 	)
-	view.Items = append(view.Items, v.toggleItem("View → Scale Bar", v.s.ScaleBar, v.s.SetScaleBar),
-		v.toggleItem("View → Time Stamp", v.s.TimeStamp, v.s.SetTimeStamp),
-		item("View → Show / Hide Layers", v.s.ToggleLayers))
 	view.Items = append(view.Items, v.anatomyItems()...)
 	keep := v.toggleItem("Go → Keep View Across Files", v.s.KeepView, v.s.SetKeepView)
 	// The keys reach the menu first: its items press them for the view.

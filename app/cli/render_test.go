@@ -237,12 +237,14 @@ func TestRenderIsoSphere(t *testing.T) {
 	testtool.RunPython(t, sphereVolume, dir)
 	path := filepath.Join(dir, "sph.tif")
 	const iso = 600.0
-	radius := math.Sqrt(800 * math.Log(2000/iso)) // physical: pixels of 0.5
+	radius := math.Sqrt(800 * math.Log(2000/iso)) // physical: pixels of 0.7
+	const px, side = 0.7, 100
+	mid := float64(side-1) / 2
 	for _, rot := range []string{"", "y:90", "x:35,y:-50"} {
 		for _, in := range []string{"nearest", "linear"} {
 			out := filepath.Join(dir, "iso.png")
 			args := []string{"render", path, "--out", out, "--mode", "iso", "--iso", fmt.Sprint(iso), "--interp", in,
-				"--size", "140,140", "--pixel", "0.5", "--step", "0.5", "--center", "23.5,47.5,39.5", "--level-range", "0,2000"}
+				"--size", "100,100", "--pixel", "0.7", "--step", "0.7", "--center", "23.5,47.5,39.5", "--level-range", "0,2000"}
 			if rot != "" {
 				args = append(args, "--rotate", rot)
 			}
@@ -250,14 +252,14 @@ func TestRenderIsoSphere(t *testing.T) {
 			img := testtool.ReadPNG(t, out)
 			label := fmt.Sprintf("iso %s %s", rot, in)
 			lit := 0
-			for y := 0; y < 140; y++ {
-				for x := 0; x < 140; x++ {
+			for y := 0; y < side; y++ {
+				for x := 0; x < side; x++ {
 					if gray(img, x, y) > 0 {
 						lit++
 					}
 				}
 			}
-			r := math.Sqrt(float64(lit)/math.Pi) * 0.5
+			r := math.Sqrt(float64(lit)/math.Pi) * px
 			if math.Abs(r-radius) > 1.5 {
 				t.Errorf("%s: silhouette radius %.2f, want %.2f", label, r, radius)
 			}
@@ -265,7 +267,7 @@ func TestRenderIsoSphere(t *testing.T) {
 			// away from the light: the mean of rings around the centre.
 			prev := 256.0
 			for _, f := range []float64{0, 0.3, 0.6, 0.85} {
-				v := ringMean(img, 70, 70, f*radius/0.5, 0.1*radius/0.5)
+				v := ringMean(img, mid, mid, f*radius/px, 0.1*radius/px)
 				if f == 0 && v < 235 {
 					t.Errorf("%s: the surface facing the eye is %.0f, want nearly white", label, v)
 				}
@@ -280,12 +282,12 @@ func TestRenderIsoSphere(t *testing.T) {
 
 // ringMean is the mean gray of the pixels of img at distance r ± dr
 // from (cx, cy).
-func ringMean(img image.Image, cx, cy int, r, dr float64) float64 {
+func ringMean(img image.Image, cx, cy float64, r, dr float64) float64 {
 	var sum, n float64
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
-			if d := math.Hypot(float64(x-cx), float64(y-cy)); math.Abs(d-r) <= dr {
+			if d := math.Hypot(float64(x)-cx, float64(y)-cy); math.Abs(d-r) <= dr {
 				sum += float64(gray(img, x, y))
 				n++
 			}
@@ -319,7 +321,7 @@ func TestRenderAlpha(t *testing.T) {
 		for _, rot := range []string{"", "x:20,y:30"} {
 			out := filepath.Join(dir, "alpha.png")
 			args := []string{"render", path, "--out", out, "--mode", "alpha", "--opacity", fmt.Sprint(op), "--level-range", "0,200",
-				"--size", "80,80", "--step", "0.5"}
+				"--size", "80,80", "--step", fmt.Sprint(ballStep)}
 			if rot != "" {
 				args = append(args, "--rotate", rot)
 			}
@@ -329,11 +331,11 @@ func TestRenderAlpha(t *testing.T) {
 			if c := gray(img, 0, 0); c != 0 {
 				t.Errorf("%s: corner %d, want black", label, c)
 			}
-			// Each sample in the ball has the opacity 1 − (1 − a)^0.5 (the
-			// opacity is per smallest spacing, 1, and the step 0.5).
+			// Each sample in the ball has the opacity 1 − (1 − a)^D (the
+			// opacity is per smallest spacing, 1, and the step D).
 			for _, px := range [][2]int{{40, 40}, {60, 40}, {40, 25}, {52, 57}} {
 				n := ballSamples(t, rot, px[1], px[0])
-				want := 255 * (1 - math.Pow(1-op, 0.5*float64(n)))
+				want := 255 * (1 - math.Pow(1-op, ballStep*float64(n)))
 				c := gray(img, px[0], px[1])
 				if math.Abs(float64(c)-want) > 1 {
 					t.Errorf("%s: pixel %v, %d samples in the ball, is %d, want %.1f", label, px, n, c, want)
@@ -349,9 +351,12 @@ func TestRenderAlpha(t *testing.T) {
 	}
 }
 
+// ballStep is the step of the renderings of ball.tif.
+const ballStep = 0.8
+
 // ballSamples counts the samples of ball.tif (nearest) that the ray of
 // output sample (i, j) of its 80×80 rendering turned by rot, one unit a
-// pixel, meets inside the ball, 0.5 apart.
+// pixel, meets inside the ball, ballStep apart.
 func ballSamples(t *testing.T, rot string, i, j int) int {
 	var ts []oblique.Turn
 	if rot != "" {
@@ -367,7 +372,7 @@ func ballSamples(t *testing.T, rot string, i, j int) int {
 		var idx [3]int
 		inside := true
 		for a := 0; a < 3; a++ {
-			P := float64(n[a]-1)/2*sp[a] + (float64(j)-39.5)*u[a] + (float64(i)-39.5)*v[a] + float64(k)*0.5*w[a]
+			P := float64(n[a]-1)/2*sp[a] + (float64(j)-39.5)*u[a] + (float64(i)-39.5)*v[a] + float64(k)*ballStep*w[a]
 			q := P/sp[a] + 0.5 + 1e-9
 			inside = inside && q >= 0 && q <= float64(n[a])
 			idx[a] = min(n[a]-1, int(math.Floor(q)))

@@ -407,11 +407,29 @@ const ambient = 0.2
 // before (prev) and after (next), spans no shorter than the level's
 // samples so that nearest samples give a slope.
 func (w *worker) shade(f *frame, p, at, qw, prev, cur, next int) {
-	c, B := w.buf[cur], f.isoB
-	h := float64(2*B) * f.p.Pixel
-	gu := float64(c[at+B]-c[at-B]) / h
-	gv := float64(c[at+B*qw]-c[at-B*qw]) / h
-	gw := float64(w.buf[next][at]-w.buf[prev][at]) / (float64(2*f.isoM) * f.step)
+	B := f.isoB
+	sl := [3][]float32{w.buf[prev], w.buf[cur], w.buf[next]}
+	// Sobel's weights across each difference (1, 2, 1 over the two
+	// other directions) steady the slope of a staircase surface.
+	wt := [3]float64{1, 2, 1}
+	du, dv := B, B*qw
+	var gu, gv, gw float64
+	for a := 0; a < 3; a++ {
+		for b := 0; b < 3; b++ {
+			k := wt[a] * wt[b]
+			// Along u: slice a, row offset b; along v: slice a, column
+			// offset b; along w: row offset a, column offset b.
+			s, ob := sl[a], (b-1)*dv
+			gu += k * float64(s[at+du+ob]-s[at-du+ob])
+			ob = (b - 1) * du
+			gv += k * float64(s[at+dv+ob]-s[at-dv+ob])
+			o := (a-1)*dv + (b-1)*du
+			gw += k * float64(sl[2][at+o]-sl[0][at+o])
+		}
+	}
+	h := float64(2*B) * f.p.Pixel * 16
+	gu, gv = gu/h, gv/h
+	gw /= float64(2*f.isoM) * f.step * 16
 	g := math.Sqrt(gu*gu + gv*gv + gw*gw)
 	l := 1.0
 	if g > 0 {
