@@ -1,6 +1,6 @@
 import json, os, subprocess, sys, time, statistics
-binp, f, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-env = dict(os.environ, DISPLAY=':50', XDG_CACHE_HOME='/tmp/meas/cache-' + os.path.basename(binp), LANG='en_US.UTF-8')
+binp, f, runs, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]  # extra: flags such as --overlay labels.tif
+env = dict(os.environ, DISPLAY=os.environ.get('DISPLAY', ':50'), XDG_CACHE_HOME='/tmp/meas/cache-' + os.path.basename(binp), LANG='en_US.UTF-8')
 def events(tr):
     out = []
     try:
@@ -19,10 +19,10 @@ def wait(tr, pred, to=60):
 for r in range(runs):
     tr = f'/tmp/meas/trace-{os.path.basename(binp)}-{r}.jsonl'
     if os.path.exists(tr): os.remove(tr)
-    p = subprocess.Popen([binp, '--trace', tr, f], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen([binp, '--trace', tr] + extra + [f], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ev = wait(tr, lambda ev: any(e['event'] == 'first_image' for e in ev))
     op = next(e for e in ev if e['event'] == 'open'); fi = next(e for e in ev if e['event'] == 'first_image')
-    time.sleep(8 if r else 40)  # the first run builds the levels into the disk cache
+    time.sleep(8 if r else float(os.environ.get('HELDKEY_WARM', 40)))  # the first run builds the levels into the disk cache
     win = subprocess.run(['xdotool', 'search', '--onlyvisible', '--name', 'vastview'], env=env, capture_output=True, text=True).stdout.split()[0]
     subprocess.run(['xdotool', 'windowactivate', '--sync', win], env=env)
     subprocess.run(['xdotool', 'mousemove', '--window', win, '300', '300'], env=env)
@@ -38,5 +38,5 @@ for r in range(runs):
     lat = sorted(e.get('latency_ms', 0) for e in fr)
     holes = sum(1 for e in fr if not e.get('complete', True))
     p99 = lat[min(len(lat)-1, int(0.99*len(lat)))] if lat else 0
-    print(f"{os.path.basename(binp)} run {r}: open->first_image {fi['ms']-op['ms']:.0f} ms; held: {len(fr)/3:.1f} frames/s median {statistics.median(lat) if lat else 0:.1f} ms p99 {p99:.1f} ms incomplete {holes}", flush=True)
+    print(f"{os.path.basename(binp)} run {r}: open->first_image {fi['ms']-op['ms']:.0f} ms; held: {len(fr)/3:.1f} frames/s median {statistics.median(lat) if lat else 0:.1f} ms p99 {p99:.1f} ms incomplete {holes} with layers {sum(1 for e in fr if e.get('layers'))}", flush=True)
     p.terminate(); p.wait(10)

@@ -138,14 +138,30 @@ func (r *Renderer) compositeChunk(subs []Renderer, k, cy, cx, xa, xb, ya, yb int
 	pix, stride := img.Pix, img.Stride
 	first := subs[0].level(k)
 	fused := len(subs) <= maxFused && subs[0].f.es <= 2
+	cols := first.cols.off[xa:xb]
+	run := fused && subs[0].f.es == 2 && contiguous(cols, 2)
+	bytes3 := fused && subs[0].f.es == 1 && len(subs) == 3
+	if run || bytes3 {
+		for i := range subs {
+			subs[i].prepareWide(1 << (8 * subs[0].f.es))
+		}
+	}
 	for y := ya; y < yb; y++ {
 		dst := pix[y*stride+4*xa : y*stride+4*xb]
 		if y > ya && first.rows.sample[y] == first.rows.sample[y-1] {
 			copy(dst, pix[(y-1)*stride+4*xa:])
 			continue
 		}
+		if run {
+			r.fuseRun(subs, dst, k, y, cols[0], len(cols))
+			continue
+		}
+		if bytes3 {
+			r.fuse3Bytes(subs, dst, k, y, cols)
+			continue
+		}
 		if fused {
-			r.fuseRow(subs, dst, k, y, first.cols.off[xa:xb])
+			r.fuseRow(subs, dst, k, y, cols)
 			continue
 		}
 		for i := range subs {
@@ -160,9 +176,122 @@ func (r *Renderer) compositeChunk(subs []Renderer, k, cy, cx, xa, xb, ya, yb int
 	}
 }
 
+// contiguous reports whether the byte offsets cols are consecutive
+// samples of es bytes each.
+func contiguous(cols []int, es int) bool {
+	for i, o := range cols {
+		if o != cols[0]+es*i {
+			return false
+		}
+	}
+	return len(cols) > 0
+}
+
 // maxFused is how many channels fuseRow adds in one pass: four colours
 // of at most 255 fit the ten bits each primary has in a wide pixel.
 const maxFused = 4
+
+// prepareWide readies r.wlut, the table mapping the first n raw samples
+// (256 or 65536: 8- or 16-bit) straight to their wide pixels (r.wide of
+// r.lut), rebuilt only when the window or colormap changes.
+func (r *Renderer) prepareWide(n int) {
+	if r.wideOK && r.wideKey == r.lutKey {
+		return
+	}
+	if r.wlut == nil {
+		r.wlut = new([65536]uint32)
+	}
+	for v, e := range r.lut[:n] {
+		r.wlut[v] = r.wide[e]
+	}
+	r.wideKey, r.wideOK = r.lutKey, true
+}
+
+// fuseRun draws screen row y of a composite of 16-bit channels whose
+// samples under the row are n consecutive ones from byte offset o: one
+// look-up a channel a pixel, from sample straight to wide pixel.
+func (r *Renderer) fuseRun(subs []Renderer, dst []byte, k, y, o, n int) {
+	var rows [maxFused][]byte
+	for i := range subs {
+		ls := subs[i].level(k)
+		rows[i] = r.data[i][ls.base+ls.rows.off[y]+o:][:2*n]
+	}
+	le := binary.LittleEndian
+	dst = dst[:4*n]
+	switch len(subs) {
+	case 1:
+		t0, r0 := subs[0].wlut, rows[0]
+		for len(r0) >= 2 && len(dst) >= 4 {
+			le.PutUint32(dst, narrow(t0[le.Uint16(r0)]))
+			r0, dst = r0[2:], dst[4:]
+		}
+	case 2:
+		t0, t1, r0, r1 := subs[0].wlut, subs[1].wlut, rows[0], rows[1]
+		for len(r0) >= 2 && len(r1) >= 2 && len(dst) >= 4 {
+			le.PutUint32(dst, narrow(t0[le.Uint16(r0)]+t1[le.Uint16(r1)]))
+			r0, r1, dst = r0[2:], r1[2:], dst[4:]
+		}
+	case 3:
+		t0, t1, t2 := subs[0].wlut, subs[1].wlut, subs[2].wlut
+		r0, r1, r2 := rows[0], rows[1], rows[2]
+		for len(r0) >= 8 && len(r1) >= 8 && len(r2) >= 8 && len(dst) >= 16 {
+			a, b, c := le.Uint64(r0), le.Uint64(r1), le.Uint64(r2)
+			p0 := narrow(t0[uint16(a)] + t1[uint16(b)] + t2[uint16(c)])
+			p1 := narrow(t0[uint16(a>>16)] + t1[uint16(b>>16)] + t2[uint16(c>>16)])
+			p2 := narrow(t0[uint16(a>>32)] + t1[uint16(b>>32)] + t2[uint16(c>>32)])
+			p3 := narrow(t0[a>>48] + t1[b>>48] + t2[c>>48])
+			le.PutUint64(dst, uint64(p0)|uint64(p1)<<32)
+			le.PutUint64(dst[8:], uint64(p2)|uint64(p3)<<32)
+			r0, r1, r2, dst = r0[8:], r1[8:], r2[8:], dst[16:]
+		}
+		for len(r0) >= 4 && len(r1) >= 4 && len(r2) >= 4 && len(dst) >= 8 {
+			a, b, c := le.Uint32(r0), le.Uint32(r1), le.Uint32(r2)
+			p := narrow(t0[uint16(a)] + t1[uint16(b)] + t2[uint16(c)])
+			q := narrow(t0[a>>16] + t1[b>>16] + t2[c>>16])
+			le.PutUint64(dst, uint64(p)|uint64(q)<<32)
+			r0, r1, r2, dst = r0[4:], r1[4:], r2[4:], dst[8:]
+		}
+		for len(r0) >= 2 && len(r1) >= 2 && len(r2) >= 2 && len(dst) >= 4 {
+			le.PutUint32(dst, narrow(t0[le.Uint16(r0)]+t1[le.Uint16(r1)]+t2[le.Uint16(r2)]))
+			r0, r1, r2, dst = r0[2:], r1[2:], r2[2:], dst[4:]
+		}
+	default:
+		t0, t1, t2, t3 := subs[0].wlut, subs[1].wlut, subs[2].wlut, subs[3].wlut
+		r0, r1, r2, r3 := rows[0], rows[1], rows[2], rows[3]
+		for len(r0) >= 2 && len(r1) >= 2 && len(r2) >= 2 && len(r3) >= 2 && len(dst) >= 4 {
+			le.PutUint32(dst, narrow(t0[le.Uint16(r0)]+t1[le.Uint16(r1)]+t2[le.Uint16(r2)]+t3[le.Uint16(r3)]))
+			r0, r1, r2, r3, dst = r0[2:], r1[2:], r2[2:], r3[2:], dst[4:]
+		}
+	}
+}
+
+// fuse3Bytes draws screen row y of a composite of three channels of
+// 8-bit samples (colour pixels, say) at the byte offsets cols: one
+// look-up a channel a pixel, from sample straight to wide pixel.
+func (r *Renderer) fuse3Bytes(subs []Renderer, dst []byte, k, y int, cols []int) {
+	var rows [3][]byte
+	for i := range rows {
+		ls := subs[i].level(k)
+		rows[i] = r.data[i][ls.base+ls.rows.off[y]:]
+	}
+	t0, t1, t2 := (*[256]uint32)(subs[0].wlut[:256]), (*[256]uint32)(subs[1].wlut[:256]), (*[256]uint32)(subs[2].wlut[:256])
+	r0, r1, r2 := rows[0], rows[1], rows[2]
+	le := binary.LittleEndian
+	dst = dst[:4*len(cols)]
+	for len(cols) >= 4 && len(dst) >= 16 {
+		a, b, c, d := cols[0], cols[1], cols[2], cols[3]
+		p0 := narrow(t0[r0[a]] + t1[r1[a]] + t2[r2[a]])
+		p1 := narrow(t0[r0[b]] + t1[r1[b]] + t2[r2[b]])
+		p2 := narrow(t0[r0[c]] + t1[r1[c]] + t2[r2[c]])
+		p3 := narrow(t0[r0[d]] + t1[r1[d]] + t2[r2[d]])
+		le.PutUint64(dst, uint64(p0)|uint64(p1)<<32)
+		le.PutUint64(dst[8:], uint64(p2)|uint64(p3)<<32)
+		cols, dst = cols[4:], dst[16:]
+	}
+	for i, o := range cols {
+		le.PutUint32(dst[4*i:], narrow(t0[r0[o]]+t1[r1[o]]+t2[r2[o]]))
+	}
+}
 
 // fuseRow draws screen row y of a composite of at most maxFused channels
 // of 8- or 16-bit samples, each chunk in r.data: every pixel's channels
@@ -211,8 +340,9 @@ func widePalette(pal *[256]uint32, cm *Colormap) {
 // narrow clamps each primary of a wide pixel at 255 and packs it as an
 // opaque RGBA pixel.
 func narrow(w uint32) uint32 {
-	r, g, b := min(w&0x3ff, 255), min(w>>10&0x3ff, 255), min(w>>20&0x3ff, 255)
-	return r | g<<8 | b<<16 | 0xff<<24
+	const low = 1 | 1<<10 | 1<<20
+	w |= ((w>>8 | w>>9) & low) * 0xff // a primary beyond 255 becomes 255
+	return w&0xff | w>>2&0xff00 | w>>4&0xff0000 | 0xff<<24
 }
 
 // addRow adds the pixels of src to those of dst, each byte clamped at

@@ -34,7 +34,7 @@ func additive(vals []float64, chans []Channel) [4]uint8 {
 func TestCompositeAddsChannels(t *testing.T) {
 	colours := []string{"#00ff00", "#ff00ff", "#00ffff", "#ffff00", "#ff8000"}
 	for _, dt := range []loader.DType{loader.Uint8, loader.Uint16, loader.Float32} {
-		for _, n := range []int{2, 3, 5} {
+		for _, n := range []int{1, 2, 3, 4, 5} {
 			shape := []int{n, 300, 520}
 			val := func(p []int) float64 { return float64((p[0]*71 + p[1]*13 + p[2]*7) % 251) }
 			m := loader.NewMeta("mem", "CYX", shape, dt, []int{1, 128, 256}, nil, nil)

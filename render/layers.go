@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"image"
 	"math"
+	"sync/atomic"
 
 	"vastview/loader"
 )
@@ -214,6 +215,10 @@ func OverlayLabels(dst, ids *image.RGBA, st LabelStyle) {
 	}
 	le := binary.LittleEndian
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	if !st.Outline && st.Selected == 0 {
+		fillLabels(dst, ids, w, h, &cycle, own, &under)
+		return
+	}
 	var last uint32 // the label of the pixel before, whose colour is c
 	c := cycle[0]
 	for y := range h {
@@ -247,4 +252,66 @@ func OverlayLabels(dst, ids *image.RGBA, st LabelStyle) {
 			p[0], p[1], p[2] = c[0]+under[p[0]], c[1]+under[p[1]], c[2]+under[p[2]]
 		}
 	}
+}
+
+// fillLabels blends every labelled pixel of dst (a non-zero id in ids)
+// with its label's colour, already scaled by the opacity (cycle, or own
+// for the ids it covers), the pixel kept at under: run by run of equal
+// ids, the label's colour looked up once a run, and red and green of a
+// pixel scaled together by one look-up in a table of pairs.
+func fillLabels(dst, ids *image.RGBA, w, h int, cycle *[256][3]uint8, own [][3]uint8, under *[256]uint8) {
+	pair := underPairs(under)
+	le := binary.LittleEndian
+	for y := range h {
+		row := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
+		cur := ids.Pix[y*ids.Stride : y*ids.Stride+4*w]
+		for x := 0; x < w; {
+			v := le.Uint32(cur[4*x:])
+			e := x + 1
+			for e < w && le.Uint32(cur[4*e:]) == v {
+				e++
+			}
+			if v != 0 {
+				var c [3]uint8
+				if int64(v) < int64(len(own)) {
+					c = own[v]
+				} else {
+					c = cycle[1+(v-1)%255]
+				}
+				cw := uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16
+				seg := row[4*x : 4*e]
+				for len(seg) >= 4 {
+					p := le.Uint32(seg)
+					q := uint32(pair[uint16(p)]) | uint32(under[uint8(p>>16)])<<16
+					le.PutUint32(seg, cw+q|p&0xff000000)
+					seg = seg[4:]
+				}
+			}
+			x = e
+		}
+	}
+}
+
+// pairTable is the table of pairs of underPairs, for one table under.
+type pairTable struct {
+	under [256]uint8
+	pair  [65536]uint16
+}
+
+// lastPairs is the table of pairs last made: a layer drawn frame after
+// frame at one opacity makes it once.
+var lastPairs atomic.Pointer[pairTable]
+
+// underPairs returns the table that maps two bytes b0 | b1<<8 to
+// under[b0] | under[b1]<<8, made again only when under changes.
+func underPairs(under *[256]uint8) *[65536]uint16 {
+	if t := lastPairs.Load(); t != nil && t.under == *under {
+		return &t.pair
+	}
+	t := &pairTable{under: *under}
+	for i := range t.pair {
+		t.pair[i] = uint16(under[i&0xff]) | uint16(under[i>>8])<<8
+	}
+	lastPairs.Store(t)
+	return &t.pair
 }

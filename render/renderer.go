@@ -75,14 +75,17 @@ type Renderer struct {
 	none     []byte // a row of transparent pixels (0 as ids)
 
 	// The colour tables of the current frame.
-	lut    *[65536]uint8 // raw 8/16-bit value -> colormap entry
-	lutKey lutKey
-	lutOK  bool
-	pal    [256]uint32 // colormap entry -> pixel
-	wide   [256]uint32 // colormap entry -> wide pixel (see widePalette)
-	cm     *Colormap
-	lo     float64
-	span   float64
+	lut     *[65536]uint8 // raw 8/16-bit value -> colormap entry
+	lutKey  lutKey
+	lutOK   bool
+	pal     [256]uint32    // colormap entry -> pixel
+	wide    [256]uint32    // colormap entry -> wide pixel (see widePalette)
+	wlut    *[65536]uint32 // raw 16-bit value -> wide pixel (see prepareWide)
+	wideKey lutKey
+	wideOK  bool
+	cm      *Colormap
+	lo      float64
+	span    float64
 
 	// Chunks seen in this and the previous frame, so that a view drawn
 	// again needs no look-ups in the pyramid (each of which allocates).

@@ -31,6 +31,27 @@ type Camera struct {
 	Centered bool
 }
 
+// frontCamera is the camera a file's 3-D view starts with: along Z at
+// the whole volume, its XY plane the way the 2-D view shows it — mirrored
+// as the display convention mirrors that plane, so that an anatomical
+// volume is seen as its axial plane is (turned half a turn, never
+// mirrored: a camera's axes keep their handedness).
+func frontCamera(m *loader.Meta, c Convention) Camera {
+	f := Flips(m, c)[render.XY]
+	sx, sy := 1.0, 1.0
+	if f.Col {
+		sx = -1
+	}
+	if f.Row {
+		sy = -1
+	}
+	if sx == 1 && sy == 1 {
+		return Camera{}
+	}
+	// Rows and columns Z, Y, X: right = sx·X, down = sy·Y, depth their cross product.
+	return Camera{Turn: render.TurnOf([3][3]float64{{sx * sy, 0, 0}, {0, sy, 0}, {0, 0, sx}})}
+}
+
 // Turns is the camera's rotation as `--rotate` takes it: turns about x,
 // then y, then z (Euler angles), which oblique.Basis turns back into the
 // screen's axes. The camera's plane is built from them, so that the

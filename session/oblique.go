@@ -152,6 +152,11 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 		// A projection along the normal: its window from its own values,
 		// once it is complete.
 		sl = r.slab.of(m, pl)
+		if r.sampled == nil {
+			// Drawn from a coarser level, the planes of the slab are
+			// taken as far apart as its samples are along the normal.
+			sl.Stride = oblique.LevelStride(m, pl, k)
+		}
 		buf, dt, in := p.projectBuf(&p.ob, r, pl, sl, k, v.Linear, levels.Visible)
 		info = in
 		if auto && info.Complete {

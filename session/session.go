@@ -396,7 +396,7 @@ func (s *Session) resetViewLocked() {
 	s.chans.reset(m)
 	s.loadChannelLocked()
 	three := s.v3.on
-	s.v3 = view3dState{}
+	s.v3 = view3dState{cam: frontCamera(m, s.conv)}
 	if s.data.Persist() {
 		if saved, ok := s.prefs.View(s.data.Name); ok {
 			s.restoreViewLocked(saved)

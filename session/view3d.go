@@ -113,9 +113,10 @@ func (s *Session) SetCamera(c Camera) {
 	s.update3D(func(*loader.Meta, int, int) { s.v3.cam = c })
 }
 
-// ResetCamera looks at the whole volume along +Z again, as XY is seen.
+// ResetCamera looks at the whole volume along Z again, as XY is seen
+// (see frontCamera).
 func (s *Session) ResetCamera() {
-	s.update3D(func(*loader.Meta, int, int) { s.v3.cam = Camera{} })
+	s.update3D(func(m *loader.Meta, _, _ int) { s.v3.cam = frontCamera(m, s.conv) })
 }
 
 // Mode3D returns the 3-D view's mode.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"vastview/loader"
 	"vastview/prefs"
 	raycast "vastview/render/volume"
 )
@@ -320,4 +321,55 @@ func TestView3DClips(t *testing.T) {
 		t.Fatal("the plane at z 7 clips nothing of the test volume")
 	}
 	same(clipped, "plane z 7")
+}
+
+// TestView3DStartsAsTheAxialPlaneIsShown: a volume stored RAS (X toward
+// the patient's right, Y anterior) is shown radiologically, its right
+// at the screen's left and anterior up; the 3-D view starts looking at
+// it the same way (and so after 0), so a marker at the left anterior
+// corner is top right in both.
+func TestView3DStartsAsTheAxialPlaneIsShown(t *testing.T) {
+	src := volume([3]int{8, 40, 60}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 {
+		if x < 10 && y >= 30 {
+			return 3000
+		}
+		return 100
+	})
+	src.meta.Anatomy = &loader.Anatomy{Affine: [3][4]float64{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, Space: loader.SpaceRAS}
+	h := newHarness(t, Options{})
+	h.open(src, "/data/head.nii")
+	h.s.SetWindow(0, 3000)
+	// The quarter of the picture the bright marker is in.
+	quarter := func(f *Frame) (right, top bool) {
+		var sx, sy, n int
+		b := f.Img.Rect
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if f.Img.Pix[f.Img.PixOffset(x, y)] > 200 {
+					sx, sy, n = sx+x, sy+y, n+1
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatal("no marker in the picture")
+		}
+		return sx/n > b.Dx()/2, sy/n < b.Dy()/2
+	}
+	plane := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Lo == 0 && f.View.Hi == 3000 })
+	if r, top := quarter(plane); !r || !top {
+		t.Fatalf("the axial plane shows the marker right %v, top %v", r, top)
+	}
+	for _, step := range []string{"open", "reset"} {
+		if step == "reset" {
+			h.s.Drag(200, 150, 80, 30)
+			h.s.DragEnd()
+			h.s.ResetCamera()
+		} else {
+			h.s.SetLayout(View3D)
+		}
+		f := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.Vol != nil && f.Vol.Scale == 1 })
+		if r, top := quarter(f); !r || !top {
+			t.Errorf("after %s the 3-D view shows the marker right %v, top %v; the axial plane: right, top", step, r, top)
+		}
+	}
 }

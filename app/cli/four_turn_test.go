@@ -69,10 +69,16 @@ func fourFrames(t *testing.T, path string, w, h int) (*session.Session, func(pan
 			select {
 			case <-ready:
 				f := s.TakeFrame()
-				if f == nil || !f.Info.Complete || f.Panel != panel || f.View.Lo == f.View.Hi {
+				// The view as it is now, not one on the way to it.
+				if f == nil || !f.Info.Complete || f.Panel != panel || f.View.Lo == f.View.Hi || f.View.Turn != s.View().Turn {
 					continue
 				}
 				if _, ok := f.Plane(); ok {
+					// The picture, kept: the session draws into it again
+					// two frames later.
+					img := *f.Img
+					img.Pix = append([]uint8(nil), f.Img.Pix...)
+					f.Img = &img
 					return f
 				}
 			case <-deadline:
@@ -290,4 +296,65 @@ func samePlane(a, b oblique.Plane) bool {
 		}
 	}
 	return a.Pixel == b.Pixel && a.W == b.W && a.H == b.H && a.T == b.T && a.C == b.C
+}
+
+// TestMovieOfTurnedFourPanels: a movie along Z of the four panels of a
+// turned view moves their shared position plane by plane: in each frame
+// the XY panel shows its plane slid along its normal to the position,
+// as plane --rotate draws it.
+func TestMovieOfTurnedFourPanels(t *testing.T) {
+	testtool.RequirePython(t, "numpy", "tifffile", "zarr")
+	dir := t.TempDir()
+	testtool.RunPython(t, obliqueVolumes, dir)
+	path := filepath.Join(dir, "vol.tif")
+	const w, h = 160, 120
+	s, next := fourFrames(t, path, w, h)
+	s.Hover(w/2, h/2, true)
+	for _, r := range "wdq" {
+		s.Rune(r)
+	}
+	s.SetWindow(1000, 4000) // the movie's window, not one auto-contrast chooses again
+	f := next("xy")
+	pl, _ := f.Plane()
+	z0 := f.View.Z
+	out := filepath.Join(dir, "movie")
+	done := make(chan *session.Export, 1)
+	if _, err := s.ExportMovie(out, session.MovieOptions{Axis: 'Z', From: z0 - 1, To: z0 + 1}, func(e *session.Export) { done <- e }); err != nil {
+		t.Fatal(err)
+	}
+	if e := <-done; e.Err() != nil {
+		t.Fatal(e.Err())
+	}
+	names, _ := filepath.Glob(filepath.Join(out, "*.png"))
+	if len(names) != 3 {
+		t.Fatalf("frames %v", names)
+	}
+	sp := []float64{2.5, 1, 0.75}
+	normal := pl.U.Cross(pl.V)
+	for k, name := range names {
+		c := pl.Center.Add(normal.Scale(float64(k-1) * sp[0] * normal[0]))
+		args := []string{"plane", path, "--rotate", rotateOfTurn(f.View.Turn), "--interp", "nearest",
+			"--center", fmt.Sprintf("%.17g,%.17g,%.17g", c[0]/sp[0], c[1]/sp[1], c[2]/sp[2]),
+			"--pixel", fmt.Sprintf("%.17g", pl.Pixel), "--size", fmt.Sprintf("%d,%d", h, w),
+			"--level", fmt.Sprint(f.Info.Level), "--level-range", fmt.Sprintf("%v,%v", f.View.Lo, f.View.Hi)}
+		png := filepath.Join(dir, "m.png")
+		mustRun(t, append(args, "--out", png)...)
+		want, got := testtool.ReadPNG(t, png), testtool.ReadPNG(t, name)
+		bad := 0
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				gr, gg, gb, _ := got.At(x, y).RGBA()
+				if [3]uint32{gr >> 8, gg >> 8, gb >> 8} == [3]uint32{255, 210, 0} || x < 40 && y >= h-30 {
+					continue // the crosshair, the panel's name
+				}
+				r, g, b, _ := want.At(x, y).RGBA()
+				if [3]uint32{gr >> 8, gg >> 8, gb >> 8} != [3]uint32{r >> 8, g >> 8, b >> 8} {
+					bad++
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("frame %s: %d of %d pixels of the XY panel differ from plane %v", name, bad, w*h, args)
+		}
+	}
 }

@@ -201,8 +201,8 @@ func TestTurnedViewProjects(t *testing.T) {
 			}
 		}
 		pl, ok := f.Plane()
-		if !ok {
-			t.Fatal("the projection's frame has no plane")
+		if !ok || f.Info.Level != 0 {
+			t.Fatalf("the projection's frame has no plane, or is of level %d, not 0", f.Info.Level)
 		}
 		if st := s.Status().Text; !strings.Contains(st, op+" along w") || !strings.Contains(st, "turned") {
 			t.Fatalf("status %q does not say the turned plane is projected along w", st)

@@ -11,10 +11,26 @@ import (
 
 // Slab is a stack of planes parallel to a plane p, along its normal
 // w = U × V: plane k lies at p.Center + k·Step·w, for k from A to B
-// (inclusive).
+// (inclusive); with Stride more than 1, only every Stride-th of them
+// from A on (a coarse level's picture of the slab).
 type Slab struct {
-	A, B int
-	Step float64
+	A, B   int
+	Step   float64
+	Stride int
+}
+
+// LevelStride is the Stride that suits sampling slab planes parallel to
+// p from level k of data m: the length one level-k sample spans along
+// p's normal over the length a level-0 sample does, rounded down (1 at
+// least).
+func LevelStride(m *loader.Meta, p Plane, k int) int {
+	w := p.U.Cross(p.V)
+	g0, gk := geometry(m, 0), geometry(m, k)
+	f0, fk := g0.footprint(w), gk.footprint(w)
+	if !(f0 > 0) || !(fk > f0) {
+		return 1
+	}
+	return max(1, int(fk/f0+1e-9))
 }
 
 // SlabAll is the slab of planes parallel to p, step apart, that reaches
@@ -128,7 +144,7 @@ func (pj *Projector) project(nat []byte, flt []float32, p Plane, sl Slab, src So
 	w := p.U.Cross(p.V)
 	out := Info{Level: level, Complete: true}
 	pj.S.Mask = pj.mask
-	for k := sl.A; k <= sl.B; k++ {
+	for k := sl.A; k <= sl.B; k += max(1, sl.Stride) {
 		q := p
 		q.Center = p.Center.Add(w.Scale(float64(k) * sl.Step))
 		var info Info
@@ -152,38 +168,11 @@ func (pj *Projector) project(nat []byte, flt []float32, p Plane, sl Slab, src So
 				pj.reqs = append(pj.reqs, append([]int(nil), idx...))
 			}
 		}
-		for i := from * p.W; i < to*p.W; i++ {
-			switch pj.mask[i] {
-			case Unfilled:
-				if pj.state[i] == Outside {
-					pj.state[i] = Unfilled
-				}
-				continue
-			case Outside:
-				continue
-			}
-			pj.state[i] = Sampled
-			var v float64
-			if in == Nearest {
-				v = dt.At(pj.nat, i)
-			} else {
-				v = float64(pj.flt[i])
-			}
-			c := pj.cnt[i]
-			pj.cnt[i]++
-			switch {
-			case op == loader.ProjectMean:
-				if c == 0 {
-					pj.acc[i] = 0
-				}
-				pj.acc[i] += v
-			case c == 0 || op == loader.ProjectMax && v > pj.acc[i] || op == loader.ProjectMin && v < pj.acc[i]:
-				pj.acc[i] = v
-				if native {
-					copy(nat[i*es:i*es+es], pj.nat[i*es:i*es+es])
-				}
-			}
+		vals := pj.nat
+		if in != Nearest {
+			vals = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(pj.flt))), 4*len(pj.flt))
 		}
+		pj.reduce(dt, in, nat, vals, op, native, from*p.W, to*p.W)
 	}
 	out.Missing = len(pj.reqs)
 	for i := from * p.W; i < to*p.W; i++ {
@@ -217,6 +206,79 @@ func (pj *Projector) project(nat []byte, flt []float32, p Plane, sl Slab, src So
 		copy(pj.Mask[from*p.W:to*p.W], pj.state[from*p.W:to*p.W])
 	}
 	return out
+}
+
+// reduce folds the samples src of one plane (of type dt for nearest,
+// float32 otherwise) into the projection of samples lo up to hi: into
+// nat, of type dt, for native max and min, else into the float64
+// accumulators.
+func (pj *Projector) reduce(dt loader.DType, in Interp, nat, src []byte, op loader.Projection, native bool, lo, hi int) {
+	if in != Nearest {
+		reduceAs[float32](pj, nat, src, op, native, lo, hi)
+		return
+	}
+	switch dt {
+	case loader.Uint8:
+		reduceAs[uint8](pj, nat, src, op, native, lo, hi)
+	case loader.Int8:
+		reduceAs[int8](pj, nat, src, op, native, lo, hi)
+	case loader.Uint16:
+		reduceAs[uint16](pj, nat, src, op, native, lo, hi)
+	case loader.Int16:
+		reduceAs[int16](pj, nat, src, op, native, lo, hi)
+	case loader.Uint32:
+		reduceAs[uint32](pj, nat, src, op, native, lo, hi)
+	case loader.Int32:
+		reduceAs[int32](pj, nat, src, op, native, lo, hi)
+	case loader.Uint64:
+		reduceAs[uint64](pj, nat, src, op, native, lo, hi)
+	case loader.Int64:
+		reduceAs[int64](pj, nat, src, op, native, lo, hi)
+	case loader.Float32:
+		reduceAs[float32](pj, nat, src, op, native, lo, hi)
+	case loader.Float64:
+		reduceAs[float64](pj, nat, src, op, native, lo, hi)
+	}
+}
+
+func reduceAs[T number](pj *Projector, nat, src []byte, op loader.Projection, native bool, lo, hi int) {
+	size := int(unsafe.Sizeof(T(0)))
+	vals := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(src))), len(src)/size)
+	var dst []T
+	if native {
+		dst = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(nat))), len(nat)/size)
+	}
+	mask, state, cnt, acc := pj.mask, pj.state, pj.cnt, pj.acc
+	for i := lo; i < hi; i++ {
+		switch mask[i] {
+		case Outside:
+			continue
+		case Unfilled:
+			if state[i] == Outside {
+				state[i] = Unfilled
+			}
+			continue
+		}
+		state[i] = Sampled
+		v := vals[i]
+		c := cnt[i]
+		cnt[i]++
+		switch {
+		case op == loader.ProjectMean:
+			if c == 0 {
+				acc[i] = 0
+			}
+			acc[i] += float64(v)
+		case native:
+			if c == 0 || op == loader.ProjectMax && v > dst[i] || op == loader.ProjectMin && v < dst[i] {
+				dst[i] = v
+			}
+		default:
+			if f := float64(v); c == 0 || op == loader.ProjectMax && f > acc[i] || op == loader.ProjectMin && f < acc[i] {
+				acc[i] = f
+			}
+		}
+	}
 }
 
 func growBytes(b []byte, n int) []byte {
