@@ -168,6 +168,13 @@ func (mp *measurePanel) sync() {
 				mp.width.SetText(strconv.Itoa(r.Width))
 			}
 			mp.depth.SetText(strconv.Itoa(max(1, r.Depth)))
+			// A region of a turned plane is measured on its plane only.
+			if r.Obl != nil {
+				mp.depth.SetText("1")
+				mp.depth.Disable()
+			} else {
+				mp.depth.Enable()
+			}
 		}
 	}
 	scale := mp.v.win.Canvas().Scale()

@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"vastview/render"
+	"vastview/render/oblique"
 	"vastview/session"
 )
 
@@ -68,5 +70,29 @@ func TestMeasuringToolsInTheWindow(t *testing.T) {
 	typeKey(v, fyne.KeyEscape)
 	if v.s.CurrentTool() != session.Navigate {
 		t.Error("Escape kept the tool")
+	}
+}
+
+// TestPlanesFieldOffOnATurnedRegion: the "planes" field is off while a
+// region of a turned plane is selected (it is measured on its plane only)
+// and on again for an aligned one.
+func TestPlanesFieldOffOnATurnedRegion(t *testing.T) {
+	v := newTestViewer(t, nil)
+	waitFor(t, "a frame", func() (bool, bool) { return v.shown != nil, v.shown != nil })
+	onUI(v.measure.showPanel)
+	u, w, _ := oblique.Basis([]oblique.Turn{{Axis: 'x', Deg: 10}})
+	pl := oblique.Plane{U: u, V: w, Pixel: 1, W: 100, H: 100}
+	v.s.AddROI(session.ROI{Kind: session.KindRect, Obl: &pl, Pts: []render.Point{{Col: 9.5, Row: 9.5}, {Col: 29.5, Row: 29.5}}})
+	v.s.AddROI(session.ROI{Kind: session.KindRect, Plane: render.XY, Pts: []render.Point{{Col: 9.5, Row: 9.5}, {Col: 29.5, Row: 29.5}}})
+	for i, off := range []bool{true, false} {
+		v.s.Select(i)
+		waitFor(t, "the planes field's state", func() (bool, bool) {
+			var d bool
+			onUI(func() {
+				v.measure.sync()
+				d = v.measure.depth.Disabled()
+			})
+			return d, d == off
+		})
 	}
 }
