@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -95,8 +96,9 @@ func turnedStep(m *loader.Meta, pl *oblique.Plane, k int) int {
 }
 
 // planTurned lays region q (on a turned plane) over the chunks of level k
-// of m: the chunks holding its samples, each listed once, in order.
-func planTurned(m *loader.Meta, q *Query, k int) (*geom, error) {
+// of m: the chunks holding its samples, each listed once, in order. It
+// stops with ctx's error when ctx ends.
+func planTurned(ctx context.Context, m *loader.Meta, q *Query, k int) (*geom, error) {
 	pl := q.Plane.Oblique
 	if q.Prism() {
 		return nil, fmt.Errorf("a region of a turned plane is measured on its plane only, not over a range of planes")
@@ -134,7 +136,10 @@ func planTurned(m *loader.Meta, q *Query, k int) (*geom, error) {
 	t.r0, t.r1 = r0, r1
 	t.spans = make([][]Span, max(0, r1-r0))
 	f := t.step
-	for i := first(r0, f); i < r1; i += f {
+	for i, n := first(r0, f), 0; i < r1; i, n = i+f, n+1 {
+		if n%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		sp := q.Region.Spans(nil, i, pl.W)
 		t.spans[i-r0] = sp
 		var last [3]int

@@ -109,7 +109,7 @@ func Compute(ctx context.Context, src loader.Source, q Query, opt Options) ([]St
 	if opt.Hist != nil && (opt.Hist.Bins <= 0 || !(opt.Hist.Hi >= opt.Hist.Lo) || math.IsInf(opt.Hist.Hi-opt.Hist.Lo, 0)) {
 		return nil, fmt.Errorf("a histogram needs bins > 0 and a finite range lo <= hi")
 	}
-	g, err := plan(m, &q, opt.Level)
+	g, err := plan(ctx, m, &q, opt.Level)
 	if err != nil {
 		return nil, err
 	}
@@ -160,10 +160,10 @@ type geom struct {
 	turned         *turned // a region of a turned plane
 }
 
-// plan lays q over the chunks of level k of m.
-func plan(m *loader.Meta, q *Query, k int) (*geom, error) {
+// plan lays q over the chunks of level k of m (stopping when ctx ends).
+func plan(ctx context.Context, m *loader.Meta, q *Query, k int) (*geom, error) {
 	if q.Plane.Oblique != nil {
-		return planTurned(m, q, k)
+		return planTurned(ctx, m, q, k)
 	}
 	ra, ca, na, h0, w0, err := q.Plane.axes(m)
 	if err != nil {
