@@ -78,8 +78,7 @@ func (v *Viewer) importPointsDialog() { v.openWith("Import Points CSV", ".csv", 
 // dialogForm is a dialog of one entry; OK (or Enter) hands its text to
 // done.
 func dialogForm(title string, e *escEntry, v *Viewer, done func(string)) *dialog.FormDialog {
-	var d *dialog.FormDialog
-	d = dialog.NewForm(title, "OK", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
+	d := dialog.NewForm(title, "OK", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
 		if ok {
 			done(e.Text)
 		}
