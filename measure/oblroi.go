@@ -50,11 +50,8 @@ func (t *turned) chunkOf(n [3]int) [3]int {
 	return [3]int{n[0] / t.chunk[0], n[1] / t.chunk[1], n[2] / t.chunk[2]}
 }
 
-// taken reports whether row or column i of the plane is measured at step
-// f: the middle one of each f.
-func taken(i, f int) bool { return f == 1 || i%f == (f-1)/2 }
-
-// first is the first index from a taken at step f.
+// first is the first index from a that is measured at step f (the
+// middle one of each f rows or columns).
 func first(a, f int) int {
 	if f == 1 {
 		return a
@@ -125,7 +122,7 @@ func planTurned(ctx context.Context, m *loader.Meta, q *Query, k int) (*geom, er
 		if m.Axes[i] == 'T' {
 			g.at[i] = pl.T
 			if pl.T < 0 || pl.T >= l.Shape[i] {
-				return nil, fmt.Errorf("T=%d is outside 0..%d", pl.T, l.Shape[i]-1)
+				return nil, fmt.Errorf("time point %d is outside 0..%d", pl.T, l.Shape[i]-1)
 			}
 		}
 	}
