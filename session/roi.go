@@ -395,7 +395,7 @@ func (s *Session) measureViewLocked() (render.View, *loader.Meta, bool) {
 		lo, hi := s.fitBoxLocked(v.Orientation)
 		v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, lo, hi)
 	}
-	return v, m, !s.ortho.on && !Oblique(v) && s.proj.op == loader.NoProjection
+	return v, m, !s.ortho.on && !s.v3.on && !Oblique(v) && s.proj.op == loader.NoProjection
 }
 
 // roiView is the view the ROIs are drawn in and picked from (see
@@ -409,8 +409,8 @@ type roiView struct {
 // roiViewLocked is the view ROIs are drawn in: the frame on screen's, one
 // plane (aligned or turned) without a projection; ok is false otherwise.
 func (s *Session) roiViewLocked() (roiView, bool) {
-	if s.data == nil || s.ortho.on || s.proj.op != loader.NoProjection {
-		return roiView{}, false
+	if s.data == nil || s.ortho.on || s.v3.on || s.proj.op != loader.NoProjection {
+		return roiView{}, false // no plane of the data is shown alone
 	}
 	v, m, _ := s.measureViewLocked()
 	rv := roiView{m: m, v: v}

@@ -615,3 +615,34 @@ func TestRegionEstimateThenLevel0AndPrism(t *testing.T) {
 // sameFigure reports whether a and b agree to 1e-12 of their size: the same
 // figure summed in another order.
 func sameFigure(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
+
+// TestROIsStayOffThe3DView: the ROIs of a plane are not drawn over the
+// 3-D view, and a tool's press there is the camera's, not the tool's;
+// back on the plane, they are there again.
+func TestROIsStayOffThe3DView(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.open(small(), "/data/volume.tif")
+	h.s.PressWith("L", Mods{Alt: true})
+	h.drag(10, 20, 50, 40)
+	if len(h.s.Overlay()) != 1 {
+		t.Fatalf("the line drawn gives %d marks", len(h.s.Overlay()))
+	}
+	h.s.SetLayout(View3D)
+	if h.s.Layout() != View3D {
+		t.Fatal("no 3-D view")
+	}
+	if n := len(h.s.Overlay()); n != 0 {
+		t.Errorf("%d ROI marks over the 3-D view", n)
+	}
+	if h.s.MouseDown(100, 100) {
+		t.Error("a press on the 3-D view is taken by the line tool")
+	}
+	h.s.MouseUp()
+	if n := len(h.s.ROIs()); n != 1 {
+		t.Errorf("%d ROIs after a press on the 3-D view", n)
+	}
+	h.s.SetLayout(SingleView)
+	if len(h.s.Overlay()) != 1 {
+		t.Error("the line is not drawn on its plane again")
+	}
+}
