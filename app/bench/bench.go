@@ -48,6 +48,7 @@ var benchmarks = []benchmark{
 	{"video", func(ctx context.Context, env *benchEnv) error { return benchVideo(ctx, env.dir, env.report) }},
 	{"playback", benchPlayback},
 	{"render", benchRender},
+	{"draw", benchDraw},
 }
 
 // Names lists the benchmarks, in the order Run runs them.

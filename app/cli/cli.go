@@ -152,7 +152,7 @@ const usage = `vastview views image volumes and movies too big to load.
                                    read it)
   vastview bench [NAME...] [--dir D] [--repeat N]
                                    performance figures: NAME VALUE UNIT
-                                   (NAME: open, camera, pyramid, levels, downsample, codec, zarr, project, measure, movie, video, playback, render)
+                                   (NAME: open, camera, pyramid, levels, downsample, codec, zarr, project, measure, movie, video, playback, render, draw)
   vastview help                    this text
 
 SRC is a file (TIFF, BigTIFF, OME-TIFF, ImageJ hyperstack, NRRD, MetaImage,
