@@ -69,8 +69,11 @@ func fourFrames(t *testing.T, path string, w, h int) (*session.Session, func(pan
 			select {
 			case <-ready:
 				f := s.TakeFrame()
-				// The view as it is now, not one on the way to it.
-				if f == nil || !f.Info.Complete || f.Panel != panel || f.View.Lo == f.View.Hi || f.View.Turn != s.View().Turn {
+				// The view as it is now, not one on the way to it (a frame
+				// asked for before a turn or a click may still come).
+				cur := s.View()
+				if f == nil || !f.Info.Complete || f.Panel != panel || f.View.Lo == f.View.Hi || f.View.Turn != cur.Turn ||
+					f.View.Z != cur.Z || f.View.Y != cur.Y || f.View.X != cur.X {
 					continue
 				}
 				if _, ok := f.Plane(); ok {
