@@ -242,6 +242,7 @@ func (v *Viewer) takeFrame() {
 	}
 	v.shown = f
 	v.pv.show(f.Img)
+	v.pv.sizeChanged() // a frame of a size the picture no longer has asks for one that fits
 	if len(v.pv.marks.Objects) > 0 || len(v.measure.rois) > 0 {
 		v.pv.showOverlay() // at the frame's zoom and position
 	}
@@ -289,6 +290,9 @@ func (v *Viewer) rect(o fyne.CanvasObject) []int {
 // takeUpdate brings the widgets in line with the session.
 func (v *Viewer) takeUpdate() {
 	u := v.s.TakeUpdate()
+	// Whatever moved the panels since (a layout that settled after the
+	// last frame), the picture is drawn at the size it has now.
+	defer v.pv.sizeChanged()
 	c := u.Changes
 	if c&session.DataChanged != 0 {
 		v.win.SetTitle(v.s.Title())
