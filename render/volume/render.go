@@ -184,6 +184,7 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 	f.tilesX = (p.W + tileW - 1) / tileW
 	f.tiles = f.tilesX * ((p.H + tileH - 1) / tileH)
 	for _, w := range f.ws[:nw] {
+		w.reserve(f)
 		clear(w.missed)
 		w.sampled, w.skipped, w.failed, w.err, w.done = 0, 0, 0, nil, true
 		w.sk.prepare(f)

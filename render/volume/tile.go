@@ -91,6 +91,27 @@ func (f *frame) limits(x oblique.Vec) (int32, int32) {
 	return int32(max(ka, -lim)), int32(min(kb, lim))
 }
 
+// reserve sizes the worker's buffers for the frame's largest tile, so that
+// which worker takes which tile never decides whether a frame allocates.
+func (w *worker) reserve(f *frame) {
+	th, tw := min(tileH, f.p.H), min(tileW, f.p.W)
+	n := th * tw
+	border, ring := 0, 1
+	if f.o.Mode == Iso {
+		border, ring = f.isoB, 2*f.isoM+1
+	}
+	qn := (th + 2*border) * (tw + 2*border)
+	w.ka, w.kb = grow(w.ka, n), grow(w.kb, n)
+	for len(w.buf) < ring {
+		w.buf, w.mask = append(w.buf, nil), append(w.mask, nil)
+	}
+	for b := range w.buf[:ring] {
+		w.buf[b] = growF(w.buf[b], qn)
+		w.mask[b] = grow(w.mask[b], qn)
+	}
+	w.begin(f, n)
+}
+
 // tile renders output rows i0..i1−1, columns j0..j1−1.
 func (w *worker) tile(f *frame, i0, j0, i1, j1 int) {
 	th, tw := i1-i0, j1-j0
