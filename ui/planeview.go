@@ -49,6 +49,12 @@ func newPlaneView(v *Viewer) *planeView {
 func (p *planeView) show(img *image.RGBA) {
 	p.img.Image = img
 	p.img.Refresh()
+	// Straight to the window's canvas as well: canvas.Refresh finds the
+	// canvas through a cache that may not hold the image (yet, or any
+	// more), and then drops the refresh, leaving an old texture on screen.
+	if c := p.v.win.Canvas(); c != nil {
+		c.Refresh(p.img)
+	}
 }
 
 // px converts units to pixels.
