@@ -590,26 +590,66 @@ func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 
 // nearestRun fills dst with the nearest samples of a chunk's data d, the
 // first at fixed-point position (qz, qy, qx) within it, stepping by step;
-// strides are the chunk's strides in bytes. It is not inlined so that
+// strides are the chunk's strides in bytes. When one axis moves by less
+// than an eighth of a sample a step, the row is cut where that axis's
+// sample changes and the pieces stepped along the other two only.
+func nearestRun[T, O number](dst []O, d unsafe.Pointer, qz, qy, qx int64, step [3]int64, strides [3]int) {
+	q := [3]int64{qz, qy, qx}
+	h := 0
+	for a := 1; a < 3; a++ {
+		if abs64(step[a]) < abs64(step[h]) {
+			h = a
+		}
+	}
+	if abs64(step[h]) > fixOne/8 {
+		nearest3[T](dst, d, q[0], q[1], q[2], step, strides)
+		return
+	}
+	a, b := (h+1)%3, (h+2)%3
+	for len(dst) > 0 {
+		// The samples until the held axis's sample changes.
+		n := len(dst)
+		switch f := q[h] >> fixBits; {
+		case step[h] > 0:
+			n = int(min(int64(n), ((f+1)<<fixBits-q[h]+step[h]-1)/step[h]))
+		case step[h] < 0:
+			n = int(min(int64(n), (q[h]-f<<fixBits)/-step[h]+1))
+		}
+		nearest2[T](dst[:n], unsafe.Add(d, int(q[h]>>fixBits)*strides[h]), q[a], q[b], step[a], step[b], strides[a], strides[b])
+		for c := range q {
+			q[c] += int64(n) * step[c]
+		}
+		dst = dst[n:]
+	}
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// nearest2 is nearestRun along two axes, a and b.
+//
+//go:noinline
+func nearest2[T, O number](dst []O, d unsafe.Pointer, qa, qb, da, db int64, sa, sb int) {
+	for j := range dst {
+		oa := int(qa>>fixBits) * sa
+		qa += da
+		ob := int(qb>>fixBits) * sb
+		qb += db
+		dst[j] = O(*(*T)(unsafe.Add(d, oa+ob)))
+	}
+}
+
+// nearest3 is nearestRun along all three axes. It is not inlined so that
 // the loop keeps its variables in registers.
 //
 //go:noinline
-func nearestRun[T, O number](dst []O, d unsafe.Pointer, qz, qy, qx int64, step [3]int64, strides [3]int) {
+func nearest3[T, O number](dst []O, d unsafe.Pointer, qz, qy, qx int64, step [3]int64, strides [3]int) {
 	dz, dy, dx := step[0], step[1], step[2]
 	sz, sy, sx := strides[0], strides[1], strides[2]
-	if sx == int(unsafe.Sizeof(T(0))) {
-		// X innermost, as it mostly is: one register fewer.
-		for j := range dst {
-			oz := int(qz>>fixBits) * sz
-			qz += dz
-			oy := int(qy>>fixBits) * sy
-			qy += dy
-			ox := int(qx>>fixBits) * int(unsafe.Sizeof(T(0)))
-			qx += dx
-			dst[j] = O(*(*T)(unsafe.Add(d, oz+oy+ox)))
-		}
-		return
-	}
 	for j := range dst {
 		oz := int(qz>>fixBits) * sz
 		qz += dz
