@@ -6,6 +6,7 @@ import (
 
 	"vastview/loader"
 	"vastview/render"
+	"vastview/render/oblique"
 )
 
 // Key names, spelled as Fyne names its keys, so that a window passes its
@@ -280,7 +281,7 @@ func (s *Session) stepLocked(key string, mods Mods, now time.Time) bool {
 		return false
 	}
 	s.traceKey(key)
-	s.view = nv
+	s.moveToLocked(nv)
 	s.askLocked(now, dir)
 	s.noteLocked(ViewChanged | HoverChanged)
 	return true
@@ -311,7 +312,7 @@ func (s *Session) Scroll(x, y, dy float64) {
 		key = KeyComma
 	}
 	if nv, dir, ok := s.navigateLocked(key, s.mods); ok {
-		s.view = nv
+		s.moveToLocked(nv)
 		s.askLocked(s.clock.Now(), dir)
 	}
 	s.unlockNotify(ViewChanged | HoverChanged)
@@ -327,10 +328,29 @@ func stepAxis(meta *loader.Meta, o render.Orientation) byte {
 	return normal
 }
 
+// navigation is where a navigation key moves the view: the view, and in
+// turned panels the shared position (level-0 indices Z, Y, X) it moves
+// to, which the view's indices are the samples nearest.
+type navigation struct {
+	render.View
+	turned bool
+	at     oblique.Vec
+}
+
+// moveToLocked makes nv the view, and its position the turned panels'.
+func (s *Session) moveToLocked(nv navigation) {
+	if nv.turned {
+		s.ortho.setPosition(s.data.Pyr.Meta(), &nv.View, nv.at)
+	}
+	s.view = nv.View
+}
+
 // navigateLocked returns the view after key is pressed with mods, the
 // direction of motion (for prefetch), and whether the key is a navigation
-// key. Positions are clamped to the data and the layers over it.
-func (s *Session) navigateLocked(key string, mods Mods) (render.View, int, bool) {
+// key. Positions are clamped to the data and the layers over it. In a
+// turned panel of the four, the plane keys move the shared position
+// along that panel's normal, SlabStep apart.
+func (s *Session) navigateLocked(key string, mods Mods) (navigation, int, bool) {
 	v := s.view
 	a := stepAxis(s.data.Pyr.Meta(), v.Orientation)
 	first, last := s.spanLocked(a)
@@ -338,7 +358,10 @@ func (s *Session) navigateLocked(key string, mods Mods) (render.View, int, bool)
 	pos, dir := v.At(a), 0
 	b, ok := binding(Key{Name: key, Mods: mods})
 	if !ok || !isStep(b.Action) {
-		return v, 0, false
+		return navigation{View: v}, 0, false
+	}
+	if b.Action != ActPrevTime && b.Action != ActNextTime && s.ortho.on && Oblique(v) && s.ortho.active != panelProj {
+		return s.navigateTurnedLocked(b.Action, step)
 	}
 	switch b.Action {
 	case ActPrevStep:
@@ -358,5 +381,48 @@ func (s *Session) navigateLocked(key string, mods Mods) (render.View, int, bool)
 		}
 	}
 	v.SetAt(a, clampInt(pos, first, last))
-	return v, dir, true
+	return navigation{View: v}, dir, true
+}
+
+// navigateTurnedLocked is navigateLocked for act (step planes a press)
+// in the active turned panel: the shared position moves along the
+// panel's normal (its unturned normal axis turned with the frame) by step
+// times SlabStep, or to the data's edge along it (first, last), staying
+// within the data's samples.
+func (s *Session) navigateTurnedLocked(act Action, step int) (navigation, int, bool) {
+	m := s.data.Pyr.Meta()
+	nv := navigation{View: s.view, turned: true}
+	at := s.ortho.position(s.view)
+	_, _, normal := s.view.Orientation.Axes()
+	var e oblique.Vec
+	e[axisSlot(normal)] = 1
+	w := oblique.Vec(s.view.Turn.Apply(e))
+	sp, n := oblique.Spacing(m), oblique.Extent(m)
+	// The move of at (indices) per unit of physical distance along w, and
+	// how far along w at can go either way within the data.
+	var d oblique.Vec
+	lo, hi := math.Inf(-1), math.Inf(1)
+	for a := range d {
+		d[a] = w[a] / sp[a]
+		if math.Abs(d[a]) < 1e-12 {
+			continue
+		}
+		t0, t1 := (-0.5-at[a])/d[a], (float64(n[a])-0.5-at[a])/d[a]
+		lo, hi = max(lo, min(t0, t1)), min(hi, max(t0, t1))
+	}
+	lo, hi = min(lo, 0), max(hi, 0)
+	var t float64
+	dir := 0
+	switch act {
+	case ActPrevStep:
+		t, dir = max(lo, -float64(step)*SlabStep(m)), -1
+	case ActNextStep:
+		t, dir = min(hi, float64(step)*SlabStep(m)), 1
+	case ActFirst:
+		t, dir = lo, 1
+	case ActLast:
+		t, dir = hi, -1
+	}
+	nv.at = at.Add(d.Scale(t))
+	return nv, dir, true
 }

@@ -143,7 +143,7 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "2", Char: true}, Action: ActXZ, Help: "XY, XZ, YZ", Menu: "View → XZ"},
 		{Key: Key{Name: "3", Char: true}, Action: ActYZ, Help: "XY, XZ, YZ", Menu: "View → YZ"},
 		{Key: Key{Name: "4", Char: true}, Action: ActFourPanels, Menu: "View → Four Panels",
-			Help: "four panels: XY, XZ, YZ through one position (click to move it) and the 3-D view; again: one; turned: the turned frame's three planes"},
+			Help: "four panels: XY, XZ, YZ through one position (click to move it) and the 3-D view; again: one; turned: the turned frame's three planes, the plane keys along the panel's normal"},
 		{Label: "click or drag (four panels)", Help: "move the position the panels show, in 3-D when turned (Shift+drag pans, Ctrl+drag turns)"},
 		{Key: Key{Name: "5", Char: true}, Action: Act3D, Menu: "View → 3-D → 3-D View",
 			Help: "the volume in 3-D (again: one plane); in four panels the fourth is the 3-D view"},

@@ -323,6 +323,31 @@ func (s *Session) CycleProjection() {
 	s.SetProjection((op+1)%(loader.ProjectMean+1), thick)
 }
 
+// SlabPlanes is the most planes the projection's slab takes, its
+// slider's end (every plane): the data's planes along the axis normal to
+// the plane, or for a turned plane its extent along the plane's normal w
+// in steps of SlabStep.
+func (s *Session) SlabPlanes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.data == nil {
+		return 1
+	}
+	m := s.data.Pyr.Meta()
+	if !Oblique(s.view) {
+		_, _, normal := s.view.Orientation.Axes()
+		return max(1, m.Size(normal))
+	}
+	pl := ObliquePlane(m, s.view)
+	w := pl.U.Cross(pl.V)
+	sp, n := oblique.Spacing(m), oblique.Extent(m)
+	e := 0.0
+	for a := range w {
+		e += float64(n[a]) * sp[a] * math.Abs(w[a])
+	}
+	return max(1, int(math.Ceil(e/SlabStep(m)-1e-9)))
+}
+
 // SlabLabel describes the projection's slab for its slider: "z 40–49"
 // (level-0 planes, inclusive), or "z all" for every plane.
 func (s *Session) SlabLabel() string {

@@ -79,7 +79,8 @@ func (s *Session) repeatedLocked(key string) bool {
 // (the end of the data).
 func (s *Session) scrubStepLocked() {
 	nv, _, _ := s.navigateLocked(s.scrub.key, s.mods)
-	if nv.T == s.view.T && nv.Z == s.view.Z && nv.Y == s.view.Y && nv.X == s.view.X {
+	if nv.T == s.view.T && nv.Z == s.view.Z && nv.Y == s.view.Y && nv.X == s.view.X &&
+		(!nv.turned || nv.at == s.ortho.position(s.view)) {
 		return
 	}
 	s.scrub.last = s.clock.Now()

@@ -134,7 +134,7 @@ func (v *Viewer) rebuildSliders() {
 		v.axesBox.Add(container.NewBorder(nil, nil, as.label, nil, as.slider))
 	}
 	if op, _ := v.s.Projection(); op != loader.NoProjection {
-		v.addSlabSlider(m)
+		v.addSlabSlider()
 	}
 	// One row, however many sliders: a projection's slab slider takes
 	// room beside the others, not from the picture.
@@ -144,20 +144,19 @@ func (v *Viewer) rebuildSliders() {
 }
 
 // addSlabSlider adds the slider of the projection's slab: how many planes
-// about the view's it covers, all at the right end.
-func (v *Viewer) addSlabSlider(m *loader.Meta) {
-	_, _, normal := v.s.View().Orientation.Axes()
-	n := max(1, m.Size(normal))
+// about the view's it covers, all at the right end (session.SlabPlanes:
+// for a turned plane, its normal's extent through the data).
+func (v *Viewer) addSlabSlider() {
 	as := &axisSlider{axis: slabAxis, label: widget.NewLabel("")}
 	as.label.TextStyle.Monospace = true
-	as.slider = newViewSlider(v, 1, float64(n))
+	as.slider = newViewSlider(v, 1, float64(v.s.SlabPlanes()))
 	as.slider.OnChanged = func(f float64) {
 		if as.quiet {
 			return
 		}
 		op, _ := v.s.Projection()
 		thick := int(f)
-		if thick >= n {
+		if thick >= int(as.slider.Max) {
 			thick = 0 // every plane
 		}
 		v.s.SetProjection(op, thick)
@@ -187,6 +186,12 @@ func (v *Viewer) syncSliders() {
 	}
 	view := v.s.View()
 	if as := v.sliders[slabAxis]; as != nil {
+		if n := float64(v.s.SlabPlanes()); as.slider.Max != n { // the plane turned
+			as.quiet = true
+			as.slider.Max = n
+			as.slider.Refresh()
+			as.quiet = false
+		}
 		n := int(as.slider.Max)
 		if thick <= 0 {
 			thick = n

@@ -575,13 +575,8 @@ func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 			qz := int64((rz + cz[j] + (0.5 + snap) - float64(sp.zl)) * fixOne)
 			qy := int64((ry + cy[j] + (0.5 + snap) - float64(sp.yl)) * fixOne)
 			qx := int64((rx + cx[j] + (0.5 + snap) - float64(sp.xl)) * fixOne)
-			dz, dy, dx := s.step[0], s.step[1], s.step[2]
-			d := unsafe.Add(sp.d, base)
-			for ; j < end; j++ {
-				row[j] = O(*(*T)(unsafe.Add(d, int(qz>>fixBits)*sz+int(qy>>fixBits)*sy+int(qx>>fixBits)*sx)))
-				qz, qy, qx = qz+dz, qy+dy, qx+dx
-			}
-			j--
+			nearestRun[T](row[j:end], unsafe.Add(sp.d, base), qz, qy, qx, s.step, s.strides)
+			j = end - 1
 			continue
 		}
 		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
@@ -590,6 +585,79 @@ func nearestRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 			row[j] = O(*(*T)(unsafe.Add(d, c0+z*sz+y*sy+x*sx)))
 		}
 		j--
+	}
+}
+
+// nearestRun fills dst with the nearest samples of a chunk's data d, the
+// first at fixed-point position (qz, qy, qx) within it, stepping by step;
+// strides are the chunk's strides in bytes. When one axis moves by less
+// than an eighth of a sample a step, the row is cut where that axis's
+// sample changes and the pieces stepped along the other two only.
+func nearestRun[T, O number](dst []O, d unsafe.Pointer, qz, qy, qx int64, step [3]int64, strides [3]int) {
+	q := [3]int64{qz, qy, qx}
+	h := 0
+	for a := 1; a < 3; a++ {
+		if abs64(step[a]) < abs64(step[h]) {
+			h = a
+		}
+	}
+	if abs64(step[h]) > fixOne/8 {
+		nearest3[T](dst, d, q[0], q[1], q[2], step, strides)
+		return
+	}
+	a, b := (h+1)%3, (h+2)%3
+	for len(dst) > 0 {
+		// The samples until the held axis's sample changes.
+		n := len(dst)
+		switch f := q[h] >> fixBits; {
+		case step[h] > 0:
+			n = int(min(int64(n), ((f+1)<<fixBits-q[h]+step[h]-1)/step[h]))
+		case step[h] < 0:
+			n = int(min(int64(n), (q[h]-f<<fixBits)/-step[h]+1))
+		}
+		nearest2[T](dst[:n], unsafe.Add(d, int(q[h]>>fixBits)*strides[h]), q[a], q[b], step[a], step[b], strides[a], strides[b])
+		for c := range q {
+			q[c] += int64(n) * step[c]
+		}
+		dst = dst[n:]
+	}
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// nearest2 is nearestRun along two axes, a and b.
+//
+//go:noinline
+func nearest2[T, O number](dst []O, d unsafe.Pointer, qa, qb, da, db int64, sa, sb int) {
+	for j := range dst {
+		oa := int(qa>>fixBits) * sa
+		qa += da
+		ob := int(qb>>fixBits) * sb
+		qb += db
+		dst[j] = O(*(*T)(unsafe.Add(d, oa+ob)))
+	}
+}
+
+// nearest3 is nearestRun along all three axes. It is not inlined so that
+// the loop keeps its variables in registers.
+//
+//go:noinline
+func nearest3[T, O number](dst []O, d unsafe.Pointer, qz, qy, qx int64, step [3]int64, strides [3]int) {
+	dz, dy, dx := step[0], step[1], step[2]
+	sz, sy, sx := strides[0], strides[1], strides[2]
+	for j := range dst {
+		oz := int(qz>>fixBits) * sz
+		qz += dz
+		oy := int(qy>>fixBits) * sy
+		qy += dy
+		ox := int(qx>>fixBits) * sx
+		qx += dx
+		dst[j] = O(*(*T)(unsafe.Add(d, oz+oy+ox)))
 	}
 }
 
@@ -728,16 +796,34 @@ func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 			continue
 		}
 		// The samples that follow with all 8 in the same chunk and inside
-		// the data need no checks.
-		k := pairSteps(qz, cz[j+1]-cz[j], sp.zl, min(sp.zh, mz+1), dz != 0)
+		// the data need no checks; so do those whose pair along Z
+		// straddles sp and the chunk after it, while Z stays on sp's last
+		// sample.
+		yxIn := y >= sp.yl && y+hy < sp.yh && x >= sp.xl && x+hx < sp.xh
+		straddle := !(z+hz < sp.zh) && hz == 1 && z+1 == sp.zh && yxIn && s.fixed &&
+			next.zl == sp.zh && next.yl == sp.yl && next.xl == sp.xl && next.zh >= 0 && next.d != nil
+		var k int
+		if straddle {
+			k = steps(qz, cz[j+1]-cz[j], float64(sp.zh-1), float64(sp.zh))
+		} else {
+			k = pairSteps(qz, cz[j+1]-cz[j], sp.zl, min(sp.zh, mz+1), dz != 0)
+		}
 		k = min(k, pairSteps(qy, cy[j+1]-cy[j], sp.yl, min(sp.yh, my+1), dy != 0))
 		k = min(k, pairSteps(qx, cx[j+1]-cx[j], sp.xl, min(sp.xh, mx+1), dx != 0))
 		end := min(j1, j+1+k)
 		if mrow != nil {
 			fill(mrow[j+1:end], Sampled)
 		}
+		if end > j+1 && straddle {
+			lo := unsafe.Add(sp.d, base+(sp.zh-1-sp.zl)*sz)
+			j = linearRun[T](s, row, j+1, end, lo, unsafe.Add(next.d, base), 0,
+				rz+cz[j+1]-float64(sp.zh-1), ry+cy[j+1]-float64(sp.yl), rx+cx[j+1]-float64(sp.xl), dy, dx)
+			continue
+		}
 		if s.fixed && end > j+1 {
-			j = linearRun[T](s, row, j+1, end, sp, rz+cz[j+1], ry+cy[j+1], rx+cx[j+1], dz, dy, dx)
+			lo := unsafe.Add(sp.d, base)
+			j = linearRun[T](s, row, j+1, end, lo, unsafe.Add(lo, dz), sz,
+				rz+cz[j+1]-float64(sp.zl), ry+cy[j+1]-float64(sp.yl), rx+cx[j+1]-float64(sp.xl), dy, dx)
 			continue
 		}
 		d, c0 := sp.d, base-sp.zl*sz-sp.yl*sy-sp.xl*sx
@@ -767,45 +853,103 @@ func linearRow[T, O number](s *Sampler, out []O, mask []uint8, i, j0, j1 int) {
 }
 
 // linearRun interpolates columns j up to end of row, whose 8 samples all
-// lie in the chunk of sp, the first at continuous index (qz, qy, qx),
-// stepping through the chunk in fixed point; dz, dy and dx are the
-// distances in bytes to the second sample along each axis (0 where the
-// first stands in). It returns end−1.
-func linearRun[T, O number](s *Sampler, row []O, j, end int, sp span, qz, qy, qx float64, dz, dy, dx int) int {
-	sz, sy, sx := s.strides[0], s.strides[1], s.strides[2]
-	// Positions within the chunk; snap moves a position within it below
-	// a sample onto that sample, with weight 0, as the float path does.
-	fz := int64(math.Round((qz - float64(sp.zl)) * fixOne))
-	fy := int64(math.Round((qy - float64(sp.yl)) * fixOne))
-	fx := int64(math.Round((qx - float64(sp.xl)) * fixOne))
-	const fsnap = 17592 // snap in fixed point: 1e-9 · 2^44
-	ez, ey, ex := s.step[0], s.step[1], s.step[2]
-	d := unsafe.Add(sp.d, s.base)
+// lie in memory from lo (the first 4) and from hi (those along Z), the
+// first at continuous index (qz, qy, qx) relative to lo's sample,
+// stepping in fixed point; sz is the stride in bytes along Z (0 when Z
+// stays on one sample), dy and dx the distances in bytes to the second
+// sample along Y and X (0 where the first stands in). It returns end−1.
+func linearRun[T, O number](s *Sampler, row []O, j, end int, lo, hi unsafe.Pointer, sz int, qz, qy, qx float64, dy, dx int) int {
+	// Positions moved up by fixSnap: a position within that below a
+	// sample is taken on it, with weight 0, as the float path does.
+	fz := int64(math.Round(qz*fixOne)) + fixSnap
+	fy := int64(math.Round(qy*fixOne)) + fixSnap
+	fx := int64(math.Round(qx*fixOne)) + fixSnap
+	if unsafe.Sizeof(T(0)) <= 2 {
+		smallKernel[T](row[j:end], lo, hi, fz, fy, fx, s.step, sz, s.strides[1], s.strides[2], dy, dx)
+	} else {
+		linearKernel[T](row[j:end], lo, hi, fz, fy, fx, s.step, sz, s.strides[1], s.strides[2], dy, dx)
+	}
+	return end - 1
+}
+
+// fixSnap is snap in fixed point, about 1e-9; fixWeight keeps the bits of
+// a fixed-point fraction above 2·fixSnap, so that a position moved up by
+// fixSnap has weight 0 when it was within fixSnap of a sample, and
+// otherwise a weight 2^−29 at most below its own.
+const (
+	fixSnap   = 1 << 14
+	fixWeight = fixMask &^ (2*fixSnap - 1)
+)
+
+// linearKernel interpolates the samples of dst trilinearly: sample j's
+// first corner is at the fixed-point position (qz, qy, qx) + j·step
+// within a chunk (already moved up by fixSnap), its first 4 corners read
+// from lo and the 4 along Z from hi at the same offset; sz, sy, sx are the
+// chunk's strides in bytes (sz 0 when Z stays on one sample), dy and dx the
+// distances in bytes to the second sample along Y and X. It is not
+// inlined so that the loop keeps its variables in registers.
+//
+//go:noinline
+func linearKernel[T, O number](dst []O, lo, hi unsafe.Pointer, qz, qy, qx int64, step [3]int64, sz, sy, sx, dy, dx int) {
+	ez, ey, ex := step[0], step[1], step[2]
 	const unit = 1.0 / fixOne
-	for ; j < end; j++ {
-		gz, gy, gx := fz+fsnap, fy+fsnap, fx+fsnap
-		p := unsafe.Add(d, int(gz>>fixBits)*sz+int(gy>>fixBits)*sy+int(gx>>fixBits)*sx)
-		wz := float64(max(0, gz&fixMask-fsnap)) * unit
-		wy := float64(max(0, gy&fixMask-fsnap)) * unit
-		wx := float64(max(0, gx&fixMask-fsnap)) * unit
-		fz, fy, fx = fz+ez, fy+ey, fx+ex
+	for j := range dst {
+		off := int(qz>>fixBits)*sz + int(qy>>fixBits)*sy + int(qx>>fixBits)*sx
+		wz := float64(qz&fixWeight) * unit
+		wy := float64(qy&fixWeight) * unit
+		wx := float64(qx&fixWeight) * unit
+		qz, qy, qx = qz+ez, qy+ey, qx+ex
+		p, q := unsafe.Add(lo, off), unsafe.Add(hi, off)
 		v000 := float64(*(*T)(p))
 		v001 := float64(*(*T)(unsafe.Add(p, dx)))
 		v010 := float64(*(*T)(unsafe.Add(p, dy)))
 		v011 := float64(*(*T)(unsafe.Add(p, dy+dx)))
-		v100 := float64(*(*T)(unsafe.Add(p, dz)))
-		v101 := float64(*(*T)(unsafe.Add(p, dz+dx)))
-		v110 := float64(*(*T)(unsafe.Add(p, dz+dy)))
-		v111 := float64(*(*T)(unsafe.Add(p, dz+dy+dx)))
+		v100 := float64(*(*T)(q))
+		v101 := float64(*(*T)(unsafe.Add(q, dx)))
+		v110 := float64(*(*T)(unsafe.Add(q, dy)))
+		v111 := float64(*(*T)(unsafe.Add(q, dy+dx)))
 		a00 := v000 + wx*(v001-v000)
 		a01 := v010 + wx*(v011-v010)
 		a10 := v100 + wx*(v101-v100)
 		a11 := v110 + wx*(v111-v110)
 		b0 := a00 + wy*(a01-a00)
 		b1 := a10 + wy*(a11-a10)
-		row[j] = O(b0 + wz*(b1-b0))
+		dst[j] = O(b0 + wz*(b1-b0))
 	}
-	return end - 1
+}
+
+// smallKernel is linearKernel for 8- and 16-bit integers: it
+// interpolates along X in integers, each pair's value times 2^fixBits
+// exactly (at most 2^61), and the rest in floating point from those, so
+// that only 4 conversions are made a sample instead of 8.
+//
+//go:noinline
+func smallKernel[T, O number](dst []O, lo, hi unsafe.Pointer, qz, qy, qx int64, step [3]int64, sz, sy, sx, dy, dx int) {
+	ez, ey, ex := step[0], step[1], step[2]
+	const unit = 1.0 / fixOne
+	for j := range dst {
+		off := int(qz>>fixBits)*sz + int(qy>>fixBits)*sy + int(qx>>fixBits)*sx
+		wz := float64(qz&fixWeight) * unit
+		wy := float64(qy&fixWeight) * unit
+		wx := qx & fixWeight
+		qz, qy, qx = qz+ez, qy+ey, qx+ex
+		p, q := unsafe.Add(lo, off), unsafe.Add(hi, off)
+		v000 := int64(*(*T)(p))
+		v001 := int64(*(*T)(unsafe.Add(p, dx)))
+		v010 := int64(*(*T)(unsafe.Add(p, dy)))
+		v011 := int64(*(*T)(unsafe.Add(p, dy+dx)))
+		v100 := int64(*(*T)(q))
+		v101 := int64(*(*T)(unsafe.Add(q, dx)))
+		v110 := int64(*(*T)(unsafe.Add(q, dy)))
+		v111 := int64(*(*T)(unsafe.Add(q, dy+dx)))
+		a00 := float64(v000<<fixBits + wx*(v001-v000))
+		a01 := float64(v010<<fixBits + wx*(v011-v010))
+		a10 := float64(v100<<fixBits + wx*(v101-v100))
+		a11 := float64(v110<<fixBits + wx*(v111-v110))
+		b0 := a00 + wy*(a01-a00)
+		b1 := a10 + wy*(a11-a10)
+		dst[j] = O((b0 + wz*(b1-b0)) * unit)
+	}
 }
 
 func b2i(b bool) int {

@@ -373,3 +373,32 @@ func TestTurnAbout(t *testing.T) {
 		}
 	}
 }
+
+// TestNearlyAligned: planes turned a little, so that along a row one axis
+// moves by a small fraction of a sample (up or down), match the
+// definition of both interpolations.
+func TestNearlyAligned(t *testing.T) {
+	s := volume(loader.Uint16)
+	for _, turns := range [][]Turn{{{'y', 4}}, {{'y', 30}, {'z', 4}}, {{'y', -35}, {'z', -3}}, {{'x', 3}, {'z', 2}}, {{'z', -5}, {'x', -2}}} {
+		u, v, _ := Basis(turns)
+		p := Plane{Center: Vec{15, 18, 10.5}, U: u, V: v, Pixel: 0.5, W: 45, H: 70}
+		for _, in := range []Interp{Nearest, Linear} {
+			ref := reference(s, p, 0, in)
+			var sm Sampler
+			got := make([]float32, p.W*p.H)
+			sm.Float(got, p, s, 0, in)
+			inside := 0
+			for i := range ref {
+				if math.Abs(float64(got[i])-ref[i]) > 1e-3*max(1, math.Abs(ref[i])) {
+					t.Fatalf("%v %v: sample %d = %v, want %v", turns, in, i, got[i], ref[i])
+				}
+				if ref[i] != 0 {
+					inside++
+				}
+			}
+			if inside < len(ref)/2 {
+				t.Fatalf("%v: only %d of %d samples inside the data", turns, inside, len(ref))
+			}
+		}
+	}
+}

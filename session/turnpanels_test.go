@@ -1,0 +1,82 @@
+package session
+
+import (
+	"math"
+	"testing"
+
+	"vastview/render"
+	"vastview/render/oblique"
+)
+
+// TestTurnedPanelStepsAlongItsNormal: in the four panels with a turned
+// frame, the plane keys move the shared position along the active
+// panel's own normal (its plane's U × V), the smallest spacing a step
+// (Shift: 10), '.' towards its unturned normal axis's higher indices and
+// ',' back; End and Home take it to the data's edge along that normal.
+func TestTurnedPanelStepsAlongItsNormal(t *testing.T) {
+	src := volume([3]int{20, 64, 96}, [3]float64{2, 1, 0.5}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	h := newHarness(t, Options{})
+	h.open(src, "/data/vol.tif")
+	h.s.Resize(402, 302)
+	h.s.SetLayout(FourPanels)
+	h.s.Turn(0, 20)
+	h.s.Turn(1, -15)
+	m := h.s.Meta()
+	sp, n := oblique.Spacing(m), oblique.Extent(m)
+	const D = 0.5 // the smallest spacing
+	physical := func(at oblique.Vec) oblique.Vec { return oblique.Vec{at[0] * sp[0], at[1] * sp[1], at[2] * sp[2]} }
+	state := func() (at oblique.Vec, pl oblique.Plane, v render.View) {
+		h.s.mu.Lock()
+		defer h.s.mu.Unlock()
+		v = h.s.view
+		at = h.s.ortho.position(v)
+		return at, turnedPanelPlane(m, v, at), v
+	}
+	for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
+		h.s.SetOrientation(o) // that panel takes the keys
+		_, _, normal := o.Axes()
+		var e oblique.Vec
+		e[axisSlot(normal)] = 1
+		for _, c := range []struct {
+			key   string
+			mods  Mods
+			steps float64
+		}{{KeyPeriod, Mods{}, 1}, {KeyPeriod, Mods{}, 1}, {KeyComma, Mods{}, -1}, {KeyPeriod, Mods{Shift: true}, 10}, {KeyComma, Mods{Shift: true}, -10}} {
+			at, pl, v := state()
+			if v.Orientation != o || v.Turn == (render.Turn{}) {
+				t.Fatalf("%v: view %+v", o, v)
+			}
+			h.s.PressWith(c.key, c.mods)
+			after, _, nv := state()
+			move := physical(after).Add(physical(at).Scale(-1))
+			w := oblique.Vec(v.Turn.Apply(e))
+			if math.Abs(move.Dot(pl.U)) > 1e-9 || math.Abs(move.Dot(pl.V)) > 1e-9 ||
+				math.Abs(move.Dot(w)-c.steps*D) > 1e-9 {
+				t.Errorf("%v %q %+v: the position moved by %v (along the panel's U %g, V %g, normal %g), want %g along its normal",
+					o, c.key, c.mods, move, move.Dot(pl.U), move.Dot(pl.V), move.Dot(w), c.steps*D)
+			}
+			for a, i := range []int{nv.Z, nv.Y, nv.X} {
+				if i != int(math.Floor(after[a]+0.5)) {
+					t.Errorf("%v: view's indices %d %d %d are not the samples nearest %v", o, nv.Z, nv.Y, nv.X, after)
+				}
+			}
+		}
+		for _, c := range []struct {
+			key  string
+			sign float64
+		}{{KeyEnd, 1}, {KeyHome, -1}} {
+			at, pl, v := state()
+			h.s.Press(c.key)
+			after, _, _ := state()
+			move := physical(after).Add(physical(at).Scale(-1))
+			w := oblique.Vec(v.Turn.Apply(e))
+			edge := false
+			for a := range after {
+				edge = edge || math.Abs(after[a]+0.5) < 1e-9 || math.Abs(after[a]-float64(n[a])+0.5) < 1e-9
+			}
+			if math.Abs(move.Dot(pl.U)) > 1e-9 || math.Abs(move.Dot(pl.V)) > 1e-9 || move.Dot(w)*c.sign <= 0 || !edge {
+				t.Errorf("%v %q: the position moved from %v to %v, not along the normal to the data's edge", o, c.key, at, after)
+			}
+		}
+	}
+}
