@@ -235,12 +235,20 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 }
 
 // labels3D are the visible label layers of scene r as the 3-D view draws
-// them over plane p drawn from level k of the image: each sampled at the
-// image's ray points through its alignment, from its level whose samples
-// are no larger than the image's at level k (no finer than the chunk
-// cache holds), at the layer's time point under the image's.
+// them (see sceneLabels).
 func (o *view3dDraw) labels3D(r *Scene, p oblique.Plane, k int, budget int64) []raycast.Labels {
-	o.labs = o.labs[:0]
+	o.labs = sceneLabels(r, p, k, budget, o.labs[:0])
+	o.drawn = len(o.labs)
+	return o.labs
+}
+
+// sceneLabels appends to labs the label layers of scene r as a 3-D
+// rendering of plane p from level k of the image draws them: each sampled
+// at the image's ray points through its alignment, from its level whose
+// samples are no larger than the image's at level k (no finer than half
+// of budget bytes holds, when budget is not 0), at the layer's time point
+// under the image's.
+func sceneLabels(r *Scene, p oblique.Plane, k int, budget int64, labs []raycast.Labels) []raycast.Labels {
 	base := r.d.Pyr.Meta()
 	for _, l := range r.layers {
 		if !l.labels {
@@ -248,7 +256,7 @@ func (o *view3dDraw) labels3D(r *Scene, p oblique.Plane, k int, budget int64) []
 		}
 		lm := l.d.Pyr.Meta()
 		q := p
-		q.Pixel = max(q.Pixel, levelStep(base, k))
+		q.Pixel = levelStep(base, k)
 		lp, ok := layerPlane(base, lm, l.al, q, p.T)
 		if !ok {
 			continue
@@ -265,11 +273,10 @@ func (o *view3dDraw) labels3D(r *Scene, p oblique.Plane, k int, budget int64) []
 			src = movieSource{l.d.Pyr}
 		}
 		lk := max(oblique.ChooseLevel(lm, lp), budgetLevel(lm, budget, raycast.Box{}))
-		o.labs = append(o.labs, raycast.Labels{Src: src, Level: lk, T: lp.T, Scale: scale, Shift: shift,
+		labs = append(labs, raycast.Labels{Src: src, Level: lk, T: lp.T, Scale: scale, Shift: shift,
 			Palette: l.style.Palette, Selected: l.style.Selected})
 	}
-	o.drawn = len(o.labs)
-	return o.labs
+	return labs
 }
 
 // labelsKey names the label layers of layers as the 3-D view draws them:
