@@ -2,6 +2,7 @@ package volume
 
 import (
 	"math"
+	"unsafe"
 
 	"vastview/loader"
 	"vastview/render"
@@ -85,12 +86,36 @@ func (f *frame) toLayer(q oblique.Plane) oblique.Plane {
 func (w *worker) labelMask(f *frame, b, n int) {
 	vals, mask := w.buf[b][:n], w.mask[b][:n]
 	dt := f.meta.DType
+	if f.lab.Selected == 0 && !dt.Float() {
+		// An integer id is 0 exactly when its bytes are (samples outside
+		// the data, or not in memory, are 0).
+		switch dt.Size() {
+		case 1:
+			nonZero(vals, w.nat[:n])
+		case 2:
+			nonZero(vals, unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(w.nat))), n))
+		case 4:
+			nonZero(vals, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(w.nat))), n))
+		default:
+			nonZero(vals, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(w.nat))), n))
+		}
+		return
+	}
 	for i := range vals {
 		v := float32(0)
 		if mask[i] == oblique.Sampled && f.lab.id(w.nat, dt, i) != 0 {
 			v = 1
 		}
 		vals[i] = v
+	}
+}
+
+// nonZero sets each of vals to 1 where ids holds a value other than 0,
+// else to 0.
+func nonZero[T uint8 | uint16 | uint32 | uint64](vals []float32, ids []T) {
+	ids = ids[:len(vals)]
+	for i, v := range ids {
+		vals[i] = float32(b2i(v != 0))
 	}
 }
 
