@@ -85,14 +85,15 @@ func (v *viewer) frame3D(after int, ok func(e map[string]any) bool) map[string]a
 // shows3D checks that the screen shows the 3-D frame f as `vastview
 // render` of its camera draws it, every pixel but at most 1 in 1000
 // (where the last bit of the arithmetic decides between two samples);
-// frames still coming (drag events arriving late) are waited for.
-func (v *viewer) shows3D(bin, dir, stack string, after int, f map[string]any) {
+// frames still coming (drag events arriving late) are waited for; extra
+// are more options of render (the labels laid over, say).
+func (v *viewer) shows3D(bin, dir, stack string, after int, f map[string]any, extra ...string) {
 	t := v.t
 	t.Helper()
 	var err error
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		n := v.frames()
-		if err = v.screenIs3D(bin, dir, stack, f); err == nil && v.frames() == n {
+		if err = v.screenIs3D(bin, dir, stack, f, extra...); err == nil && v.frames() == n {
 			return
 		}
 		f = v.frame3D(after, func(map[string]any) bool { return true })
@@ -101,14 +102,14 @@ func (v *viewer) shows3D(bin, dir, stack string, after int, f map[string]any) {
 }
 
 // screenIs3D compares the screen with `vastview render` of frame f.
-func (v *viewer) screenIs3D(bin, dir, stack string, f map[string]any) error {
+func (v *viewer) screenIs3D(bin, dir, stack string, f map[string]any, extra ...string) error {
 	t := v.t
 	w, h := int(f["width"].(float64)), int(f["height"].(float64))
 	args := []string{"render", stack}
 	for _, a := range f["render"].([]any) {
 		args = append(args, a.(string))
 	}
-	args = append(args, "--level-range", fmt.Sprintf("%v,%v", f["lo"], f["hi"]))
+	args = append(append(args, extra...), "--level-range", fmt.Sprintf("%v,%v", f["lo"], f["hi"]))
 	if cm, _ := f["colormap"].(string); cm != "" {
 		args = append(args, "--colormap", cm)
 	}

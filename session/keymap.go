@@ -151,7 +151,7 @@ var keyMap = func() []Binding {
 		{Key: Key{Name: "N", Char: true}, Action: ActMode3D, Menu: "View → 3-D → Next Mode: Max, Min, Mean, Translucent, Isosurface",
 			Help: "3-D: maximum, minimum, mean intensity, translucent, isosurface (opacity and threshold in the contrast panel)"},
 		{Key: Key{Name: "X", Char: true}, Action: ActClipPlane, Menu: "View → 3-D → Clip with the Plane",
-			Help: "3-D: clip the volume with the plane the 2-D view shows (keys 1–3 and turns move it); the box: View → 3-D → Clip Box…"},
+			Help: "3-D: clip the volume with the plane the 2-D view shows (keys 1–3 and turns move it); the box: View → 3-D → Clip Box… (typed) or Clip Box Handles (drag a face)"},
 		{Key: Key{Name: "P", Char: true}, Action: ActProjection, Menu: "View → Projection: Max, Min, Mean, None",
 			Help: "projection along the axis normal to the plane (turned: along its normal w): max, min, mean, none"},
 		{Key: Key{Name: "W", Char: true}, Action: ActTurnUp, Help: turnHelp[0], Menu: "Go → Turn → Up"},

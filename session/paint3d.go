@@ -44,6 +44,8 @@ type view3dDraw struct {
 	last  *image.RGBA
 	info  render.Info
 	f3    *Frame3D
+	labs  []raycast.Labels // the label layers drawn, frame after frame
+	drawn int              // how many the last picture drew
 }
 
 // view3dKey is everything a picture of the 3-D view depends on: a
@@ -64,6 +66,7 @@ type view3dKey struct {
 	colormap  string
 	t, c      int
 	chans     string
+	labels    string // the label layers drawn (see labelsKey)
 }
 
 // target returns the next of the pictures, w × h.
@@ -156,7 +159,7 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 	}
 	key := view3dKey{d: r.d, refreshes: pyr.Refreshes(), cam: vs.cam, mode: opts.Mode, interp: opts.Interp, iso: opts.Iso,
 		opac: opts.Opacity, clip: opts.Clip, clipped: opts.ClipPlane != nil, w: w, h: h, lo: v.Lo, hi: v.Hi,
-		colormap: v.Colormap, t: v.T, c: v.C, chans: fmt.Sprint(chans)}
+		colormap: v.Colormap, t: v.T, c: v.C, chans: fmt.Sprint(chans), labels: labelsKey(r.layers)}
 	if opts.ClipPlane != nil {
 		key.plane = *opts.ClipPlane
 	}
@@ -186,6 +189,7 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 		ps := scaledPlane(full, s)
 		k = max(finest, oblique.ChooseLevel(m, ps))
 		opts.Step = levelStep(m, k)
+		opts.Labels = o.labels3D(r, ps, k, vs.budget)
 		if o.small == nil || o.small.Rect.Dx() != ps.W || o.small.Rect.Dy() != ps.H {
 			o.small = image.NewRGBA(image.Rect(0, 0, ps.W, ps.H))
 		}
@@ -202,6 +206,7 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 	} else {
 		k = max(finest, min(o.level, len(m.Levels)-1))
 		opts.Step = levelStep(m, k)
+		opts.Labels = o.labels3D(r, full, k, vs.budget)
 		info = o.r.RenderRGBA(out, full, src, k, opts, chans)
 		if info.Complete && k > finest {
 			o.level, again = k-1, true // the next level, in the next frame
@@ -227,6 +232,63 @@ func (o *view3dDraw) paint(r *Scene, v render.View, w, h int) (*image.RGBA, rend
 	f3.Complete = ri.Complete
 	o.last, o.info, o.f3 = out, ri, f3
 	return out, ri, f3
+}
+
+// labels3D are the visible label layers of scene r as the 3-D view draws
+// them (see sceneLabels).
+func (o *view3dDraw) labels3D(r *Scene, p oblique.Plane, k int, budget int64) []raycast.Labels {
+	o.labs = sceneLabels(r, p, k, budget, o.labs[:0])
+	o.drawn = len(o.labs)
+	return o.labs
+}
+
+// sceneLabels appends to labs the label layers of scene r as a 3-D
+// rendering of plane p from level k of the image draws them: each sampled
+// at the image's ray points through its alignment, from its level whose
+// samples are no larger than the image's at level k (no finer than half
+// of budget bytes holds, when budget is not 0), at the layer's time point
+// under the image's.
+func sceneLabels(r *Scene, p oblique.Plane, k int, budget int64, labs []raycast.Labels) []raycast.Labels {
+	base := r.d.Pyr.Meta()
+	for _, l := range r.layers {
+		if !l.labels {
+			continue
+		}
+		lm := l.d.Pyr.Meta()
+		q := p
+		q.Pixel = levelStep(base, k)
+		lp, ok := layerPlane(base, lm, l.al, q, p.T)
+		if !ok {
+			continue
+		}
+		// layerPlane maps each axis by a scale and a shift: the image's
+		// origin and unit steps give them.
+		var scale, shift oblique.Vec
+		var probe oblique.Plane
+		probe.U, probe.V = oblique.Vec{1, 1, 1}, oblique.Vec{}
+		mp, _ := layerPlane(base, lm, l.al, probe, p.T)
+		scale, shift = mp.U, mp.Center
+		var src oblique.Source = l.d.Pyr
+		if r.movie {
+			src = movieSource{l.d.Pyr}
+		}
+		lk := max(oblique.ChooseLevel(lm, lp), budgetLevel(lm, budget, raycast.Box{}))
+		labs = append(labs, raycast.Labels{Src: src, Level: lk, T: lp.T, Scale: scale, Shift: shift,
+			Palette: l.style.Palette, Selected: l.style.Selected})
+	}
+	return labs
+}
+
+// labelsKey names the label layers of layers as the 3-D view draws them:
+// a picture of other ones is drawn again.
+func labelsKey(layers []layerDraw) string {
+	key := ""
+	for _, l := range layers {
+		if l.labels {
+			key += fmt.Sprintf("%p:%d:%d:%d;", l.d, l.style.Selected, len(l.style.Palette), l.d.Pyr.Refreshes())
+		}
+	}
+	return key
 }
 
 // adapt chooses the screen scale of the next frame drawn while moving

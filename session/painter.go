@@ -177,7 +177,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	v, drawn, auto := pick(v)
 	if r.vol != nil && r.ortho == nil {
 		img, info, f3 := p.v3d.paint(r, drawn, v.Width, v.Height)
-		f := &Frame{Img: img, View: v, Info: info, Vol: f3, Panel: panel3D, data: r.d, gen: r.gen, auto: auto}
+		f := &Frame{Img: img, View: v, Info: info, Vol: f3, Panel: panel3D, Layers: p.v3d.drawn, data: r.d, gen: r.gen, auto: auto}
 		f.readTotal, _ = pyr.BytesRead()
 		return f
 	}

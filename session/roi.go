@@ -829,10 +829,14 @@ type Mark struct {
 }
 
 // Overlay is what the window draws over the picture: each visible ROI on
-// the plane shown, in viewport pixels of the frame on screen.
+// the plane shown, in viewport pixels of the frame on screen; over the 3-D
+// view, the clip box with its handles when they are shown.
 func (s *Session) Overlay() []Mark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if mk, ok := s.clipMarkLocked(); ok {
+		return []Mark{mk}
+	}
 	rv, ok := s.roiViewLocked()
 	if !ok {
 		return nil

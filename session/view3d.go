@@ -35,6 +35,16 @@ type view3dState struct {
 	// not), keeping the far side.
 	clipOblique bool
 	moving      bool
+	// handles draws the clip box over the 3-D view shown alone, a handle
+	// at the middle of each face to drag; grab is the face a drag holds
+	// (see faceGrab), from the box grabBox, the pointer having moved
+	// grabMove samples along the face's axis since; dragging: a drag over
+	// the 3-D view is under way.
+	handles  bool
+	dragging bool
+	grab     faceGrab
+	grabBox  raycast.Box
+	grabMove float64
 }
 
 // Modes3D are the 3-D view's modes, in the order N steps through them.
@@ -260,6 +270,9 @@ func (s *Session) drag3D(x, y, dx, dy float64) bool {
 	if !on {
 		return false
 	}
+	if s.grabFace(px, py, dx, dy) {
+		return true
+	}
 	s.update3D(func(m *loader.Meta, w, h int) {
 		s.v3.moving = true
 		if pan {
@@ -289,6 +302,7 @@ func (s *Session) scroll3D(x, y, dy float64) bool {
 func (s *Session) end3DDrag() {
 	s.mu.Lock()
 	moving := s.v3.moving
+	s.v3.dragging, s.v3.grab = false, 0
 	s.mu.Unlock()
 	if moving {
 		s.update3D(func(*loader.Meta, int, int) { s.v3.moving = false })

@@ -31,8 +31,9 @@ type volumeDraw struct {
 // paintVolume draws the 3-D rendering of scene r from the level it
 // names, what is not in memory from coarser levels (and asked for,
 // nearest the centre first), through the view's windows (those left to
-// choose chosen by auto-contrast) and colormaps; an Iso threshold that is
-// NaN is the middle of the first window.
+// choose chosen by auto-contrast) and colormaps, with the label layers
+// as the 3-D view draws them; an Iso threshold that is NaN is the middle
+// of the first window.
 func (p *planePainter) paintVolume(r *Scene) *Frame {
 	pyr := r.d.Pyr
 	cs := r.cast
@@ -72,6 +73,7 @@ func (p *planePainter) paintVolume(r *Scene) *Frame {
 		img = image.NewRGBA(image.Rect(0, 0, pl.W, pl.H))
 		vd.bufs[vd.next] = img
 	}
+	o.Labels = sceneLabels(r, pl, cs.level, 0, nil)
 	info := vd.r.RenderRGBA(img, pl, pyr, cs.level, o, chans)
 	vd.r.Request(pyr, levels.Visible, r.gen)
 	ri := render.Info{Level: info.Level, Complete: info.Complete, Missing: info.Missing,

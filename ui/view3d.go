@@ -15,13 +15,15 @@ import (
 
 // view3dControls are the 3-D view's sliders in the contrast panel's
 // place: the translucent mode's opacity, the isosurface's threshold, and
-// the clipping box's button. They show while the 3-D view does.
+// the clipping box's button and the check that shows its handles. They
+// show while the 3-D view does.
 type view3dControls struct {
 	v         *Viewer
 	opacity   *viewSlider
 	iso       *viewSlider
 	isoLbl    *widget.Label
 	opacLbl   *widget.Label
+	handles   *viewCheck
 	box       *fyne.Container
 	lo, hi    float64 // the threshold slider's range
 	isoQuiet  bool
@@ -47,10 +49,16 @@ func newView3DControls(v *Viewer) *view3dControls {
 	}
 	c.opacLbl, c.isoLbl = widget.NewLabel("opacity 100%"), widget.NewLabel("threshold")
 	clip := widget.NewButton("Clip Box…", v.clipBoxDialog)
+	c.handles = newViewCheck(v, func(on bool) {
+		if on != v.s.ClipHandles() {
+			v.s.ToggleClipHandles()
+		}
+	})
+	c.handles.Text = "handles"
 	c.box = container.NewGridWithColumns(3,
 		container.NewBorder(nil, nil, c.opacLbl, nil, c.opacity),
 		container.NewBorder(nil, nil, c.isoLbl, nil, c.iso),
-		clip)
+		container.NewBorder(nil, nil, nil, c.handles, clip))
 	c.box.Hide()
 	return c
 }
@@ -65,6 +73,7 @@ func (c *view3dControls) sync() {
 		return
 	}
 	c.box.Show()
+	c.handles.show(s.ClipHandles())
 	c.opacQuiet = true
 	c.opacity.SetValue(100 * s.Opacity3D())
 	c.opacQuiet = false
@@ -87,8 +96,8 @@ func (c *view3dControls) sync() {
 
 // view3dItems are the View menu's 3-D items, in a submenu (the View
 // menu fills the window's height): the view itself (5), the modes (N
-// cycles them), the clipping plane (X), the clipping box and the
-// camera's reset.
+// cycles them), the clipping plane (X), the clipping box (typed, or
+// dragged by its handles) and the camera's reset.
 func (v *Viewer) view3dItems() []*fyne.MenuItem {
 	on := v.toggleItem("View → 3-D → 3-D View", func() bool { return v.s.Layout() == session.View3D }, func(on bool) {
 		v.s.SetLayout(map[bool]session.Layout{true: session.View3D, false: session.SingleView}[on])
@@ -104,6 +113,7 @@ func (v *Viewer) view3dItems() []*fyne.MenuItem {
 		v.toggleItem("View → 3-D → Clip with the Plane", func() bool { _, on := v.s.Clip3D(); return on },
 			func(bool) { v.s.ToggleClipPlane() }),
 		fyne.NewMenuItem("Clip Box…", v.clipBoxDialog),
+		v.toggleItem("View → 3-D → Clip Box Handles", v.s.ClipHandles, func(bool) { v.s.ToggleClipHandles() }),
 		fyne.NewMenuItem("Reset Camera", v.s.ResetCamera))
 	sub := fyne.NewMenuItem("3-D", nil)
 	sub.ChildMenu = fyne.NewMenu("", items...)

@@ -117,7 +117,8 @@ const usage = `vastview views image volumes and movies too big to load.
                                    a 3-D rendering: one ray per sample of the
                                    oblique plane, along its normal, sampled
                                    every D; F.raw (float32, mip, minip,
-                                   mean) or F.png (every mode)
+                                   mean) or F.png (every mode; --overlay
+                                   LABELS drawn as opaque shaded surfaces)
   vastview movie SRC OUT [--axis t|z] [--range A:B] [--fps N] [--overwrite]
                  [--timestamp] [view options as for plane]
                                    the view at every time point (t) or plane

@@ -125,6 +125,9 @@ func (co *castOpts) options(o *planeOpts, cmd string, picture bool) (volume.Opti
 		return opts, usageError{"render: --mode " + co.mode + " draws colours: --out must end in .png"}
 	}
 	for _, f := range []string{"plane", "index", "z", "project", "slab", "overlay", "scalebar"} {
+		if f == "overlay" && cmd == "render" {
+			continue // labels drawn as surfaces
+		}
 		if o.given[f] {
 			return opts, usageError{cmd + ": --" + f + " does not go with a 3-D rendering"}
 		}
@@ -134,6 +137,9 @@ func (co *castOpts) options(o *planeOpts, cmd string, picture bool) (volume.Opti
 	}
 	if o.given["iso"] && (mode != volume.Iso || math.IsNaN(co.iso) || math.IsInf(co.iso, 0)) {
 		return opts, usageError{cmd + ": --iso wants a number, with --mode iso"}
+	}
+	if o.given["overlay"] && !picture {
+		return opts, usageError{cmd + ": --overlay draws labels in a picture: --out must end in .png"}
 	}
 	if o.given["opacity"] && (mode != volume.Alpha || !(o.opacity > 0 && o.opacity <= 1)) {
 		return opts, usageError{cmd + ": --opacity wants a number above 0 up to 1, with --mode alpha"}
@@ -231,6 +237,12 @@ func (o *planeOpts) drawCast(name string, src loader.Source, p oblique.Plane, op
 	defer pc.Close()
 	if err := pc.Cast(p, o.level, opts); err != nil {
 		return usageError{"render: " + err.Error()}
+	}
+	if o.overlay != "" {
+		sel := loader.Plane{Orientation: render.XY, At: map[byte]int{'T': o.t}}
+		if err := o.addLabels(pc, name, d.Pyr.Meta(), sel, true); err != nil {
+			return err
+		}
 	}
 	img, err := pc.Draw(context.Background())
 	if err != nil {

@@ -2,6 +2,7 @@ package volume
 
 import (
 	"fmt"
+	"image"
 	"testing"
 
 	"vastview/loader"
@@ -57,5 +58,41 @@ func BenchmarkMIP(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(src)/dt.Size())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Msamples/s")
 		})
+	}
+}
+
+// BenchmarkLabels renders a turned 256³ uint16 volume (MIP and Iso) with
+// one worker, without labels and with a label volume of the same
+// geometry (a few balls, mostly 0): what the labels pass costs.
+func BenchmarkLabels(b *testing.B) {
+	s := benchVolume(loader.Uint16)
+	lab := newSrc(loader.Uint16, []int{256, 256, 256}, []int{64, 64, 64}, nil, func(z, y, x int) float64 {
+		for i, c := range [][3]int{{60, 80, 100}, {150, 170, 90}, {200, 60, 200}} {
+			dz, dy, dx := z-c[0], y-c[1], x-c[2]
+			if dz*dz+dy*dy+dx*dx < 40*40 {
+				return float64(i + 1)
+			}
+		}
+		return 0
+	})
+	for _, mode := range []Mode{MIP, Iso} {
+		for _, labels := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%v/labels=%v", mode, labels), func(b *testing.B) {
+				p := planeOf(s.meta, []oblique.Turn{{Axis: 'y', Deg: 25}, {Axis: 'x', Deg: 15}}, 256, 256, 1)
+				dst := image.NewRGBA(image.Rect(0, 0, p.W, p.H))
+				r := Renderer{Workers: 1}
+				defer r.Close()
+				o := Options{Mode: mode, Window: [2]float64{0, 250}, Iso: 200}
+				if labels {
+					o.Labels = []Labels{{Src: lab}}
+				}
+				r.RenderRGBA(dst, p, s, 0, o, nil)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					r.RenderRGBA(dst, p, s, 0, o, nil)
+				}
+			})
+		}
 	}
 }

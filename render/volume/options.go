@@ -111,6 +111,9 @@ type Options struct {
 	// ClipPlane, when set, keeps the samples on the side its normal
 	// points to.
 	ClipPlane *ClipPlane
+	// Labels are label volumes RenderRGBA draws with the image, as
+	// opaque shaded surfaces (see Labels); Render leaves them out.
+	Labels []Labels
 }
 
 // Info says how a picture was rendered.

@@ -38,10 +38,13 @@ type Renderer struct {
 	handle *handle
 
 	missed  map[missKey]struct{}
-	miss    []missEntry
-	reqs    [][]int
-	reqBuf  []int
-	level   int
+	ml      missList   // the image's chunks missing
+	lml     []missList // each label layer's
+	nlab    int        // the label layers of the last picture
+	lk      []int32    // each ray's nearest label surface: its slice, id and colour
+	lid     []uint32
+	lcol    [][3]float32
+	trans   []float32
 	painter render.Painter
 	vals    []float32
 	scratch []byte
@@ -74,6 +77,24 @@ type frame struct {
 	margin [3]float64  // in level-0 indices, for the rays' range in the volume
 	clipLo [3]float64  // the clip box in level-0 indices, inclusive
 	clipHi [3]float64
+	// clipped: the rays keep to [clipLo, clipHi] (a clip box, or a labels
+	// pass, which keeps to the image's box).
+	clipped bool
+
+	// A labels pass: the layer, how the image's physical positions map
+	// to the layer's (x·lscale + lshift on each axis), and where each
+	// ray's first label is (lk: its slice, MaxInt32 for none; lcol: its
+	// shaded colour, W×H each).
+	lab            *Labels
+	lscale, lshift oblique.Vec
+	lk             []int32
+	lid            []uint32
+	lcol           [][3]float32
+	// An image pass under labels: stop (W×H), when set, ends each ray
+	// before that slice (the label's); trans (W×H) is multiplied by what
+	// each ray lets through (1 − its opacity).
+	stop  []int32
+	trans []float32
 
 	vals   []float32 // projections: W×H values
 	pix    []byte    // colours: the picture's pixels
@@ -93,7 +114,8 @@ type frame struct {
 // worker is one goroutine's buffers.
 type worker struct {
 	s       oblique.Sampler
-	buf     [][]float32 // the slices sampled, in a ring (Iso: 2·isoM + 1)
+	ls      oblique.Sampler // the labels passes'
+	buf     [][]float32     // the slices sampled, in a ring (Iso: 2·isoM + 1)
 	mask    [][]uint8
 	acc     []float32
 	sum     []float64
@@ -101,6 +123,9 @@ type worker struct {
 	ka, kb  []int32
 	col     [][4]float32
 	hit     []int32
+	hk      []int32  // labels pass: the slice of each ray's hit
+	hid     []uint32 // and the id there
+	nat     []byte   // labels pass: a slice's ids as stored
 	missed  map[missKey]struct{}
 	sk      skipper
 	thr     float32 // MIP, MinIP: the running max (min) a slice must pass to change a ray
@@ -118,8 +143,10 @@ func (r *Renderer) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// setup readies a frame of p.
-func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Options) *frame {
+// setup readies a frame of p, the rays sampling level of src; the rays'
+// geometry (step, extent, clipping) is that of the image of metadata geo
+// (nil: src's). lab, when not nil, makes it a labels pass over src.
+func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Options, geo *loader.Meta, lab *Labels) *frame {
 	if r.f == nil {
 		r.f = &frame{}
 		r.missed = map[missKey]struct{}{}
@@ -137,14 +164,24 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 		r.pool, r.handle = newPool(f, nw-1)
 	}
 	m := src.Meta()
+	if geo == nil {
+		geo = m
+	}
 	level = max(0, min(len(m.Levels)-1, level))
 	f.p, f.src, f.meta, f.level, f.o = p, src, m, level, o
+	f.lab, f.stop, f.trans, f.vals, f.pix = lab, nil, nil, nil, nil
+	f.lscale, f.lshift = oblique.Vec{1, 1, 1}, oblique.Vec{}
+	if lab != nil {
+		f.lscale, f.lshift = lab.mapping()
+		f.p.T, f.p.C = lab.T, 0
+		f.o.Mode, f.o.Iso, f.o.Interp = Iso, 0.5, oblique.Nearest
+	}
 	f.noSkip = r.NoSkip
 	_, _, f.w = basisOf(p)
-	f.sp, f.n = oblique.Spacing(m), oblique.Extent(m)
+	f.sp, f.n = oblique.Spacing(geo), oblique.Extent(geo)
 	smallest := math.Inf(1)
 	for a, c := range []byte("ZYX") {
-		if m.AxisIndex(c) >= 0 {
+		if geo.AxisIndex(c) >= 0 {
 			smallest = min(smallest, f.sp[a])
 		}
 	}
@@ -157,28 +194,33 @@ func (r *Renderer) setup(p oblique.Plane, src oblique.Source, level int, o Optio
 	}
 	// The rays' range is found with a margin of a sample of the level
 	// (whose extent may differ from level 0's by that much) and a step;
-	// the sampler then says which samples are inside.
+	// the sampler then says which samples are inside. A labels pass
+	// keeps to the image's box exactly.
 	lv := &m.Levels[level]
+	msp := oblique.Spacing(m)
+	f.clipped = !o.Clip.IsZero() || lab != nil
+	span := 0.0 // a sample of the level, in the image's physical units
 	for a, c := range []byte("ZYX") {
 		f.margin[a] = 1
 		if i := m.AxisIndex(c); i >= 0 && lv.Shape[i] > 0 {
-			f.margin[a] = float64(m.Shape[i])/float64(lv.Shape[i]) + 1
+			s := float64(m.Shape[i]) / float64(lv.Shape[i])
+			f.margin[a] = s + 1
+			span = max(span, msp[a]*s/math.Abs(f.lscale[a]))
 		}
 		f.margin[a] += f.step / f.sp[a]
 		f.clipLo[a], f.clipHi[a] = math.Inf(-1), math.Inf(1)
+		if lab != nil {
+			// The points whose nearest sample of the image is inside.
+			f.clipLo[a], f.clipHi[a] = -0.5-1e-9, float64(f.n[a])-0.5-2e-9
+		}
 		if !o.Clip.IsZero() {
 			// The points whose nearest sample is inside: the sampler's
 			// rounding moves points on a boundary up by a snap.
-			f.clipLo[a], f.clipHi[a] = float64(o.Clip.Lo[a])-0.5-1e-9, float64(o.Clip.Hi[a])-0.5-2e-9
+			f.clipLo[a] = max(f.clipLo[a], float64(o.Clip.Lo[a])-0.5-1e-9)
+			f.clipHi[a] = min(f.clipHi[a], float64(o.Clip.Hi[a])-0.5-2e-9)
 		}
 	}
 	// Iso's gradient spans at least the level's largest sample.
-	span := 0.0
-	for a, c := range []byte("ZYX") {
-		if i := m.AxisIndex(c); i >= 0 && lv.Shape[i] > 0 {
-			span = max(span, f.sp[a]*float64(m.Shape[i])/float64(lv.Shape[i]))
-		}
-	}
 	f.isoB = int(max(1, min(8, math.Ceil(span/p.Pixel-1e-9))))
 	f.isoM = int(max(1, min(8, math.Ceil(span/f.step-1e-9))))
 	f.tilesX = (p.W + tileW - 1) / tileW
@@ -241,12 +283,13 @@ func (r *Renderer) Render(dst []float32, p oblique.Plane, src oblique.Source, le
 		clear(dst)
 		return Info{Level: level, Complete: true}
 	}
-	f := r.setup(p, src, level, o)
+	f := r.setup(p, src, level, o, nil, nil)
 	f.vals, f.pix = dst, nil
 	r.run(f)
 	info := r.start(f)
 	r.gather(f, &info)
-	return r.order(f, info)
+	r.nlab = 0
+	return r.order(f, info, &r.ml)
 }
 
 // RenderRGBA draws the picture of p through level of src into dst (its
@@ -260,16 +303,44 @@ func (r *Renderer) RenderRGBA(dst *image.RGBA, p oblique.Plane, src oblique.Sour
 	if p.W <= 0 || p.H <= 0 {
 		return Info{Level: level, Complete: true}
 	}
+	var lab Info
+	r.nlab = 0
+	if len(o.Labels) > 0 {
+		lab = r.castLabels(p, src.Meta(), o)
+		r.trans = growF(r.trans, p.W*p.H)
+		for i := range r.trans {
+			r.trans[i] = 1
+		}
+	}
+	var info Info
 	if len(chans) == 0 {
 		cm := o.Colormap
 		if cm == nil {
 			cm = render.ColormapOrGray("gray")
 		}
 		f := r.channel(dst.Pix, dst.Stride, p, src, level, o, cm, o.Window[0], o.Window[1])
-		info := r.start(f)
+		info = r.start(f)
 		r.gather(f, &info)
-		return r.order(f, info)
+		info = r.order(f, info, &r.ml)
+	} else {
+		info = r.channels(dst, p, src, level, o, chans)
 	}
+	if len(o.Labels) > 0 {
+		r.drawLabels(dst.Pix, dst.Stride, p, o.Mode)
+		info.Complete = info.Complete && lab.Complete
+		info.Missing += lab.Missing
+		info.Failed += lab.Failed
+		info.Samples += lab.Samples
+		info.Skipped += lab.Skipped
+		if info.Err == nil {
+			info.Err = lab.Err
+		}
+	}
+	return info
+}
+
+// channels draws and adds the channels chans (see RenderRGBA).
+func (r *Renderer) channels(dst *image.RGBA, p oblique.Plane, src oblique.Source, level int, o Options, chans []render.Channel) Info {
 	var f *frame
 	var info Info
 	for i, ch := range chans {
@@ -293,14 +364,21 @@ func (r *Renderer) RenderRGBA(dst *image.RGBA, p oblique.Plane, src oblique.Sour
 			render.AddPixels(dst.Pix[y*dst.Stride:y*dst.Stride+4*p.W], sc[y*dst.Stride:y*dst.Stride+4*p.W])
 		}
 	}
-	return r.order(f, info)
+	return r.order(f, info, &r.ml)
 }
 
 // channel draws one channel into pix (rows stride bytes apart).
 func (r *Renderer) channel(pix []byte, stride int, p oblique.Plane, src oblique.Source, level int, o Options,
 	cm *render.Colormap, lo, hi float64) *frame {
-	f := r.setup(p, src, level, o)
+	f := r.setup(p, src, level, o, nil, nil)
 	f.cm, f.lo, f.hi = cm, lo, hi
+	if len(o.Labels) > 0 {
+		// Under label surfaces: what is behind one is hidden.
+		f.trans = r.trans
+		if o.Mode == Alpha || o.Mode == Iso {
+			f.stop = r.lk
+		}
+	}
 	if o.Mode.Projects() {
 		n := p.W * p.H
 		if cap(r.vals) < n {
@@ -347,16 +425,32 @@ func (r *Renderer) gather(f *frame, info *Info) {
 	}
 }
 
-// order lists the missing chunks nearest the central ray first, and
-// returns info with their number.
-func (r *Renderer) order(f *frame, info Info) Info {
-	r.miss, r.reqs, r.reqBuf = r.miss[:0], r.reqs[:0], r.reqBuf[:0]
+// missList is the chunks of one source missing from a picture, nearest
+// the central ray first.
+type missList struct {
+	src    oblique.Source // a labels pass's layer (the image's is given to Request)
+	level  int
+	miss   []missEntry
+	reqs   [][]int
+	reqBuf []int
+}
+
+// order lists the missing chunks of frame f in ml, nearest the central
+// ray first, and returns info with their number.
+func (r *Renderer) order(f *frame, info Info, ml *missList) Info {
+	ml.miss, ml.reqs, ml.reqBuf = ml.miss[:0], ml.reqs[:0], ml.reqBuf[:0]
 	m := f.meta
 	lv := &m.Levels[f.level]
+	sp := oblique.Spacing(m)
+	// The central ray, in the physical space of the data sampled.
+	c, w := mulVec(f.p.Center, f.lscale).Add(f.lshift), mulVec(f.w, f.lscale)
+	if l := math.Sqrt(w.Dot(w)); l > 0 {
+		w = w.Scale(1 / l)
+	}
 	for k := range r.missed {
 		var x oblique.Vec
-		for a, c := range []byte("ZYX") {
-			i := m.AxisIndex(c)
+		for a, ch := range []byte("ZYX") {
+			i := m.AxisIndex(ch)
 			if i < 0 || int(k.n) <= i {
 				continue
 			}
@@ -364,13 +458,13 @@ func (r *Renderer) order(f *frame, info Info) Info {
 			e := min(lv.Shape[i], s+lv.Chunk[i])
 			q := float64(s+e-1) / 2
 			f0 := float64(m.Shape[i]) / float64(max(1, lv.Shape[i]))
-			x[a] = ((q+0.5)*f0 - 0.5) * f.sp[a]
+			x[a] = ((q+0.5)*f0 - 0.5) * sp[a]
 		}
-		d := x.Add(f.p.Center.Scale(-1))
-		d = d.Add(f.w.Scale(-d.Dot(f.w)))
-		r.miss = append(r.miss, missEntry{d.Dot(d), k})
+		d := x.Add(c.Scale(-1))
+		d = d.Add(w.Scale(-d.Dot(w)))
+		ml.miss = append(ml.miss, missEntry{d.Dot(d), k})
 	}
-	slices.SortFunc(r.miss, func(a, b missEntry) int {
+	slices.SortFunc(ml.miss, func(a, b missEntry) int {
 		switch {
 		case a.dist < b.dist:
 			return -1
@@ -385,31 +479,38 @@ func (r *Renderer) order(f *frame, info Info) Info {
 		return 0
 	})
 	n := len(m.Axes)
-	if cap(r.reqBuf) < n*len(r.miss) {
-		r.reqBuf = make([]int, 0, n*len(r.miss))
+	if cap(ml.reqBuf) < n*len(ml.miss) {
+		ml.reqBuf = make([]int, 0, n*len(ml.miss))
 	}
-	for _, e := range r.miss {
-		at := len(r.reqBuf)
+	for _, e := range ml.miss {
+		at := len(ml.reqBuf)
 		for i := 0; i < n; i++ {
-			r.reqBuf = append(r.reqBuf, int(e.key.idx[i]))
+			ml.reqBuf = append(ml.reqBuf, int(e.key.idx[i]))
 		}
-		r.reqs = append(r.reqs, r.reqBuf[at:at+n:at+n])
+		ml.reqs = append(ml.reqs, ml.reqBuf[at:at+n:at+n])
 	}
-	r.level = f.level
-	info.Missing = len(r.reqs)
+	ml.level = f.level
+	info.Missing = len(ml.reqs)
 	return info
 }
 
-// Missing returns the chunks of the level last rendered that were not in
-// memory, nearest the central ray first. The slices are the Renderer's,
-// valid until its next call.
-func (r *Renderer) Missing() (level int, idxs [][]int) { return r.level, r.reqs }
+// Missing returns the chunks of the image's level last rendered that
+// were not in memory, nearest the central ray first (those of label
+// layers are asked for by Request). The slices are the Renderer's, valid
+// until its next call.
+func (r *Renderer) Missing() (level int, idxs [][]int) { return r.ml.level, r.ml.reqs }
 
-// Request asks src for the chunks Missing lists, at priority prio for the
-// view generation gen.
+// Request asks src for the chunks Missing lists, and each label layer of
+// the last picture for those it missed, at priority prio for the view
+// generation gen.
 func (r *Renderer) Request(src oblique.Source, prio levels.Priority, gen uint64) {
-	if len(r.reqs) > 0 {
-		src.Request(prio, gen, r.level, r.reqs...)
+	if len(r.ml.reqs) > 0 {
+		src.Request(prio, gen, r.ml.level, r.ml.reqs...)
+	}
+	for _, ml := range r.lml[:r.nlab] {
+		if len(ml.reqs) > 0 {
+			ml.src.Request(prio, gen, ml.level, ml.reqs...)
+		}
 	}
 }
 
@@ -418,6 +519,7 @@ func (r *Renderer) Forget() {
 	if r.f != nil {
 		for _, w := range r.f.ws {
 			w.s.Forget()
+			w.ls.Forget()
 		}
 	}
 }

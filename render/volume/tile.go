@@ -66,7 +66,7 @@ func (f *frame) limits(x oblique.Vec) (int32, int32) {
 		vlo[a], vhi[a] = -0.5-f.margin[a], float64(f.n[a])-0.5+f.margin[a]
 	}
 	ka, kb := f.rangeOf(x, &vlo, &vhi, 0)
-	if !f.o.Clip.IsZero() {
+	if f.clipped {
 		ca, cb := f.rangeOf(x, &f.clipLo, &f.clipHi, 0)
 		ka, kb = max(ka, ca), min(kb, cb)
 	}
@@ -109,6 +109,9 @@ func (w *worker) reserve(f *frame) {
 		w.buf[b] = growF(w.buf[b], qn)
 		w.mask[b] = grow(w.mask[b], qn)
 	}
+	if f.lab != nil {
+		w.nat = grow(w.nat, qn*f.meta.DType.Size())
+	}
 	w.begin(f, n)
 }
 
@@ -121,6 +124,9 @@ func (w *worker) tile(f *frame, i0, j0, i1, j1 int) {
 	for i := 0; i < th; i++ {
 		for j := 0; j < tw; j++ {
 			ka, kb := f.limits(f.p.At(float64(i0+i), float64(j0+j)))
+			if f.stop != nil {
+				kb = min(kb, f.stop[(i0+i)*f.p.W+j0+j]-1)
+			}
 			w.ka[i*tw+j], w.kb[i*tw+j] = ka, kb
 			if ka <= kb {
 				kmin, kmax = min(kmin, ka), max(kmax, kb)
@@ -153,16 +159,27 @@ func (w *worker) tile(f *frame, i0, j0, i1, j1 int) {
 		for k := lo; k <= hi && active > 0; k++ {
 			b := int(k-lo) % ring
 			q.Center = center.Add(f.w.Scale(float64(k) * f.step))
+			sq, dir := q, f.w
+			if f.lab != nil {
+				sq, dir = f.toLayer(q), mulVec(f.w, f.lscale)
+			}
 			if w.sk.on {
-				if vlo, vhi, ok := w.sk.rangeOf(f, &q, f.w, float64(m)*f.step); ok && w.skippable(f, vlo, vhi) {
+				if vlo, vhi, ok := w.sk.rangeOf(f, &sq, dir, float64(m)*f.step); ok && w.skippable(f, vlo, vhi) {
 					w.skipped += int64(qn)
 					w.after(f, k, n)
 					continue
 				}
 			}
-			w.s.Mask = w.mask[b]
-			info := w.s.Float(w.buf[b], q, f.src, f.level, f.o.Interp)
-			w.note(&info)
+			var info oblique.Info
+			s := w.sampler(f)
+			s.Mask = w.mask[b]
+			if f.lab != nil {
+				info = s.Native(w.nat, sq, f.src, f.level)
+				w.labelMask(f, b, qn)
+			} else {
+				info = s.Float(w.buf[b], q, f.src, f.level, f.o.Interp)
+			}
+			w.note(s, &info)
 			w.sampled += int64(qn)
 			active = w.merge(f, k, lo, b, tw, th)
 		}
@@ -171,7 +188,7 @@ func (w *worker) tile(f *frame, i0, j0, i1, j1 int) {
 }
 
 // note keeps what a sampling of a slice said about the chunks.
-func (w *worker) note(info *oblique.Info) {
+func (w *worker) note(s *oblique.Sampler, info *oblique.Info) {
 	if !info.Complete {
 		w.done = false
 	}
@@ -179,7 +196,7 @@ func (w *worker) note(info *oblique.Info) {
 	if w.err == nil && info.Err != nil {
 		w.err = info.Err
 	}
-	lvl, idxs := w.s.Missing()
+	lvl, idxs := s.Missing()
 	for _, idx := range idxs {
 		k := missKey{level: int32(lvl), n: int8(len(idx))}
 		for i, v := range idx {
@@ -215,6 +232,12 @@ func (w *worker) begin(f *frame, n int) {
 			w.hit[i] = math.MinInt32
 		}
 		clear(w.col)
+		if f.lab != nil {
+			w.hk, w.hid = grow(w.hk, n), grow(w.hid, n)
+			for i := range w.hk {
+				w.hk[i] = math.MaxInt32
+			}
+		}
 	}
 }
 
@@ -336,6 +359,9 @@ func (w *worker) after(f *frame, k int32, n int) {
 // skippable reports whether samples all within [lo, hi] would change
 // none of the tile's rays.
 func (w *worker) skippable(f *frame, lo, hi float64) bool {
+	if f.lab != nil {
+		return lo == 0 && hi == 0 // no label
+	}
 	switch f.o.Mode {
 	case MIP:
 		return hi <= float64(w.thr)
@@ -412,6 +438,9 @@ func (w *worker) mergeIso(f *frame, k, lo int32, b, tw, th int) int {
 				active++
 				if mask[at] == oblique.Sampled && vals[at] >= iso {
 					w.hit[p] = k
+					if f.lab != nil {
+						w.hk[p], w.hid[p] = k, f.lab.id(w.nat, f.meta.DType, at)
+					}
 				}
 			}
 		}
@@ -459,6 +488,10 @@ func (w *worker) shade(f *frame, p, at, qw, prev, cur, next int) {
 		l = ambient + (1-ambient)*max(0, gw/g)
 	}
 	top := &f.rgb[255]
+	if f.lab != nil {
+		c := f.lab.colour(w.hid[p])
+		top = &c
+	}
 	w.col[p] = [4]float32{top[0] * float32(l), top[1] * float32(l), top[2] * float32(l), 1}
 }
 
@@ -484,6 +517,28 @@ func (w *worker) end(f *frame, i0, j0, tw, th int) {
 			}
 		}
 		return
+	}
+	if f.lab != nil {
+		for i := 0; i < th; i++ {
+			for j := 0; j < tw; j++ {
+				p, o := i*tw+j, (i0+i)*f.p.W+j0+j
+				// The ray's first label of every layer: the nearest, the
+				// upper layer's on a tie.
+				if k := w.hk[p]; k != math.MaxInt32 && k <= f.lk[o] {
+					c := &w.col[p]
+					f.lk[o], f.lid[o], f.lcol[o] = k, w.hid[p], [3]float32{c[0], c[1], c[2]}
+				}
+			}
+		}
+		return
+	}
+	if f.trans != nil {
+		for i := 0; i < th; i++ {
+			t := f.trans[(i0+i)*f.p.W+j0 : (i0+i)*f.p.W+j0+tw]
+			for j := range t {
+				t[j] *= 1 - min(1, w.col[i*tw+j][3])
+			}
+		}
 	}
 	for i := 0; i < th; i++ {
 		px := f.pix[(i0+i)*f.stride+4*j0 : (i0+i)*f.stride+4*(j0+tw)]
