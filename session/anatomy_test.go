@@ -208,21 +208,37 @@ func TestWorldTextLabelsItsSpace(t *testing.T) {
 	}
 }
 
-// TestTransposedPlanesAreNoted: a sagittal acquisition (PIL: X toward
-// posterior, Y inferior, Z left) shows its stored sagittal plane as the
-// convention does, and says of its axial and coronal planes, which it
-// shows with rows and columns as stored, that they are turned.
-func TestTransposedPlanesAreNoted(t *testing.T) {
-	an := anatomy{codes: [3]byte{'P', 'I', 'L'}}
-	for o, want := range map[render.Orientation]bool{render.XY: false, render.XZ: true, render.YZ: true} {
-		if got := an.transposed(o); got != want {
-			t.Errorf("PIL %s (%s): transposed %v, want %v", o, an.planeName(o), got, want)
-		}
-	}
-	ras := anatomy{codes: [3]byte{'R', 'A', 'S'}}
-	for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
-		if ras.transposed(o) {
-			t.Errorf("RAS %s: transposed", o)
+// TestEveryStorageOrderShowsTheConvention: whatever the order and
+// sense of a volume's storage axes (the 48 of them: sagittal and coronal
+// acquisitions among them), each plane's letters are the convention's:
+// axial R left and A up, coronal R left and S up, sagittal A left and S
+// up (neurological: L left), the panels swapped where the stored rows
+// are the convention's columns.
+func TestEveryStorageOrderShowsTheConvention(t *testing.T) {
+	want := map[string][2]string{"axial": {"R", "A"}, "coronal": {"R", "S"}, "sagittal": {"A", "S"}}
+	for _, perm := range []string{"RAS", "RSA", "ARS", "ASR", "SRA", "SAR"} {
+		for sense := range 8 {
+			var an anatomy
+			for i := range 3 {
+				an.codes[i] = perm[i]
+				if sense>>i&1 == 1 {
+					an.codes[i] = opposite(perm[i])
+				}
+			}
+			for _, conv := range []Convention{Radiological, Neurological} {
+				fl := an.flips(conv)
+				for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
+					name := an.planeName(o)
+					w := want[name]
+					if conv == Neurological && w[0] == "R" {
+						w[0] = "L"
+					}
+					e := an.edges(render.View{Orientation: o, Flips: fl})
+					if e.Left != w[0] || e.Top != w[1] || e.Right != string(opposite(w[0][0])) || e.Bottom != string(opposite(w[1][0])) {
+						t.Errorf("%s %s %s (%s): edges %+v, want %s left, %s up", an.codes[:], conv, o, name, e, w[0], w[1])
+					}
+				}
+			}
 		}
 	}
 }

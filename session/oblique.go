@@ -86,15 +86,18 @@ func Oblique(v render.View) bool { return v.Turn != (render.Turn{}) || v.Linear 
 // samples.
 func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	if !(v.Zoom > 0) {
-		v.Zoom, v.Center = render.Fit(m, v.Orientation, v.Width, v.Height)
+		v.Zoom, v.Center = render.Fit(m, v)
 	}
 	row, col, normal := v.Orientation.Axes()
 	sp := oblique.Spacing(m)
 	slot := map[byte]int{'Z': oblique.Z, 'Y': oblique.Y, 'X': oblique.X}
 	var u0, v0, idx oblique.Vec
-	u0[slot[col]], v0[slot[row]] = 1, 1
-	if f := v.Flip(); f.Col || f.Row { // the display transform: a flipped axis runs backwards
-		u0[slot[col]], v0[slot[row]] = flipSign(f.Col), flipSign(f.Row)
+	// The display transform: a flipped axis runs backwards, a swapped
+	// plane has its row axis across the screen.
+	f := v.Flip()
+	u0[slot[col]], v0[slot[row]] = flipSign(f.Col), flipSign(f.Row)
+	if f.Swap {
+		u0, v0 = v0, u0
 	}
 	idx[slot[col]] = v.Center.Col - 0.5
 	idx[slot[row]] = v.Center.Row - 0.5
@@ -137,7 +140,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	default:
 		v.Width, v.Height = max(1, min(16384, v.Width)), max(1, min(16384, v.Height))
 		if !(v.Zoom > 0) {
-			v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
+			v.Zoom, v.Center = render.FitBox(m, v, r.fitLo, r.fitHi)
 		}
 		pl = ObliquePlane(m, v)
 	}
@@ -415,7 +418,7 @@ func (s *Session) Turn(axis int, deg float64) {
 			return false
 		}
 		if !s.ortho.on && !(s.view.Zoom > 0) {
-			s.view.Zoom, s.view.Center = render.Fit(m, s.view.Orientation, s.view.Width, s.view.Height)
+			s.view.Zoom, s.view.Center = render.Fit(m, s.view)
 		}
 		pl := ObliquePlane(m, s.view)
 		d := [3]oblique.Vec{pl.U, pl.V, pl.U.Cross(pl.V)}[axis]

@@ -343,7 +343,7 @@ func (s *Session) Click(x, y float64) {
 	v := s.view
 	if !(v.Zoom > 0) {
 		lo, hi := s.fitBoxLocked(v.Orientation)
-		v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, lo, hi)
+		v.Zoom, v.Center = render.FitBox(m, v, lo, hi)
 	}
 	loc := v.Locate(m, x, y)
 	if !loc.Inside {
@@ -360,24 +360,25 @@ func (s *Session) Click(x, y float64) {
 // about their centres, when zooms are linked.
 func (s *Session) zoomOthersLocked(m *loader.Meta, factor float64) {
 	if s.ortho.on && s.ortho.linked {
-		s.ortho.zoomOthers(m, factor, s.fitBoxLocked)
+		s.ortho.zoomOthers(m, s.view, factor, s.fitBoxLocked)
 	}
 }
 
-// zoomOthers zooms the panels other than the active one by factor about
+// zoomOthers zooms the panels other than the active one (of the
+// session's view v, whose display transforms they share) by factor about
 // their centres, a fitted one from its fit (the part fitBox bounds of its
 // plane of data m).
-func (o *orthoState) zoomOthers(m *loader.Meta, factor float64, fitBox func(render.Orientation) (lo, hi render.Point)) {
+func (o *orthoState) zoomOthers(m *loader.Meta, v render.View, factor float64, fitBox func(render.Orientation) (lo, hi render.Point)) {
 	rects := panelRects(o.w, o.h)
 	for i := range o.zoom {
 		if i == o.active {
 			continue
 		}
 		z := &o.zoom[i]
-		or := panelOrient[i]
+		v.Orientation, v.Width, v.Height = panelOrient[i], rects[i].Dx(), rects[i].Dy()
 		if !(z.zoom > 0) {
-			lo, hi := fitBox(or)
-			z.zoom, z.center = render.FitBox(m, or, rects[i].Dx(), rects[i].Dy(), lo, hi)
+			lo, hi := fitBox(v.Orientation)
+			z.zoom, z.center = render.FitBox(m, v, lo, hi)
 		}
 		z.zoom *= factor
 	}
@@ -499,7 +500,7 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 				v.Lo, v.Hi = 0, 1
 			}
 			if !(v.Zoom > 0) {
-				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, pn.fitLo, pn.fitHi)
+				v.Zoom, v.Center = render.FitBox(m, v, pn.fitLo, pn.fitHi)
 			}
 			img = p.panel(r, i, v, m, f)
 		}

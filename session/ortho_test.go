@@ -30,7 +30,7 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 	click := func(panel int, col, row float64) {
 		t.Helper()
 		v := render.View{Orientation: panelOrient[panel], Width: 200, Height: 150}
-		v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+		v.Zoom, v.Center = render.Fit(m, v)
 		x, y := v.ToScreen(m, render.Point{Col: col + 0.5, Row: row + 0.5})
 		h.s.Hover(x+float64(rects[panel].Min.X), y+float64(rects[panel].Min.Y), true)
 		h.s.Click(x+float64(rects[panel].Min.X), y+float64(rects[panel].Min.Y))
@@ -47,7 +47,7 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 		compared := 0
 		for i := 0; i < numPanels; i++ {
 			v := render.View{Orientation: panelOrient[i], Z: z, Y: y, X: x, Width: 200, Height: 150, Lo: 0, Hi: 4000}
-			v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+			v.Zoom, v.Center = render.Fit(m, v)
 			row, col, _ := v.Orientation.Axes()
 			at := map[byte]float64{'Z': float64(z) + 0.5, 'Y': float64(y) + 0.5, 'X': float64(x) + 0.5}
 			cx, cy := v.ToScreen(m, render.Point{Col: at[col], Row: at[row]})
@@ -103,7 +103,7 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 	// A drag in the YZ panel moves the position as it goes; with Shift it
 	// pans the panel instead.
 	v := render.View{Orientation: render.YZ, Width: 200, Height: 150}
-	v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+	v.Zoom, v.Center = render.Fit(m, v)
 	dx, dy := v.ToScreen(m, render.Point{Col: 50.5, Row: 15.5}) // Y 50, Z 15
 	h.s.Hover(dx+float64(rects[panelYZ].Min.X), dy+float64(rects[panelYZ].Min.Y), true)
 	h.s.Drag(dx+float64(rects[panelYZ].Min.X), dy+float64(rects[panelYZ].Min.Y), 3, 2)

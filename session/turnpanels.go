@@ -94,7 +94,7 @@ func (od *orthoDraw) turnedLayout(m *loader.Meta, at oblique.Vec) {
 	for i := range od.panels {
 		p := &od.panels[i]
 		if !(p.view.Zoom > 0) {
-			p.view.Zoom, p.view.Center = render.FitBox(m, p.view.Orientation, p.view.Width, p.view.Height, p.fitLo, p.fitHi)
+			p.view.Zoom, p.view.Center = render.FitBox(m, p.view, p.fitLo, p.fitHi)
 		}
 		if i == panelProj {
 			continue
