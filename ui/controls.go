@@ -263,7 +263,8 @@ func newToolbar(v *Viewer) *toolbar {
 		t.planes[0], t.planes[1], t.planes[2],
 		t.proj,
 		t.cmap,
-		widget.NewButton("Auto-contrast", func() { v.s.AutoContrast(); v.focusView() }),
+		// Fiji's Brightness & Contrast names it so; View → Auto-contrast and C too.
+		widget.NewButton("Auto", func() { v.s.AutoContrast(); v.focusView() }),
 		widget.NewButtonWithIcon("Fit", theme.ZoomFitIcon(), func() { v.s.Fit(); v.focusView() }),
 		t.play,
 		t.rate,

@@ -6,6 +6,9 @@ package ui
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -95,7 +98,7 @@ type hider interface{ Hide() }
 func Run(ctx context.Context, src loader.Source, name string, list []string, opts Options) {
 	a := app.NewWithID("io.vastview.viewer")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	v := buildViewer(a, opts, true)
+	v := buildViewer(a, opts, true, openPrefs(a))
 	switch {
 	case src == nil && len(list) > 0 && opts.OpenErr != nil:
 		v.s.OpenFailed(list, opts.OpenErr)
@@ -123,18 +126,43 @@ func Run(ctx context.Context, src loader.Source, name string, list []string, opt
 	v.s.Close()
 }
 
-// newViewer makes the viewer's window, its picture sized as it is laid out.
-func newViewer(a fyne.App, opts Options) *Viewer { return buildViewer(a, opts, false) }
+// openPrefs opens the preferences file in the user's configuration
+// folder (vastview/preferences.json), which starts from what Fyne's own
+// store held where it does not exist yet. Fyne's store is written in
+// place, so that a viewer quitting or killed while writing left it empty;
+// this one is put in place atomically and merged with what other viewers
+// wrote. Without a configuration folder, Fyne's store is used.
+func openPrefs(a fyne.App) prefs.Store {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return a.Preferences()
+	}
+	older := ""
+	if root := a.Storage().RootURI(); root != nil {
+		older = filepath.Join(root.Path(), "preferences.json")
+	}
+	s, err := prefs.OpenFile(filepath.Join(dir, "vastview", "preferences.json"), older)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vastview:", err)
+	}
+	s.OnError = func(err error) { fmt.Fprintln(os.Stderr, "vastview:", err) }
+	return s
+}
 
-// buildViewer makes the viewer's window; with held, the picture's size
-// reaches the session only at release.
-func buildViewer(a fyne.App, opts Options, held bool) *Viewer {
+// newViewer makes the viewer's window, its picture sized as it is laid out.
+func newViewer(a fyne.App, opts Options) *Viewer {
+	return buildViewer(a, opts, false, a.Preferences())
+}
+
+// buildViewer makes the viewer's window, its preferences kept in store;
+// with held, the picture's size reaches the session only at release.
+func buildViewer(a fyne.App, opts Options, held bool, store prefs.Store) *Viewer {
 	v := &Viewer{app: a, sliders: map[byte]*axisSlider{}, trace: opts.Session.Trace, held: held, do: opts.Do}
 	if v.do == nil {
 		v.do = fyne.Do
 	}
 	so := opts.Session
-	so.Prefs = prefs.New(a.Preferences())
+	so.Prefs = prefs.New(store)
 	so.OnFrame = func() { v.do(v.takeFrame) }
 	so.OnUpdate = func() { v.do(v.takeUpdate) }
 	v.s = session.New(so)

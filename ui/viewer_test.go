@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"vastview/base/testtool"
@@ -438,6 +439,18 @@ func TestLongStatusDoesNotWidenTheWindow(t *testing.T) {
 	}
 	if !strings.Contains(full, strings.Repeat("error: GET http://store/0/0/5/0/0: 503 Service Unavailable ", 10)) {
 		t.Errorf("clicking the status shows %q", full)
+	}
+}
+
+// The window opens at 1024 pixels wide, and its rows fit it: a row wider
+// than the window makes the window grow after it is shown, and the
+// picture change its size under the user.
+func TestTheRowsFitTheDefaultWindow(t *testing.T) {
+	v := newTestViewer(t, nil)
+	var need float32
+	onUI(func() { need = v.win.Content().MinSize().Width })
+	if room := float32(1024) - 2*theme.Padding(); need > room {
+		t.Errorf("the window's content needs %g pixels across, the default window holds %g", need, room)
 	}
 }
 
