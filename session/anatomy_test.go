@@ -107,23 +107,43 @@ func TestCTPresetsInFileUnits(t *testing.T) {
 }
 
 // TestWorldSpace resamples a volume turned 0.3 rad about the scanner's
-// S axis (and scaled per axis) along the world's axes: the screen's
-// right and down run toward L and P (axial), L and I (coronal), P and I
-// (sagittal) in the radiological convention, the right toward R in the
-// neurological; the letters stay; off again, the plane is the stored one.
+// S axis (and scaled per axis) along the world's axes, stored RAS and
+// sagittally (ASR): the screen's right and down run toward L and P
+// (axial), L and I (coronal), P and I (sagittal) in the radiological
+// convention, the right toward R in the neurological, whichever stored
+// plane each is; the letters stay; off again, the plane is the stored
+// one.
 func TestWorldSpace(t *testing.T) {
 	c, s := math.Cos(0.3), math.Sin(0.3)
 	sp := [3]float64{0.9, 1.1, 2.5} // X, Y, Z
 	an := &loader.Anatomy{Space: loader.SpaceRAS, Affine: [3][4]float64{
 		{c * sp[0], -s * sp[1], 0, 10}, {s * sp[0], c * sp[1], 0, -5}, {0, 0, sp[2], 3}}}
-	want := map[Convention]map[render.Orientation][2][3]float64{
+	worldSpace(t, an, sp, map[Convention]map[render.Orientation][2][3]float64{
 		Radiological: {
 			render.XY: {{-1, 0, 0}, {0, -1, 0}},
 			render.XZ: {{-1, 0, 0}, {0, 0, -1}},
 			render.YZ: {{0, -1, 0}, {0, 0, -1}},
 		},
 		Neurological: {render.XY: {{1, 0, 0}, {0, -1, 0}}},
-	}
+	})
+	// ASR: X toward A, Y toward S, Z toward R, then turned about S.
+	asr := &loader.Anatomy{Space: loader.SpaceRAS, Affine: [3][4]float64{
+		{-s * sp[0], 0, c * sp[2], 10}, {c * sp[0], 0, s * sp[2], -5}, {0, sp[1], 0, 3}}}
+	worldSpace(t, asr, sp, map[Convention]map[render.Orientation][2][3]float64{
+		Radiological: {
+			render.XY: {{0, -1, 0}, {0, 0, -1}}, // sagittal
+			render.XZ: {{-1, 0, 0}, {0, -1, 0}}, // axial
+			render.YZ: {{-1, 0, 0}, {0, 0, -1}}, // coronal
+		},
+		Neurological: {render.XZ: {{1, 0, 0}, {0, -1, 0}}},
+	})
+}
+
+// worldSpace is TestWorldSpace on a volume of anatomy an and spacing sp
+// (X, Y, Z): the screen's right and down in each convention and plane
+// run toward the world directions want gives.
+func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Convention]map[render.Orientation][2][3]float64) {
+	t.Helper()
 	for conv, byPlane := range want {
 		h := newHarness(t, Options{})
 		h.s.SetConvention(conv)
