@@ -158,10 +158,10 @@ func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Conven
 		if !h.s.WorldSpace() {
 			t.Fatal("World Space did not turn on")
 		}
-		for o, uv := range byPlane {
-			h.s.SetOrientation(o)
-			v := h.s.View()
-			pl := ObliquePlane(m, v)
+		// toward checks that the screen's right and down over plane pl
+		// run toward world directions uv.
+		toward := func(what string, pl oblique.Plane, uv [2][3]float64) {
+			t.Helper()
 			for i, vec := range []oblique.Vec{pl.U, pl.V} {
 				// physical (Z, Y, X) to world: the affine's columns
 				// divided by the spacing.
@@ -171,11 +171,29 @@ func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Conven
 				}
 				for k := range 3 {
 					if math.Abs(w[k]-uv[i][k]) > 1e-9 {
-						t.Errorf("%s %s: screen %s runs toward world %v, want %v", conv, o, []string{"right", "down"}[i], w, uv[i])
+						t.Errorf("%s %s: screen %s runs toward world %v, want %v", conv, what, []string{"right", "down"}[i], w, uv[i])
 						break
 					}
 				}
 			}
+		}
+		if len(byPlane) == 3 { // the four panels in World Space: each laid out as its plane alone
+			h.s.SetLayout(FourPanels)
+			h.s.mu.Lock()
+			od := h.s.orthoDrawLocked(&Scene{d: h.s.data, view: h.s.view})
+			h.s.mu.Unlock()
+			if od == nil || !od.turned {
+				t.Fatal("no turned four panels in World Space")
+			}
+			for i := range panelProj {
+				toward("panel "+panelOrient[i].String(), od.panels[i].plane, byPlane[panelOrient[i]])
+			}
+			h.s.SetLayout(SingleView)
+		}
+		for o, uv := range byPlane {
+			h.s.SetOrientation(o)
+			v := h.s.View()
+			toward(o.String(), ObliquePlane(m, v), uv)
 			ma, _ := anatomyOf(m)
 			if e := ma.edges(v); e.Left == "" || e.Top == "" {
 				t.Errorf("%s %s: no letters in world space: %+v", conv, o, e)

@@ -91,14 +91,8 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	row, col, normal := v.Orientation.Axes()
 	sp := oblique.Spacing(m)
 	slot := map[byte]int{'Z': oblique.Z, 'Y': oblique.Y, 'X': oblique.X}
-	var u0, v0, idx oblique.Vec
-	// The display transform: a flipped axis runs backwards, a swapped
-	// plane has its row axis across the screen.
-	f := v.Flip()
-	u0[slot[col]], v0[slot[row]] = flipSign(f.Col), flipSign(f.Row)
-	if f.Swap {
-		u0, v0 = v0, u0
-	}
+	var idx oblique.Vec
+	u0, v0 := planeAxes(v)
 	idx[slot[col]] = v.Center.Col - 0.5
 	idx[slot[row]] = v.Center.Row - 0.5
 	idx[slot[normal]] = float64(v.At(normal))
@@ -562,6 +556,19 @@ func (s *Session) dragTurn(dx, dy float64, fine bool) {
 	if dy != 0 {
 		s.Turn(0, dy*k)
 	}
+}
+
+// planeAxes are the directions of the screen's right and down over
+// view v's plane before its turn: its column and row axes, swapped and
+// flipped as the view's display transform says.
+func planeAxes(v render.View) (u0, v0 oblique.Vec) {
+	row, col, _ := v.Orientation.Axes()
+	f := v.Flip()
+	u0[axisSlot(col)], v0[axisSlot(row)] = flipSign(f.Col), flipSign(f.Row)
+	if f.Swap {
+		u0, v0 = v0, u0
+	}
+	return u0, v0
 }
 
 // flipSign is -1 for a flipped axis, else 1.
