@@ -227,6 +227,14 @@ func drawEdges(img *image.RGBA, m *loader.Meta, v render.View) {
 	}
 }
 
+// anatomical reports whether view v of m shows an anatomical plane, laid
+// out as the display convention says (letters at its edges): data with
+// an anatomical orientation, its plane not turned by hand.
+func anatomical(m *loader.Meta, v render.View) bool {
+	an, ok := anatomyOf(m)
+	return ok && an.edges(v) != (render.Edges{})
+}
+
 // anatomyOf is the anatomical frame of m, when the file gives one.
 func anatomyOf(m *loader.Meta) (anatomy, bool) {
 	a := m.Anatomy

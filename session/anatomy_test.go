@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"strconv"
 	"strings"
@@ -178,6 +179,8 @@ func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Conven
 			}
 		}
 		if len(byPlane) == 3 { // the four panels in World Space: each laid out as its plane alone
+			h.s.Resize(402, 302) // panels of 200 × 150
+			h.s.SetWindow(100, 200)
 			h.s.SetLayout(FourPanels)
 			h.s.mu.Lock()
 			od := h.s.orthoDrawLocked(&Scene{d: h.s.data, view: h.s.view})
@@ -187,6 +190,31 @@ func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Conven
 			}
 			for i := range panelProj {
 				toward("panel "+panelOrient[i].String(), od.panels[i].plane, byPlane[panelOrient[i]])
+			}
+			// Each panel has its anatomical letters: every bright pixel
+			// of them drawn on a blank panel is bright on the panel (the
+			// data black in this window).
+			f := h.waitFrame(func(f *Frame) bool { return f.Panel != "" && f.Info.Complete })
+			letters := map[string]render.Edges{"axial": {Left: "R", Right: "L", Top: "A", Bottom: "P"},
+				"coronal": {Left: "R", Right: "L", Top: "S", Bottom: "I"}, "sagittal": {Left: "A", Right: "P", Top: "S", Bottom: "I"}}
+			for i := range panelProj {
+				r := od.panels[i].rect
+				want := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+				render.DrawEdges(want, letters[PlaneName(m, panelOrient[i])])
+				bad, all := 0, 0
+				for y := range r.Dy() {
+					for x := range r.Dx() {
+						if want.RGBAAt(x, y).R > 200 {
+							all++
+							if c := f.Img.RGBAAt(r.Min.X+x, r.Min.Y+y); c.R <= 200 || c.G <= 200 || c.B <= 200 {
+								bad++
+							}
+						}
+					}
+				}
+				if all == 0 || bad > 0 {
+					t.Errorf("%s: panel %s (%s): %d of the %d pixels of its letters are not", conv, panelOrient[i], PlaneName(m, panelOrient[i]), bad, all)
+				}
 			}
 			h.s.SetLayout(SingleView)
 		}

@@ -548,8 +548,13 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			continue
 		}
 		if o.turned && i != panelProj {
-			render.DrawTag(pane, panelNames[i])
+			tag := panelNames[i]
+			if anatomical(m, v) { // World Space: the anatomical planes, resampled
+				tag = panelTag(m, i)
+			}
+			render.DrawTag(pane, tag)
 			drawCross(pane, pn.crossX, pn.crossY)
+			drawEdges(pane, m, v)
 			continue
 		}
 		render.DrawTag(pane, panelTag(m, i))
