@@ -178,6 +178,36 @@ func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Conven
 				}
 			}
 		}
+		for o, uv := range byPlane {
+			h.s.SetOrientation(o)
+			v := h.s.View()
+			toward(o.String(), ObliquePlane(m, v), uv)
+			ma, _ := anatomyOf(m)
+			if e := ma.edges(v); e.Left == "" || e.Top == "" {
+				t.Errorf("%s %s: no letters in world space: %+v", conv, o, e)
+			}
+		}
+		// Hover in World Space: the voxel and its world position.
+		h.s.SetOrientation(render.XY)
+		h.waitFrame(func(f *Frame) bool { return f.View.Turn != (render.Turn{}) && f.View.Orientation == render.XY })
+		h.s.Hover(200, 150, true)
+		text := h.s.HoverText()
+		if m := hoverWorld.FindStringSubmatch(text); m == nil || m[1] != "RAS" {
+			t.Errorf("%s: hover in World Space shows %q", conv, text)
+		} else {
+			var idx [3]float64
+			for i := range 3 {
+				j, ok := hoverIndex(text, "XYZ"[i])
+				if !ok {
+					t.Fatalf("no %c in %q", "XYZ"[i], text)
+				}
+				idx[i] = float64(j)
+			}
+			w := an.World(idx[0], idx[1], idx[2])
+			if got := fmt.Sprintf("RAS %s, %s, %s mm", mm4(w[0]), mm4(w[1]), mm4(w[2])); !strings.Contains(text, got) {
+				t.Errorf("%s: hover %q, want %q", conv, text, got)
+			}
+		}
 		if len(byPlane) == 3 { // the four panels in World Space: each laid out as its plane alone
 			h.s.Resize(402, 302) // panels of 200 × 150
 			h.s.SetWindow(100, 200)
@@ -217,36 +247,6 @@ func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Conven
 				}
 			}
 			h.s.SetLayout(SingleView)
-		}
-		for o, uv := range byPlane {
-			h.s.SetOrientation(o)
-			v := h.s.View()
-			toward(o.String(), ObliquePlane(m, v), uv)
-			ma, _ := anatomyOf(m)
-			if e := ma.edges(v); e.Left == "" || e.Top == "" {
-				t.Errorf("%s %s: no letters in world space: %+v", conv, o, e)
-			}
-		}
-		// Hover in World Space: the voxel and its world position.
-		h.s.SetOrientation(render.XY)
-		h.waitFrame(func(f *Frame) bool { return f.View.Turn != (render.Turn{}) && f.View.Orientation == render.XY })
-		h.s.Hover(200, 150, true)
-		text := h.s.HoverText()
-		if m := hoverWorld.FindStringSubmatch(text); m == nil || m[1] != "RAS" {
-			t.Errorf("%s: hover in World Space shows %q", conv, text)
-		} else {
-			var idx [3]float64
-			for i := range 3 {
-				j, ok := hoverIndex(text, "XYZ"[i])
-				if !ok {
-					t.Fatalf("no %c in %q", "XYZ"[i], text)
-				}
-				idx[i] = float64(j)
-			}
-			w := an.World(idx[0], idx[1], idx[2])
-			if got := fmt.Sprintf("RAS %s, %s, %s mm", mm4(w[0]), mm4(w[1]), mm4(w[2])); !strings.Contains(text, got) {
-				t.Errorf("%s: hover %q, want %q", conv, text, got)
-			}
 		}
 		h.s.SetWorldSpace(false)
 		if v := h.s.View(); v.Turn != (render.Turn{}) || h.s.WorldSpace() {
