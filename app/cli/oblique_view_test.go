@@ -57,8 +57,12 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Ses
 	for {
 		select {
 		case <-ready:
-			f := s.TakeFrame()
-			if f != nil && f.Info.Complete && session.Oblique(f.View) == want && f.View.Lo != f.View.Hi {
+			// A frame of the view as it is now: one asked for before
+			// the last key or drag may still come.
+			f, now := s.TakeFrame(), s.View()
+			if f != nil && f.Info.Complete && session.Oblique(f.View) == want && f.View.Lo != f.View.Hi &&
+				f.View.Turn == now.Turn && f.View.Linear == now.Linear && f.View.Center == now.Center &&
+				f.View.Zoom == now.Zoom && f.View.Lo == now.Lo && f.View.Hi == now.Hi {
 				return s, f
 			}
 		case <-deadline:
