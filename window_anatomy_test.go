@@ -234,24 +234,29 @@ nib.save(img, sys.argv[1])
 `, path)
 	v := startViewer(t, bin, filepath.Join(dir, "home"), filepath.Join(dir, "trace.jsonl"), path)
 	v.key("b", "4", "alt+6") // no scale bar; four panels; the mediastinum window, -125 to 225: the noise gray, the marker white
-	var f map[string]any
-	waitFor(t, "four panels", 20*time.Second, func() bool {
-		f = nil
+	// The latest complete frame of the four panels (its size a panel's:
+	// the top left one's) and the latest layout (where the picture is):
+	// both settle once the window has its size.
+	var pr []any
+	var pw, ph int
+	shot := filepath.Join(dir, "shot.png")
+	var pic image.Image
+	bad := fmt.Errorf("no frame of the four panels")
+	waitFor(t, "the axial panel's letters on screen", 30*time.Second, func() bool {
+		var f map[string]any
 		for _, e := range traceEvents(t, v.trace) {
 			if (e["event"] == "frame_shown" || e["event"] == "refined") && e["panel"] != nil && e["complete"] == true {
 				f = e
 			}
 		}
-		return f != nil
-	})
-	pr := v.events("layout")[0]["picture"].([]any)
-	pw, ph := int(f["width"].(float64)), int(f["height"].(float64)) // a panel's size: the top left one's
-	want := image.NewRGBA(image.Rect(0, 0, pw, ph))
-	render.DrawEdges(want, render.Edges{Left: "R", Right: "L", Top: "A", Bottom: "P"})
-	shot := filepath.Join(dir, "shot.png")
-	var pic image.Image
-	var bad error
-	waitFor(t, "the axial panel's letters on screen", 20*time.Second, func() bool {
+		ls := v.events("layout")
+		if f == nil || len(ls) == 0 {
+			return false
+		}
+		pr = ls[len(ls)-1]["picture"].([]any)
+		pw, ph = int(f["width"].(float64)), int(f["height"].(float64))
+		want := image.NewRGBA(image.Rect(0, 0, pw, ph))
+		render.DrawEdges(want, render.Edges{Left: "R", Right: "L", Top: "A", Bottom: "P"})
 		testtool.Run(t, "import", "-window", v.win, shot)
 		pic = subImage(testtool.ReadPNG(t, shot), image.Pt(int(pr[0].(float64)), int(pr[1].(float64))), pw, ph)
 		bad = matchLetters(pic, want)
