@@ -204,3 +204,118 @@ func parseHover(text string) (idx [3]int, world [3]float64, err error) {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// TestWindowRadiologicalSagittalAcquisition opens a NIfTI volume stored
+// sagittally (nibabel, axis codes ASR: X anterior, Y superior, Z right;
+// a bright marker in the patient's right, anterior half on the middle
+// axial plane) in a real window and lays out the four panels: the top
+// left panel is the axial plane (the stored XZ plane, transposed and
+// mirrored) with R, L, A and P at its left, right, top and bottom edges
+// and the marker in its top left quarter, as ITK-SNAP shows it; hovering
+// over the marker shows its voxel and the world position nibabel's
+// apply_affine gives for it, to 1e-4 mm, in the patient's right and
+// anterior half.
+func TestWindowRadiologicalSagittalAcquisition(t *testing.T) {
+	dir, bin := windowTest(t)
+	testtool.RequirePython(t, "nibabel", "numpy")
+	path := filepath.Join(dir, "asr.nii")
+	testtool.RunPython(t, `
+import sys, numpy as np, nibabel as nib
+shape = (120, 100, 40)
+ras = np.random.default_rng(5).integers(0, 101, shape).astype(np.int16)
+m = (shape[0] * 3 // 4, shape[1] * 3 // 4, shape[2] // 2)  # right, anterior, the middle axial plane
+ras[m[0]-4:m[0]+4, m[1]-4:m[1]+4, m[2]-1:m[2]+2] = 1000
+a = np.ascontiguousarray(ras.transpose(1, 2, 0))  # x anterior, y superior, z right
+aff = np.array([[0, 0, 1, -60.5], [1, 0, 0, -50.25], [0, 1, 0, -20.125], [0, 0, 0, 1]], float)
+img = nib.Nifti1Image(a, aff); img.header.set_xyzt_units("mm")
+assert nib.aff2axcodes(aff) == ("A", "S", "R")
+assert (nib.as_closest_canonical(img).get_fdata() == ras).all()
+nib.save(img, sys.argv[1])
+`, path)
+	v := startViewer(t, bin, filepath.Join(dir, "home"), filepath.Join(dir, "trace.jsonl"), path)
+	v.key("b", "4", "alt+6") // no scale bar; four panels; the mediastinum window, -125 to 225: the noise gray, the marker white
+	// The latest complete frame of the four panels (its size a panel's:
+	// the top left one's) and the latest layout (where the picture is):
+	// both settle once the window has its size.
+	var pr []any
+	var pw, ph int
+	shot := filepath.Join(dir, "shot.png")
+	var pic image.Image
+	bad := fmt.Errorf("no frame of the four panels")
+	waitFor(t, "the axial panel's letters on screen", 30*time.Second, func() bool {
+		var f map[string]any
+		for _, e := range traceEvents(t, v.trace) {
+			if (e["event"] == "frame_shown" || e["event"] == "refined") && e["panel"] != nil && e["complete"] == true {
+				f = e
+			}
+		}
+		ls := v.events("layout")
+		if f == nil || len(ls) == 0 {
+			return false
+		}
+		pr = ls[len(ls)-1]["picture"].([]any)
+		pw, ph = int(f["width"].(float64)), int(f["height"].(float64))
+		want := image.NewRGBA(image.Rect(0, 0, pw, ph))
+		render.DrawEdges(want, render.Edges{Left: "R", Right: "L", Top: "A", Bottom: "P"})
+		testtool.Run(t, "import", "-window", v.win, shot)
+		pic = subImage(testtool.ReadPNG(t, shot), image.Pt(int(pr[0].(float64)), int(pr[1].(float64))), pw, ph)
+		bad = matchLetters(pic, want)
+		return bad == nil
+	})
+	if bad != nil {
+		t.Fatalf("%v (screenshot %s)", bad, shot)
+	}
+	// The marker: bright pixels in the top left quarter of the panel,
+	// none in the top right; the letters' bands along the middles apart.
+	var n [2]int
+	var sx, sy int
+	for y := 0; y < ph/2-40; y++ {
+		for x := 0; x < pw; x++ {
+			if abs(2*x-pw) < 80 || !bright(pic.At(x, y)) {
+				continue
+			}
+			q := min(1, 2*x/pw)
+			n[q]++
+			if q == 0 {
+				sx, sy = sx+x, sy+y
+			}
+		}
+	}
+	if n[0] < 100 || n[1] > 0 {
+		t.Fatalf("bright pixels in the axial panel's top left and top right quarters: %v; want the marker at the top left (screenshot %s)", n, shot)
+	}
+	mx, my := int(pr[0].(float64))+sx/n[0], int(pr[1].(float64))+sy/n[0]
+	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, strconv.Itoa(mx), strconv.Itoa(my))
+	var text string
+	waitFor(t, "the hover read-out over the marker", 10*time.Second, func() bool {
+		for _, e := range v.events("hover") {
+			if s, _ := e["text"].(string); regexp.MustCompile(`value 1000\b`).MatchString(s) {
+				text = s
+			}
+		}
+		return text != ""
+	})
+	idx, world, err := parseHover(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := testtool.RunPython(t, `
+import sys, json, numpy as np, nibabel as nib
+from nibabel.affines import apply_affine
+print(json.dumps(apply_affine(nib.load(sys.argv[1]).affine, json.loads(sys.argv[2])).tolist()))
+`, path, fmt.Sprintf("[[%d, %d, %d], [49.5, 19.5, 59.5]]", idx[0], idx[1], idx[2]))
+	var refs [2][3]float64 // the voxel's, the volume's centre's
+	if err := json.Unmarshal(out, &refs); err != nil {
+		t.Fatal(err)
+	}
+	ref, centre := refs[0], refs[1]
+	for k := range 3 {
+		if math.Abs(world[k]-ref[k]) > 1e-4 {
+			t.Errorf("hover %q: world %v, nibabel's apply_affine of voxel %v: %v", text, world, idx, ref)
+			break
+		}
+	}
+	if !(ref[0] > centre[0] && ref[1] > centre[1]) {
+		t.Errorf("the voxel under the marker on screen, %v, is at RAS %v, the volume's centre at %v", idx, ref, centre)
+	}
+}

@@ -604,7 +604,7 @@ tifffile.imwrite(sys.argv[1], (100 + 20 * x + 11 * y + 60 * z).astype(np.uint16)
 	m := loader.NewMeta("t", "ZYX", []int{24, 96, 128}, loader.Uint16, []int{1, 96, 128}, nil, nil)
 	screen := func(o render.Orientation, col, row float64) (int, int) {
 		pv := render.View{Orientation: o, Width: pw, Height: ph}
-		pv.Zoom, pv.Center = render.Fit(m, o, pw, ph)
+		pv.Zoom, pv.Center = render.Fit(m, pv)
 		x, y := pv.ToScreen(m, render.Point{Col: col + 0.5, Row: row + 0.5})
 		return int(x), int(y)
 	}

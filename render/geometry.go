@@ -51,8 +51,8 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 type frame struct {
 	m       *loader.Meta
 	v       View
-	zc, zr  float64 // screen pixels per level-0 sample along columns and rows
-	ra, ca  int     // positions of the row and column axes in m.Axes, -1 if absent
+	zc, zr  float64 // screen pixels per level-0 sample down and across the screen
+	ra, ca  int     // positions in m.Axes of the axes down and across the screen (the plane's row and column axes, swapped by a Flip's Swap), -1 if absent
 	level   int     // the level drawn at
 	es      int     // bytes per sample
 	fixed   [maxAxes]int
@@ -70,6 +70,9 @@ func newFrame(v View, m *loader.Meta) frame {
 	f.zc, f.zr = f.v.zooms(m)
 	row, col, _ := v.Orientation.Axes()
 	f.ra, f.ca = m.AxisIndex(row), m.AxisIndex(col)
+	if v.Flip().Swap {
+		f.ra, f.ca, f.zc, f.zr = f.ca, f.ra, f.zr, f.zc
+	}
 	for i := 0; i < len(m.Axes) && i < maxAxes; i++ {
 		at := v.At(m.Axes[i])
 		f.fixed[i] = max(0, min(m.Shape[i]-1, at))
@@ -183,9 +186,14 @@ func (ls *levelState) prepare(f *frame, k int) {
 		ls.idx[i] = j / l.Chunk[i]
 		ls.base += (j % l.Chunk[i]) * ls.strides[i]
 	}
-	sc, sr := f.v.signs() // a flipped axis: a negative zoom walks it backwards
-	ls.mapAxis(&ls.cols, f, k, f.ca, f.v.Width, f.v.Center.Col, sc*f.zc)
-	ls.mapAxis(&ls.rows, f, k, f.ra, f.v.Height, f.v.Center.Row, sr*f.zr)
+	// A flipped axis: a negative zoom walks it backwards.
+	sx, sy := f.v.screenDelta(1, 1)
+	cx, cy := f.v.Center.Col, f.v.Center.Row
+	if f.v.Flip().Swap {
+		cx, cy = cy, cx
+	}
+	ls.mapAxis(&ls.cols, f, k, f.ca, f.v.Width, cx, sx*f.zc)
+	ls.mapAxis(&ls.rows, f, k, f.ra, f.v.Height, cy, sy*f.zr)
 }
 
 func (ls *levelState) mapAxis(am *axisMap, f *frame, k, i, size int, centre, zoom float64) {

@@ -46,9 +46,10 @@ func TestRenderPlanesSampleTheRightData(t *testing.T) {
 }
 
 // TestRenderFlippedPlanes draws every plane mirrored along its columns,
-// its rows and both (the display transform of an anatomical volume) and
-// checks each pixel against the sample the mirrored mapping puts there;
-// ToPlane, ToScreen, Pan and ZoomAbout follow the same mapping.
+// its rows and both, and transposed (the display transforms of an
+// anatomical volume) and checks each pixel against the sample the
+// mapping puts there; ToPlane, ToScreen, Pan, ZoomAbout and Fit follow
+// the same mapping.
 func TestRenderFlippedPlanes(t *testing.T) {
 	shape := []int{7, 11, 13}
 	m := loader.NewMeta("mem", "ZYX", shape, loader.Uint8, []int{3, 4, 5}, []float64{2.5, 1, 1}, nil)
@@ -56,7 +57,8 @@ func TestRenderFlippedPlanes(t *testing.T) {
 	p := openPyramid(t, src, levels.Options{})
 	var r Renderer
 	for _, o := range []Orientation{XY, XZ, YZ} {
-		for _, fl := range []Flip{{Col: true}, {Row: true}, {Col: true, Row: true}} {
+		for _, fl := range []Flip{{Col: true}, {Row: true}, {Col: true, Row: true},
+			{Swap: true}, {Swap: true, Col: true}, {Swap: true, Row: true}, {Swap: true, Col: true, Row: true}} {
 			for _, zoom := range []float64{1, 2.5, 0.75} {
 				v := View{Orientation: o, Z: 4, Y: 6, X: 9, Zoom: zoom,
 					Center: Point{5.3, 3.7}, Lo: 0, Hi: 255, Colormap: "gray", Width: 23, Height: 19}
@@ -67,8 +69,13 @@ func TestRenderFlippedPlanes(t *testing.T) {
 				if x, y := v.ToScreen(m, pt); math.Abs(x-3.5) > 1e-9 || math.Abs(y-17.5) > 1e-9 {
 					t.Errorf("%s %+v: ToScreen(ToPlane(3.5, 17.5)) = %g, %g", o, fl, x, y)
 				}
-				if fl.Col && !(pt.Col > v.Center.Col) || !fl.Col && !(pt.Col < v.Center.Col) {
-					t.Errorf("%s %+v: the left of the screen is at column %g, the centre at %g", o, fl, pt.Col, v.Center.Col)
+				left := pt.Col // the plane axis across the screen
+				centre := v.Center.Col
+				if fl.Swap {
+					left, centre = pt.Row, v.Center.Row
+				}
+				if across := fl.Col && !fl.Swap || fl.Row && fl.Swap; across && !(left > centre) || !across && !(left < centre) {
+					t.Errorf("%s %+v: the left of the screen is at %g, the centre at %g", o, fl, left, centre)
 				}
 				// A drag moves the data with the pointer; a zoom keeps the
 				// data under the pointer there.
@@ -79,6 +86,16 @@ func TestRenderFlippedPlanes(t *testing.T) {
 				zv := v.ZoomAbout(m, 3.5, 17.5, 2)
 				if got := zv.ToPlane(m, 3.5, 17.5); math.Abs(got.Col-pt.Col) > 1e-9 || math.Abs(got.Row-pt.Row) > 1e-9 {
 					t.Errorf("%s %+v: zoom moved the point under the pointer from %v to %v", o, fl, pt, got)
+				}
+				// Fitted, the whole plane shows and touches two edges.
+				fv := v
+				fv.Zoom, fv.Center = Fit(m, fv)
+				x0, y0 := fv.ToScreen(m, Point{})
+				cols, rows := PlaneSize(m, o)
+				x1, y1 := fv.ToScreen(m, Point{Col: float64(cols), Row: float64(rows)})
+				w, h := math.Abs(x1-x0), math.Abs(y1-y0)
+				if w > 23+1e-9 || h > 19+1e-9 || math.Abs(w-23) > 1e-9 && math.Abs(h-19) > 1e-9 {
+					t.Errorf("%s %+v: fitted, the plane is %g × %g in 23 × 19", o, fl, w, h)
 				}
 			}
 		}
@@ -101,7 +118,10 @@ func checkNearest(t *testing.T, img *image.RGBA, v View, m *loader.Meta, data []
 	for y := 0; y < v.Height; y++ {
 		for x := 0; x < v.Width; x++ {
 			sx, sy := float64(x)+0.5-float64(v.Width)/2, float64(y)+0.5-float64(v.Height)/2
-			if f := v.Flip(); f.Col { // a flipped axis runs from right to left, bottom to top
+			if v.Flip().Swap { // the column axis down the screen, the row axis across
+				sx, sy = sy, sx
+			}
+			if f := v.Flip(); f.Col { // a flipped axis runs against its screen axis
 				sx = -sx
 			}
 			if v.Flip().Row {
@@ -200,12 +220,12 @@ func TestFitAndMapping(t *testing.T) {
 	m := loader.NewMeta("mem", "ZYX", []int{10, 300, 400}, loader.Uint16, []int{1, 300, 400},
 		[]float64{4, 0.5, 0.5}, []string{"micrometer", "micrometer", "micrometer"})
 	m.Levels[0].Translation = []float64{100, 10, 20}
-	zoom, c := Fit(m, XY, 200, 200)
+	zoom, c := Fit(m, View{Orientation: XY, Width: 200, Height: 200})
 	if zoom != 0.5 || c != (Point{200, 150}) {
 		t.Errorf("Fit xy = %g %v, want 0.5 {200 150}", zoom, c)
 	}
 	// xz: 10 rows of aspect 8 are 80 column-samples high.
-	zoom, c = Fit(m, XZ, 800, 800)
+	zoom, c = Fit(m, View{Orientation: XZ, Width: 800, Height: 800})
 	if zoom != 2 || c != (Point{200, 5}) {
 		t.Errorf("Fit xz = %g %v, want 2 {200 5}", zoom, c)
 	}

@@ -66,7 +66,7 @@ func TestGolden(t *testing.T) {
 	m := vol.Meta()
 	base := func(o Orientation) View {
 		v := View{Orientation: o, Z: 12, Y: 310, X: 260, Lo: 800, Hi: 4500, Colormap: "gray", Width: w, Height: h}
-		v.Zoom, v.Center = Fit(m, o, w, h)
+		v.Zoom, v.Center = Fit(m, v)
 		return v
 	}
 	var r Renderer

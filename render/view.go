@@ -57,15 +57,20 @@ type View struct {
 	// than the nearest sample.
 	Linear bool
 	// Flips is the display transform of each plane (indexed by
-	// Orientation): which of its axes run against the screen's (the
-	// radiological convention for volumes with an anatomical orientation).
-	// The zero value draws every plane in storage order.
+	// Orientation): whether its axes are swapped on the screen and which
+	// run against the screen's (the radiological convention for volumes
+	// with an anatomical orientation). The zero value draws every plane in
+	// storage order.
 	Flips [3]Flip
 }
 
-// Flip mirrors a plane on the screen: Col draws the column axis from
-// right to left, Row the row axis from bottom to top.
-type Flip struct{ Col, Row bool }
+// Flip is how a plane is laid on the screen. Swap transposes it: the
+// plane's column axis runs down the screen and its row axis across.
+// Col draws the column axis against its screen axis (right to left, or
+// bottom to top when swapped), Row the row axis (bottom to top, or right
+// to left when swapped). Points (Point, View.Center) stay in the plane's
+// own columns and rows whatever the transform.
+type Flip struct{ Col, Row, Swap bool }
 
 // Flip is the display transform of the plane the view shows.
 func (v *View) Flip() Flip {
@@ -75,18 +80,36 @@ func (v *View) Flip() Flip {
 	return Flip{}
 }
 
-// signs is +1 for each screen axis that runs along its plane axis, -1
-// for one the view flips.
-func (v *View) signs() (sc, sr float64) {
+// planeDelta maps an offset (dx, dy) on the screen to the offsets along
+// the plane's column and row axes it covers, in screen pixels.
+func (v *View) planeDelta(dx, dy float64) (dc, dr float64) {
 	f := v.Flip()
-	sc, sr = 1, 1
+	if f.Swap {
+		dx, dy = dy, dx
+	}
 	if f.Col {
-		sc = -1
+		dx = -dx
 	}
 	if f.Row {
-		sr = -1
+		dy = -dy
 	}
-	return sc, sr
+	return dx, dy
+}
+
+// screenDelta is planeDelta's inverse: the screen offset of offsets (dc,
+// dr) in screen pixels along the plane's column and row axes.
+func (v *View) screenDelta(dc, dr float64) (dx, dy float64) {
+	f := v.Flip()
+	if f.Col {
+		dc = -dc
+	}
+	if f.Row {
+		dr = -dr
+	}
+	if f.Swap {
+		return dr, dc
+	}
+	return dc, dr
 }
 
 // At returns the view's index on axis a ('T', 'C', 'Z', 'Y' or 'X').
@@ -146,23 +169,27 @@ func Aspect(m *loader.Meta, o Orientation) float64 {
 	return a
 }
 
-// Fit returns the zoom and centre that show the whole plane as large as
-// the w×h viewport allows.
-func Fit(m *loader.Meta, o Orientation, w, h int) (zoom float64, center Point) {
-	cols, rows := PlaneSize(m, o)
-	return FitBox(m, o, w, h, Point{}, Point{float64(cols), float64(rows)})
+// Fit returns the zoom and centre that show the whole plane of view v
+// as large as its viewport allows (laid as v.Flip says).
+func Fit(m *loader.Meta, v View) (zoom float64, center Point) {
+	cols, rows := PlaneSize(m, v.Orientation)
+	return FitBox(m, v, Point{}, Point{float64(cols), float64(rows)})
 }
 
 // FitBox returns the zoom and centre that show the part [lo, hi) of the
-// plane of m (in level-0 samples, perhaps beyond the data: the layers
-// over it) as large as the w×h viewport allows.
-func FitBox(m *loader.Meta, o Orientation, w, h int, lo, hi Point) (zoom float64, center Point) {
+// plane of view v of m (in level-0 samples, perhaps beyond the data: the
+// layers over it) as large as v's viewport allows, laid as v.Flip says.
+func FitBox(m *loader.Meta, v View, lo, hi Point) (zoom float64, center Point) {
 	cols, rows := hi.Col-lo.Col, hi.Row-lo.Row
 	center = Point{(lo.Col + hi.Col) / 2, (lo.Row + hi.Row) / 2}
+	w, h := v.Width, v.Height
+	if v.Flip().Swap {
+		w, h = h, w
+	}
 	if w <= 0 || h <= 0 || !(cols > 0 && rows > 0) {
 		return 1, center
 	}
-	zoom = min(float64(w)/cols, float64(h)/(rows*Aspect(m, o)))
+	zoom = min(float64(w)/cols, float64(h)/(rows*Aspect(m, v.Orientation)))
 	return zoom, center
 }
 
@@ -170,7 +197,7 @@ func FitBox(m *loader.Meta, o Orientation, w, h int, lo, hi Point) (zoom float64
 // rows, fitting the view first if its zoom is not a positive number.
 func (v *View) zooms(m *loader.Meta) (zc, zr float64) {
 	if !(v.Zoom > 0) || math.IsInf(v.Zoom, 0) {
-		v.Zoom, v.Center = Fit(m, v.Orientation, v.Width, v.Height)
+		v.Zoom, v.Center = Fit(m, *v)
 	}
 	return v.Zoom, v.Zoom * Aspect(m, v.Orientation)
 }
@@ -179,18 +206,15 @@ func (v *View) zooms(m *loader.Meta) (zc, zr float64) {
 // i covers [i, i+1)) to the plane position under it.
 func (v View) ToPlane(m *loader.Meta, x, y float64) Point {
 	zc, zr := v.zooms(m)
-	sc, sr := v.signs()
-	return Point{
-		Col: v.Center.Col + sc*(x-float64(v.Width)/2)/zc,
-		Row: v.Center.Row + sr*(y-float64(v.Height)/2)/zr,
-	}
+	dc, dr := v.planeDelta(x-float64(v.Width)/2, y-float64(v.Height)/2)
+	return Point{Col: v.Center.Col + dc/zc, Row: v.Center.Row + dr/zr}
 }
 
 // ToScreen maps a plane position to the viewport position over it.
 func (v View) ToScreen(m *loader.Meta, p Point) (x, y float64) {
 	zc, zr := v.zooms(m)
-	sc, sr := v.signs()
-	return sc*(p.Col-v.Center.Col)*zc + float64(v.Width)/2, sr*(p.Row-v.Center.Row)*zr + float64(v.Height)/2
+	dx, dy := v.screenDelta((p.Col-v.Center.Col)*zc, (p.Row-v.Center.Row)*zr)
+	return dx + float64(v.Width)/2, dy + float64(v.Height)/2
 }
 
 // Zoom limits: ZoomAbout keeps the zoom within them.
@@ -208,11 +232,8 @@ func (v View) ZoomAbout(m *loader.Meta, x, y, factor float64) View {
 		v.Zoom = max(MinZoom, min(MaxZoom, v.Zoom*factor))
 	}
 	zc, zr := v.zooms(m)
-	sc, sr := v.signs()
-	v.Center = Point{
-		Col: p.Col - sc*(x-float64(v.Width)/2)/zc,
-		Row: p.Row - sr*(y-float64(v.Height)/2)/zr,
-	}
+	dc, dr := v.planeDelta(x-float64(v.Width)/2, y-float64(v.Height)/2)
+	v.Center = Point{Col: p.Col - dc/zc, Row: p.Row - dr/zr}
 	return v
 }
 
@@ -220,9 +241,9 @@ func (v View) ZoomAbout(m *loader.Meta, x, y, factor float64) View {
 // as a drag moves it.
 func (v View) Pan(m *loader.Meta, dx, dy float64) View {
 	zc, zr := v.zooms(m)
-	sc, sr := v.signs()
-	v.Center.Col -= sc * dx / zc
-	v.Center.Row -= sr * dy / zr
+	dc, dr := v.planeDelta(dx, dy)
+	v.Center.Col -= dc / zc
+	v.Center.Row -= dr / zr
 	return v
 }
 

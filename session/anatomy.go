@@ -96,12 +96,12 @@ func (an *anatomy) axisCode(a byte) byte {
 }
 
 // toward is the direction the convention has a screen axis point to
-// (right for columns, down for rows) when it shows the anatomical axis of
+// (right for across, down for down) when it shows the anatomical axis of
 // code.
-func toward(code byte, c Convention, cols bool) byte {
+func toward(code byte, c Convention, across bool) byte {
 	switch code {
 	case 'R', 'L':
-		if cols && c == Neurological {
+		if across && c == Neurological {
 			return 'R'
 		}
 		return 'L'
@@ -113,9 +113,25 @@ func toward(code byte, c Convention, cols bool) byte {
 	return code
 }
 
+// across reports whether the convention lays the anatomical axis of
+// code across the screen in a plane whose other axis is that of other:
+// right–left always (axial, coronal), anterior–posterior beside
+// superior–inferior (sagittal).
+func across(code, other byte) bool {
+	switch code {
+	case 'R', 'L':
+		return true
+	case 'A', 'P':
+		return other == 'S' || other == 'I'
+	}
+	return false
+}
+
 // flips is the display transform of each plane in convention c: a plane
-// axis is flipped when it runs against the direction the convention
-// gives its screen axis.
+// is swapped when its row axis is the one the convention lays across the
+// screen (a volume acquired sagittally or coronally), and an axis is
+// flipped when it runs against the direction the convention gives its
+// screen axis.
 func (an *anatomy) flips(c Convention) (f [3]render.Flip) {
 	if c == StorageOrder {
 		return f
@@ -123,7 +139,8 @@ func (an *anatomy) flips(c Convention) (f [3]render.Flip) {
 	for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
 		row, col, _ := o.Axes()
 		cc, rc := an.axisCode(col), an.axisCode(row)
-		f[o] = render.Flip{Col: cc != toward(cc, c, true), Row: rc != toward(rc, c, false)}
+		swap := !across(cc, rc) && across(rc, cc)
+		f[o] = render.Flip{Col: cc != toward(cc, c, !swap), Row: rc != toward(rc, c, swap), Swap: swap}
 	}
 	return f
 }
@@ -136,12 +153,16 @@ func (an *anatomy) edges(v render.View) render.Edges {
 		return render.Edges{} // turned by hand: no anatomical direction is along the screen
 	}
 	row, col, _ := v.Orientation.Axes()
+	f := v.Flip()
 	right, down := an.axisCode(col), an.axisCode(row)
-	if f := v.Flip(); f.Col {
+	if f.Col {
 		right = opposite(right)
 	}
-	if v.Flip().Row {
+	if f.Row {
 		down = opposite(down)
+	}
+	if f.Swap {
+		right, down = down, right
 	}
 	letter := func(c byte) string {
 		if c == 0 {
@@ -206,6 +227,14 @@ func drawEdges(img *image.RGBA, m *loader.Meta, v render.View) {
 	}
 }
 
+// anatomical reports whether view v of m shows an anatomical plane, laid
+// out as the display convention says (letters at its edges): data with
+// an anatomical orientation, its plane not turned by hand.
+func anatomical(m *loader.Meta, v render.View) bool {
+	an, ok := anatomyOf(m)
+	return ok && an.edges(v) != (render.Edges{})
+}
+
 // anatomyOf is the anatomical frame of m, when the file gives one.
 func anatomyOf(m *loader.Meta) (anatomy, bool) {
 	a := m.Anatomy
@@ -263,9 +292,6 @@ func anatomyNote(m *loader.Meta, v render.View) string {
 		note = ""
 	case an.oblique:
 		note += " (oblique to the scanner axes: shown on the closest ones; View → World Space resamples)"
-	}
-	if v.Turn == (render.Turn{}) && an.transposed(v.Orientation) {
-		note += " (rows and columns as stored: turned 90° from the convention)"
 	}
 	return note
 }
@@ -376,19 +402,4 @@ func alignedTurn(m *loader.Meta, t render.Turn) render.Turn {
 		return t
 	}
 	return render.Turn{}
-}
-
-// transposed reports whether plane o shows across the screen the axis the
-// conventions show up it: left–right should be R/L (axial, coronal) or
-// A/P (sagittal). The display does not swap a plane's rows and columns.
-func (an *anatomy) transposed(o render.Orientation) bool {
-	_, col, _ := o.Axes()
-	c := an.axisCode(col)
-	switch an.planeName(o) {
-	case "axial", "coronal":
-		return c != 'R' && c != 'L'
-	case "sagittal":
-		return c != 'A' && c != 'P'
-	}
-	return false
 }

@@ -28,24 +28,41 @@ func hoverIndex(text string, a byte) (int, bool) {
 	return i, err == nil
 }
 
-// TestHoverWorldCoordinates hovers over the planes of a NIfTI volume whose
-// affine turns, scales and shifts its voxels (written by nibabel), in both
+// TestHoverWorldCoordinates hovers over the planes of NIfTI volumes
+// (written by nibabel) whose affines turn, scale and shift their voxels,
+// one stored RAS and others acquired sagittally (ASR) and coronally
+// (LSA, storage axes a permutation of the patient's), in both
 // conventions, and checks the world position shown against nibabel's
-// apply_affine of the voxel shown, to 1e-4 mm, labelled scanner RAS; and
-// that the radiological convention puts the patient's right at the
-// screen's left and anterior (axial) or superior (coronal, sagittal) up.
+// apply_affine of the voxel shown, to 1e-4 mm, labelled scanner RAS; that
+// the radiological convention puts the patient's right at the screen's
+// left (axial, coronal) or anterior (sagittal), and anterior (axial) or
+// superior (coronal, sagittal) up, whichever storage plane that is; and
+// that the letters at the edges say so.
 func TestHoverWorldCoordinates(t *testing.T) {
 	testtool.RequirePython(t, "nibabel", "numpy")
 	dir := t.TempDir()
-	path := filepath.Join(dir, "brain.nii")
 	testtool.RunPython(t, `
 import sys, numpy as np, nibabel as nib
 c, s = np.cos(0.2), np.sin(0.2)
 rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
-aff = np.eye(4); aff[:3, :3] = rot @ np.diag([0.9, 1.1, 2.5]); aff[:3, 3] = [-40.25, 17.5, 3.125]
-a = np.arange(30 * 24 * 12, dtype=np.int16).reshape(30, 24, 12)
-img = nib.Nifti1Image(a, aff); img.header.set_xyzt_units("mm"); nib.save(img, sys.argv[1])
-`, path)
+perms = {"brain": ((0, 1, 2), (1, 1, 1)), "asr": ((1, 2, 0), (1, 1, 1)), "lsa": ((0, 2, 1), (-1, 1, 1))}
+for name, (perm, sense) in perms.items():
+    p = np.zeros((3, 3))
+    for ax in range(3):
+        p[perm[ax], ax] = sense[ax]
+    aff = np.eye(4); aff[:3, :3] = rot @ p @ np.diag([0.9, 1.1, 2.5]); aff[:3, 3] = [-40.25, 17.5, 3.125]
+    a = np.arange(30 * 24 * 12, dtype=np.int16).reshape(30, 24, 12)
+    img = nib.Nifti1Image(a, aff); img.header.set_xyzt_units("mm"); nib.save(img, sys.argv[1] + "/" + name + ".nii")
+`, dir)
+	for _, name := range []string{"brain", "asr", "lsa"} {
+		hoverWorldCoordinates(t, filepath.Join(dir, name+".nii"))
+	}
+}
+
+// hoverWorldCoordinates is TestHoverWorldCoordinates on the volume at
+// path.
+func hoverWorldCoordinates(t *testing.T, path string) {
+	t.Helper()
 	type hover struct {
 		idx   [3]int
 		world [3]float64
@@ -86,19 +103,32 @@ img = nib.Nifti1Image(a, aff); img.header.set_xyzt_units("mm"); nib.save(img, sy
 			}
 			left, right := at(150, 150), at(250, 150)
 			top, bottom := at(200, 100), at(200, 200)
+			m := h.s.Meta()
+			name := PlaneName(m, o)
 			horiz, vert := 0, 2 // the world axes across and up the screen: R, S
-			switch o {
-			case render.XY:
+			switch name {
+			case "axial":
 				vert = 1 // A
-			case render.YZ:
+			case "sagittal":
 				horiz = 1 // A
+			case "":
+				t.Fatalf("%s: no anatomical name", o)
 			}
 			toRight := right.world[horiz] - left.world[horiz] // along +R (+A for sagittal)
 			if want := conv == Neurological && horiz == 0; (toRight > 0) != want {
-				t.Errorf("%s %s: world %c from the left of the screen to its right: %g", conv, o, "RAS"[horiz], toRight)
+				t.Errorf("%s %s %s (%s): world %c from the left of the screen to its right: %g", filepath.Base(path), conv, o, name, "RAS"[horiz], toRight)
 			}
 			if up := top.world[vert] - bottom.world[vert]; !(up > 0) {
-				t.Errorf("%s %s: world %c from the bottom of the screen to its top: %g", conv, o, "RAS"[vert], up)
+				t.Errorf("%s %s %s (%s): world %c from the bottom of the screen to its top: %g", filepath.Base(path), conv, o, name, "RAS"[vert], up)
+			}
+			an, _ := anatomyOf(m)
+			e := an.edges(h.s.View())
+			wantLeft, wantTop := map[int]string{0: "R", 1: "A"}[horiz], map[int]string{1: "A", 2: "S"}[vert]
+			if conv == Neurological && horiz == 0 {
+				wantLeft = "L"
+			}
+			if e.Left != wantLeft || e.Top != wantTop {
+				t.Errorf("%s %s %s (%s): letters %+v, want %s at the left, %s at the top", filepath.Base(path), conv, o, name, e, wantLeft, wantTop)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"strconv"
 	"strings"
@@ -107,23 +108,43 @@ func TestCTPresetsInFileUnits(t *testing.T) {
 }
 
 // TestWorldSpace resamples a volume turned 0.3 rad about the scanner's
-// S axis (and scaled per axis) along the world's axes: the screen's
-// right and down run toward L and P (axial), L and I (coronal), P and I
-// (sagittal) in the radiological convention, the right toward R in the
-// neurological; the letters stay; off again, the plane is the stored one.
+// S axis (and scaled per axis) along the world's axes, stored RAS and
+// sagittally (ASR): the screen's right and down run toward L and P
+// (axial), L and I (coronal), P and I (sagittal) in the radiological
+// convention, the right toward R in the neurological, whichever stored
+// plane each is; the letters stay; off again, the plane is the stored
+// one.
 func TestWorldSpace(t *testing.T) {
 	c, s := math.Cos(0.3), math.Sin(0.3)
 	sp := [3]float64{0.9, 1.1, 2.5} // X, Y, Z
 	an := &loader.Anatomy{Space: loader.SpaceRAS, Affine: [3][4]float64{
 		{c * sp[0], -s * sp[1], 0, 10}, {s * sp[0], c * sp[1], 0, -5}, {0, 0, sp[2], 3}}}
-	want := map[Convention]map[render.Orientation][2][3]float64{
+	worldSpace(t, an, sp, map[Convention]map[render.Orientation][2][3]float64{
 		Radiological: {
 			render.XY: {{-1, 0, 0}, {0, -1, 0}},
 			render.XZ: {{-1, 0, 0}, {0, 0, -1}},
 			render.YZ: {{0, -1, 0}, {0, 0, -1}},
 		},
 		Neurological: {render.XY: {{1, 0, 0}, {0, -1, 0}}},
-	}
+	})
+	// ASR: X toward A, Y toward S, Z toward R, then turned about S.
+	asr := &loader.Anatomy{Space: loader.SpaceRAS, Affine: [3][4]float64{
+		{-s * sp[0], 0, c * sp[2], 10}, {c * sp[0], 0, s * sp[2], -5}, {0, sp[1], 0, 3}}}
+	worldSpace(t, asr, sp, map[Convention]map[render.Orientation][2][3]float64{
+		Radiological: {
+			render.XY: {{0, -1, 0}, {0, 0, -1}}, // sagittal
+			render.XZ: {{-1, 0, 0}, {0, -1, 0}}, // axial
+			render.YZ: {{-1, 0, 0}, {0, 0, -1}}, // coronal
+		},
+		Neurological: {render.XZ: {{1, 0, 0}, {0, -1, 0}}},
+	})
+}
+
+// worldSpace is TestWorldSpace on a volume of anatomy an and spacing sp
+// (X, Y, Z): the screen's right and down in each convention and plane
+// run toward the world directions want gives.
+func worldSpace(t *testing.T, an *loader.Anatomy, sp [3]float64, want map[Convention]map[render.Orientation][2][3]float64) {
+	t.Helper()
 	for conv, byPlane := range want {
 		h := newHarness(t, Options{})
 		h.s.SetConvention(conv)
@@ -138,10 +159,10 @@ func TestWorldSpace(t *testing.T) {
 		if !h.s.WorldSpace() {
 			t.Fatal("World Space did not turn on")
 		}
-		for o, uv := range byPlane {
-			h.s.SetOrientation(o)
-			v := h.s.View()
-			pl := ObliquePlane(m, v)
+		// toward checks that the screen's right and down over plane pl
+		// run toward world directions uv.
+		toward := func(what string, pl oblique.Plane, uv [2][3]float64) {
+			t.Helper()
 			for i, vec := range []oblique.Vec{pl.U, pl.V} {
 				// physical (Z, Y, X) to world: the affine's columns
 				// divided by the spacing.
@@ -151,11 +172,16 @@ func TestWorldSpace(t *testing.T) {
 				}
 				for k := range 3 {
 					if math.Abs(w[k]-uv[i][k]) > 1e-9 {
-						t.Errorf("%s %s: screen %s runs toward world %v, want %v", conv, o, []string{"right", "down"}[i], w, uv[i])
+						t.Errorf("%s %s: screen %s runs toward world %v, want %v", conv, what, []string{"right", "down"}[i], w, uv[i])
 						break
 					}
 				}
 			}
+		}
+		for o, uv := range byPlane {
+			h.s.SetOrientation(o)
+			v := h.s.View()
+			toward(o.String(), ObliquePlane(m, v), uv)
 			ma, _ := anatomyOf(m)
 			if e := ma.edges(v); e.Left == "" || e.Top == "" {
 				t.Errorf("%s %s: no letters in world space: %+v", conv, o, e)
@@ -181,6 +207,46 @@ func TestWorldSpace(t *testing.T) {
 			if got := fmt.Sprintf("RAS %s, %s, %s mm", mm4(w[0]), mm4(w[1]), mm4(w[2])); !strings.Contains(text, got) {
 				t.Errorf("%s: hover %q, want %q", conv, text, got)
 			}
+		}
+		if len(byPlane) == 3 { // the four panels in World Space: each laid out as its plane alone
+			h.s.Resize(402, 302) // panels of 200 × 150
+			h.s.SetWindow(100, 200)
+			h.s.SetLayout(FourPanels)
+			h.s.mu.Lock()
+			od := h.s.orthoDrawLocked(&Scene{d: h.s.data, view: h.s.view})
+			h.s.mu.Unlock()
+			if od == nil || !od.turned {
+				t.Fatal("no turned four panels in World Space")
+			}
+			for i := range panelProj {
+				toward("panel "+panelOrient[i].String(), od.panels[i].plane, byPlane[panelOrient[i]])
+			}
+			// Each panel has its anatomical letters: every bright pixel
+			// of them drawn on a blank panel is bright on the panel (the
+			// data black in this window).
+			f := h.waitFrame(func(f *Frame) bool { return f.Panel != "" && f.Info.Complete })
+			letters := map[string]render.Edges{"axial": {Left: "R", Right: "L", Top: "A", Bottom: "P"},
+				"coronal": {Left: "R", Right: "L", Top: "S", Bottom: "I"}, "sagittal": {Left: "A", Right: "P", Top: "S", Bottom: "I"}}
+			for i := range panelProj {
+				r := od.panels[i].rect
+				want := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+				render.DrawEdges(want, letters[PlaneName(m, panelOrient[i])])
+				bad, all := 0, 0
+				for y := range r.Dy() {
+					for x := range r.Dx() {
+						if want.RGBAAt(x, y).R > 200 {
+							all++
+							if c := f.Img.RGBAAt(r.Min.X+x, r.Min.Y+y); c.R <= 200 || c.G <= 200 || c.B <= 200 {
+								bad++
+							}
+						}
+					}
+				}
+				if all == 0 || bad > 0 {
+					t.Errorf("%s: panel %s (%s): %d of the %d pixels of its letters are not", conv, panelOrient[i], PlaneName(m, panelOrient[i]), bad, all)
+				}
+			}
+			h.s.SetLayout(SingleView)
 		}
 		h.s.SetWorldSpace(false)
 		if v := h.s.View(); v.Turn != (render.Turn{}) || h.s.WorldSpace() {
@@ -208,21 +274,37 @@ func TestWorldTextLabelsItsSpace(t *testing.T) {
 	}
 }
 
-// TestTransposedPlanesAreNoted: a sagittal acquisition (PIL: X toward
-// posterior, Y inferior, Z left) shows its stored sagittal plane as the
-// convention does, and says of its axial and coronal planes, which it
-// shows with rows and columns as stored, that they are turned.
-func TestTransposedPlanesAreNoted(t *testing.T) {
-	an := anatomy{codes: [3]byte{'P', 'I', 'L'}}
-	for o, want := range map[render.Orientation]bool{render.XY: false, render.XZ: true, render.YZ: true} {
-		if got := an.transposed(o); got != want {
-			t.Errorf("PIL %s (%s): transposed %v, want %v", o, an.planeName(o), got, want)
-		}
-	}
-	ras := anatomy{codes: [3]byte{'R', 'A', 'S'}}
-	for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
-		if ras.transposed(o) {
-			t.Errorf("RAS %s: transposed", o)
+// TestEveryStorageOrderShowsTheConvention: whatever the order and
+// sense of a volume's storage axes (the 48 of them: sagittal and coronal
+// acquisitions among them), each plane's letters are the convention's:
+// axial R left and A up, coronal R left and S up, sagittal A left and S
+// up (neurological: L left), the panels swapped where the stored rows
+// are the convention's columns.
+func TestEveryStorageOrderShowsTheConvention(t *testing.T) {
+	want := map[string][2]string{"axial": {"R", "A"}, "coronal": {"R", "S"}, "sagittal": {"A", "S"}}
+	for _, perm := range []string{"RAS", "RSA", "ARS", "ASR", "SRA", "SAR"} {
+		for sense := range 8 {
+			var an anatomy
+			for i := range 3 {
+				an.codes[i] = perm[i]
+				if sense>>i&1 == 1 {
+					an.codes[i] = opposite(perm[i])
+				}
+			}
+			for _, conv := range []Convention{Radiological, Neurological} {
+				fl := an.flips(conv)
+				for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
+					name := an.planeName(o)
+					w := want[name]
+					if conv == Neurological && w[0] == "R" {
+						w[0] = "L"
+					}
+					e := an.edges(render.View{Orientation: o, Flips: fl})
+					if e.Left != w[0] || e.Top != w[1] || e.Right != string(opposite(w[0][0])) || e.Bottom != string(opposite(w[1][0])) {
+						t.Errorf("%s %s %s (%s): edges %+v, want %s left, %s up", an.codes[:], conv, o, name, e, w[0], w[1])
+					}
+				}
+			}
 		}
 	}
 }

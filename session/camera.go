@@ -45,11 +45,15 @@ func frontCamera(m *loader.Meta, c Convention) Camera {
 	if f.Row {
 		sy = -1
 	}
-	if sx == 1 && sy == 1 {
-		return Camera{}
+	if !f.Swap {
+		if sx == 1 && sy == 1 {
+			return Camera{}
+		}
+		// Rows and columns Z, Y, X: right = sx·X, down = sy·Y, depth their cross product.
+		return Camera{Turn: render.TurnOf([3][3]float64{{sx * sy, 0, 0}, {0, sy, 0}, {0, 0, sx}})}
 	}
-	// Rows and columns Z, Y, X: right = sx·X, down = sy·Y, depth their cross product.
-	return Camera{Turn: render.TurnOf([3][3]float64{{sx * sy, 0, 0}, {0, sy, 0}, {0, 0, sx}})}
+	// Swapped: right = sy·Y, down = sx·X, depth their cross product −sx·sy·Z.
+	return Camera{Turn: render.TurnOf([3][3]float64{{-sx * sy, 0, 0}, {0, 0, sy}, {0, sx, 0}})}
 }
 
 // Turns is the camera's rotation as `--rotate` takes it: turns about x,

@@ -86,16 +86,13 @@ func Oblique(v render.View) bool { return v.Turn != (render.Turn{}) || v.Linear 
 // samples.
 func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	if !(v.Zoom > 0) {
-		v.Zoom, v.Center = render.Fit(m, v.Orientation, v.Width, v.Height)
+		v.Zoom, v.Center = render.Fit(m, v)
 	}
 	row, col, normal := v.Orientation.Axes()
 	sp := oblique.Spacing(m)
 	slot := map[byte]int{'Z': oblique.Z, 'Y': oblique.Y, 'X': oblique.X}
-	var u0, v0, idx oblique.Vec
-	u0[slot[col]], v0[slot[row]] = 1, 1
-	if f := v.Flip(); f.Col || f.Row { // the display transform: a flipped axis runs backwards
-		u0[slot[col]], v0[slot[row]] = flipSign(f.Col), flipSign(f.Row)
-	}
+	var idx oblique.Vec
+	u0, v0 := planeAxes(v)
 	idx[slot[col]] = v.Center.Col - 0.5
 	idx[slot[row]] = v.Center.Row - 0.5
 	idx[slot[normal]] = float64(v.At(normal))
@@ -137,7 +134,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	default:
 		v.Width, v.Height = max(1, min(16384, v.Width)), max(1, min(16384, v.Height))
 		if !(v.Zoom > 0) {
-			v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
+			v.Zoom, v.Center = render.FitBox(m, v, r.fitLo, r.fitHi)
 		}
 		pl = ObliquePlane(m, v)
 	}
@@ -415,7 +412,7 @@ func (s *Session) Turn(axis int, deg float64) {
 			return false
 		}
 		if !s.ortho.on && !(s.view.Zoom > 0) {
-			s.view.Zoom, s.view.Center = render.Fit(m, s.view.Orientation, s.view.Width, s.view.Height)
+			s.view.Zoom, s.view.Center = render.Fit(m, s.view)
 		}
 		pl := ObliquePlane(m, s.view)
 		d := [3]oblique.Vec{pl.U, pl.V, pl.U.Cross(pl.V)}[axis]
@@ -559,6 +556,19 @@ func (s *Session) dragTurn(dx, dy float64, fine bool) {
 	if dy != 0 {
 		s.Turn(0, dy*k)
 	}
+}
+
+// planeAxes are the directions of the screen's right and down over
+// view v's plane before its turn: its column and row axes, swapped and
+// flipped as the view's display transform says.
+func planeAxes(v render.View) (u0, v0 oblique.Vec) {
+	row, col, _ := v.Orientation.Axes()
+	f := v.Flip()
+	u0[axisSlot(col)], v0[axisSlot(row)] = flipSign(f.Col), flipSign(f.Row)
+	if f.Swap {
+		u0, v0 = v0, u0
+	}
+	return u0, v0
 }
 
 // flipSign is -1 for a flipped axis, else 1.

@@ -52,6 +52,25 @@ func panelTag(m *loader.Meta, i int) string {
 	return panelNames[i]
 }
 
+// panelPlaces is where each panel of data m lies, as an index of
+// panelRects: for a volume with an anatomical orientation the axial plane
+// at the top left, coronal at the top right and sagittal at the bottom
+// left whatever its storage order (as for one stored RAS); else the XY,
+// XZ and YZ planes there.
+func panelPlaces(m *loader.Meta) [numPanels]int {
+	pl := [numPanels]int{panelXY, panelXZ, panelYZ, panelProj}
+	at := map[string]int{"axial": 0, "coronal": 1, "sagittal": 2}
+	var seen [numPanels]bool
+	for i := range panelProj {
+		k, ok := at[PlaneName(m, panelOrient[i])]
+		if !ok || seen[k] {
+			return [numPanels]int{panelXY, panelXZ, panelYZ, panelProj}
+		}
+		pl[i], seen[k] = k, true
+	}
+	return pl
+}
+
 // panelGap is the width of the gutter between panels, in pixels.
 const panelGap = 2
 
@@ -65,8 +84,9 @@ type orthoState struct {
 	on     bool
 	active int
 	zoom   [numPanels]panelZoom
-	linked bool // a zoom in one panel zooms them all
-	w, h   int  // the whole viewport
+	linked bool           // a zoom in one panel zooms them all
+	w, h   int            // the whole viewport
+	places [numPanels]int // where each panel lies (see panelPlaces; the zero value: each at its own index)
 	proj   *projection
 	// at is the shared position a click in a turned panel chose (level-0
 	// indices Z, Y, X, between samples), while the view's indices are
@@ -243,10 +263,22 @@ func (s *Session) toPanelLocked(x, y float64) (px, py float64) {
 	return px, py
 }
 
+// rects are the panels' rectangles, each where it lies.
+func (o *orthoState) rects() (r [numPanels]image.Rectangle) {
+	all := panelRects(o.w, o.h)
+	if o.places == ([numPanels]int{}) {
+		return all
+	}
+	for i := range r {
+		r[i] = all[o.places[i]]
+	}
+	return r
+}
+
 // panelAt is the panel under viewport position (x, y) (the active one
 // when none is: the gutter), and the position in it.
 func (o *orthoState) panelAt(x, y float64) (i int, px, py float64) {
-	rects := panelRects(o.w, o.h)
+	rects := o.rects()
 	i = o.active
 	for k, r := range rects {
 		if image.Pt(int(x), int(y)).In(r) {
@@ -343,7 +375,7 @@ func (s *Session) Click(x, y float64) {
 	v := s.view
 	if !(v.Zoom > 0) {
 		lo, hi := s.fitBoxLocked(v.Orientation)
-		v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, lo, hi)
+		v.Zoom, v.Center = render.FitBox(m, v, lo, hi)
 	}
 	loc := v.Locate(m, x, y)
 	if !loc.Inside {
@@ -360,24 +392,25 @@ func (s *Session) Click(x, y float64) {
 // about their centres, when zooms are linked.
 func (s *Session) zoomOthersLocked(m *loader.Meta, factor float64) {
 	if s.ortho.on && s.ortho.linked {
-		s.ortho.zoomOthers(m, factor, s.fitBoxLocked)
+		s.ortho.zoomOthers(m, s.view, factor, s.fitBoxLocked)
 	}
 }
 
-// zoomOthers zooms the panels other than the active one by factor about
+// zoomOthers zooms the panels other than the active one (of the
+// session's view v, whose display transforms they share) by factor about
 // their centres, a fitted one from its fit (the part fitBox bounds of its
 // plane of data m).
-func (o *orthoState) zoomOthers(m *loader.Meta, factor float64, fitBox func(render.Orientation) (lo, hi render.Point)) {
+func (o *orthoState) zoomOthers(m *loader.Meta, v render.View, factor float64, fitBox func(render.Orientation) (lo, hi render.Point)) {
 	rects := panelRects(o.w, o.h)
 	for i := range o.zoom {
 		if i == o.active {
 			continue
 		}
 		z := &o.zoom[i]
-		or := panelOrient[i]
+		v.Orientation, v.Width, v.Height = panelOrient[i], rects[i].Dx(), rects[i].Dy()
 		if !(z.zoom > 0) {
-			lo, hi := fitBox(or)
-			z.zoom, z.center = render.FitBox(m, or, rects[i].Dx(), rects[i].Dy(), lo, hi)
+			lo, hi := fitBox(v.Orientation)
+			z.zoom, z.center = render.FitBox(m, v, lo, hi)
 		}
 		z.zoom *= factor
 	}
@@ -421,7 +454,7 @@ func (s *Session) orthoDrawLocked(r *Scene) *orthoDraw {
 // fourth panel's projection.
 func (o *orthoState) layout(v, pos render.View, fitBox func(render.Orientation) (lo, hi render.Point), proj *projection) *orthoDraw {
 	od := &orthoDraw{w: o.w, h: o.h, active: o.active, proj: proj}
-	rects := panelRects(o.w, o.h)
+	rects := o.rects()
 	at := [3]float64{float64(pos.Z) + 0.5, float64(pos.Y) + 0.5, float64(pos.X) + 0.5}
 	for i := range od.panels {
 		p := &od.panels[i]
@@ -499,7 +532,7 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 				v.Lo, v.Hi = 0, 1
 			}
 			if !(v.Zoom > 0) {
-				v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, pn.fitLo, pn.fitHi)
+				v.Zoom, v.Center = render.FitBox(m, v, pn.fitLo, pn.fitHi)
 			}
 			img = p.panel(r, i, v, m, f)
 		}
@@ -515,8 +548,13 @@ func (p *planePainter) compose(r *Scene, f *Frame) {
 			continue
 		}
 		if o.turned && i != panelProj {
-			render.DrawTag(pane, panelNames[i])
+			tag := panelNames[i]
+			if anatomical(m, v) { // World Space: the anatomical planes, resampled
+				tag = panelTag(m, i)
+			}
+			render.DrawTag(pane, tag)
 			drawCross(pane, pn.crossX, pn.crossY)
+			drawEdges(pane, m, v)
 			continue
 		}
 		render.DrawTag(pane, panelTag(m, i))

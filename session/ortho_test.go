@@ -30,7 +30,7 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 	click := func(panel int, col, row float64) {
 		t.Helper()
 		v := render.View{Orientation: panelOrient[panel], Width: 200, Height: 150}
-		v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+		v.Zoom, v.Center = render.Fit(m, v)
 		x, y := v.ToScreen(m, render.Point{Col: col + 0.5, Row: row + 0.5})
 		h.s.Hover(x+float64(rects[panel].Min.X), y+float64(rects[panel].Min.Y), true)
 		h.s.Click(x+float64(rects[panel].Min.X), y+float64(rects[panel].Min.Y))
@@ -47,7 +47,7 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 		compared := 0
 		for i := 0; i < numPanels; i++ {
 			v := render.View{Orientation: panelOrient[i], Z: z, Y: y, X: x, Width: 200, Height: 150, Lo: 0, Hi: 4000}
-			v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+			v.Zoom, v.Center = render.Fit(m, v)
 			row, col, _ := v.Orientation.Axes()
 			at := map[byte]float64{'Z': float64(z) + 0.5, 'Y': float64(y) + 0.5, 'X': float64(x) + 0.5}
 			cx, cy := v.ToScreen(m, render.Point{Col: at[col], Row: at[row]})
@@ -103,7 +103,7 @@ func TestFourPanelsFollowAClick(t *testing.T) {
 	// A drag in the YZ panel moves the position as it goes; with Shift it
 	// pans the panel instead.
 	v := render.View{Orientation: render.YZ, Width: 200, Height: 150}
-	v.Zoom, v.Center = render.Fit(m, v.Orientation, 200, 150)
+	v.Zoom, v.Center = render.Fit(m, v)
 	dx, dy := v.ToScreen(m, render.Point{Col: 50.5, Row: 15.5}) // Y 50, Z 15
 	h.s.Hover(dx+float64(rects[panelYZ].Min.X), dy+float64(rects[panelYZ].Min.Y), true)
 	h.s.Drag(dx+float64(rects[panelYZ].Min.X), dy+float64(rects[panelYZ].Min.Y), 3, 2)
@@ -151,4 +151,43 @@ func TestRememberedFourPanelsOpenBeforeTheSizeIsKnown(t *testing.T) {
 	h.waitFrame(func(f *Frame) bool { return f.Panel != "" })
 	h.s.Resize(402, 302)
 	h.waitFrame(func(f *Frame) bool { return f.Panel != "" && f.Info.Complete && f.Img.Rect.Dx() == 402 })
+}
+
+// TestFourPanelsAnatomicalPlaces lays out the four panels of a volume
+// acquired sagittally (X toward anterior, Y superior, Z right: its XY
+// plane is sagittal, XZ axial, YZ coronal): the axial panel is at the top
+// left, coronal at the top right, sagittal at the bottom left, as for a
+// volume stored RAS; a click in the top left quarter of the axial panel
+// activates it and moves the position to the patient's right and
+// anterior (high Z and X).
+func TestFourPanelsAnatomicalPlaces(t *testing.T) {
+	src := volume([3]int{40, 30, 50}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	src.meta.Anatomy = &loader.Anatomy{Space: loader.SpaceRAS, Affine: [3][4]float64{{0, 0, 1, -20}, {1, 0, 0, 5}, {0, 1, 0, 7}}}
+	h := newHarness(t, Options{})
+	h.open(src, "/data/asr.nii")
+	h.s.Resize(402, 302) // panels of 200 × 150
+	h.s.SetLayout(FourPanels)
+	m := h.s.Meta()
+	places := map[string]render.Orientation{"axial": render.XZ, "coronal": render.YZ, "sagittal": render.XY}
+	rects := panelRects(402, 302)
+	for name, o := range places {
+		if got := PlaneName(m, o); got != name {
+			t.Fatalf("%s: %q, want %q", o, got, name)
+		}
+	}
+	for i, name := range []string{"axial", "coronal", "sagittal"} {
+		r := rects[i]
+		h.s.Hover(float64(r.Min.X+r.Dx()/4), float64(r.Min.Y+r.Dy()/4), true)
+		want := places[name].String()
+		f := h.waitFrame(func(f *Frame) bool { return f.Panel == want })
+		if f.View.Orientation != places[name] {
+			t.Errorf("the panel at %v shows %s, want %s (%s)", r.Min, f.View.Orientation, places[name], name)
+		}
+	}
+	r := rects[0]
+	h.s.Click(float64(r.Min.X+r.Dx()/4), float64(r.Min.Y+r.Dy()/4))
+	f := h.waitFrame(func(f *Frame) bool { return f.Panel == "xz" && f.View.Z > 20 && f.View.X > 25 })
+	if f.View.Y != 15 {
+		t.Errorf("a click in the axial panel moved Y (superior) to %d", f.View.Y)
+	}
 }

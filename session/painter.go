@@ -118,7 +118,7 @@ func (p *planePainter) paint(r *Scene) *Frame {
 	pyr := r.d.Pyr
 	v := r.view
 	if !(v.Zoom > 0) {
-		v.Zoom, v.Center = render.FitBox(pyr.Meta(), v.Orientation, v.Width, v.Height, r.fitLo, r.fitHi)
+		v.Zoom, v.Center = render.FitBox(pyr.Meta(), v, r.fitLo, r.fitHi)
 	}
 	// Windows still to choose are chosen now, by auto-contrast; until
 	// that can be done they are drawn as 0..1 and stay to choose.

@@ -31,7 +31,7 @@ func NewPicture(d *Data, v render.View, scaleBar bool) (*Picture, error) {
 		return nil, errors.New("the data is closed")
 	}
 	if !(v.Zoom > 0) {
-		v.Zoom, v.Center = render.Fit(d.Pyr.Meta(), v.Orientation, v.Width, v.Height)
+		v.Zoom, v.Center = render.Fit(d.Pyr.Meta(), v)
 	}
 	return &Picture{sc: Scene{d: d, view: v, scaleBar: scaleBar}}, nil
 }

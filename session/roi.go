@@ -393,7 +393,7 @@ func (s *Session) measureViewLocked() (render.View, *loader.Meta, bool) {
 	}
 	if !(v.Zoom > 0) {
 		lo, hi := s.fitBoxLocked(v.Orientation)
-		v.Zoom, v.Center = render.FitBox(m, v.Orientation, v.Width, v.Height, lo, hi)
+		v.Zoom, v.Center = render.FitBox(m, v, lo, hi)
 	}
 	return v, m, !s.ortho.on && !s.v3.on && !Oblique(v) && s.proj.op == loader.NoProjection
 }

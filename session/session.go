@@ -406,6 +406,7 @@ func (s *Session) resetViewLocked() {
 	}
 	s.v3.on = three && !four && can3D(m)
 	s.view.Flips = Flips(m, s.conv)
+	s.ortho.places = panelPlaces(m)
 	if four {
 		s.setLayoutLocked(m, FourPanels)
 	}

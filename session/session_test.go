@@ -300,7 +300,7 @@ func TestOpenErrorIsAProblemAndKeepsTheData(t *testing.T) {
 func TestAFittedViewRefitsWhenTheViewportChanges(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.open(small(), "/data/volume.tif")
-	want, _ := render.Fit(h.s.Meta(), render.XY, 400, 200)
+	want, _ := render.Fit(h.s.Meta(), render.View{Orientation: render.XY, Width: 400, Height: 200})
 	h.s.Resize(400, 200)
 	f := h.waitFrame(func(f *Frame) bool { return f.View.Height == 200 })
 	if abs(f.View.Zoom-want) > 1e-9 {

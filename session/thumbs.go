@@ -275,12 +275,12 @@ func makeThumb(ctx context.Context, src loader.Source) *image.RGBA {
 	for p, c := range sum {
 		out.Pix[4*p], out.Pix[4*p+1], out.Pix[4*p+2], out.Pix[4*p+3] = uint8(min(255, c[0])), uint8(min(255, c[1])), uint8(min(255, c[2])), 255
 	}
-	mirror(out, Flips(m, Radiological)[render.XY]) // an anatomical volume as the viewer first shows it
-	return out
+	return mirror(out, Flips(m, Radiological)[render.XY]) // an anatomical volume as the viewer first shows it
 }
 
-// mirror flips img in place as f says.
-func mirror(img *image.RGBA, f render.Flip) {
+// mirror lays img out as f says: flipped in place, then transposed (a
+// new image) for a swapped plane.
+func mirror(img *image.RGBA, f render.Flip) *image.RGBA {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	for y := 0; y < h && f.Col; y++ {
 		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
@@ -297,6 +297,16 @@ func mirror(img *image.RGBA, f render.Flip) {
 			ra[k], rb[k] = rb[k], ra[k]
 		}
 	}
+	if !f.Swap {
+		return img
+	}
+	out := image.NewRGBA(image.Rect(0, 0, h, w))
+	for y := range h {
+		for x := range w {
+			copy(out.Pix[x*out.Stride+4*y:x*out.Stride+4*y+4], img.Pix[y*img.Stride+4*x:])
+		}
+	}
+	return out
 }
 
 // thumbLayer is a channel of a thumbnail: its colours and window (lo ==

@@ -32,8 +32,10 @@ func turnedPanelPlane(m *loader.Meta, v render.View, at oblique.Vec) oblique.Pla
 	row, col, _ := v.Orientation.Axes()
 	sp, n := oblique.Spacing(m), oblique.Extent(m)
 	r, c := axisSlot(row), axisSlot(col)
-	var u0, v0 oblique.Vec
-	u0[c], v0[r] = 1, 1
+	var c0, r0 oblique.Vec
+	c0[c], r0[r] = 1, 1
+	C, R := oblique.Vec(v.Turn.Apply(c0)), oblique.Vec(v.Turn.Apply(r0)) // the plane's column and row axes
+	u0, v0 := planeAxes(v)                                               // the screen's, laid as the view lays the plane
 	U, V := oblique.Vec(v.Turn.Apply(u0)), oblique.Vec(v.Turn.Apply(v0))
 	W := U.Cross(V)
 	var p, mid oblique.Vec
@@ -43,7 +45,7 @@ func turnedPanelPlane(m *loader.Meta, v render.View, at oblique.Vec) oblique.Pla
 	o := mid.Add(W.Scale(p.Add(mid.Scale(-1)).Dot(W)))
 	du := (v.Center.Col - float64(n[c])/2) * sp[c]
 	dv := (v.Center.Row - float64(n[r])/2) * sp[r]
-	return oblique.Plane{Center: o.Add(U.Scale(du)).Add(V.Scale(dv)), U: U, V: V, Pixel: sp[c] / v.Zoom,
+	return oblique.Plane{Center: o.Add(C.Scale(du)).Add(R.Scale(dv)), U: U, V: V, Pixel: sp[c] / v.Zoom,
 		W: v.Width, H: v.Height, T: v.T, C: v.C}
 }
 
@@ -94,7 +96,7 @@ func (od *orthoDraw) turnedLayout(m *loader.Meta, at oblique.Vec) {
 	for i := range od.panels {
 		p := &od.panels[i]
 		if !(p.view.Zoom > 0) {
-			p.view.Zoom, p.view.Center = render.FitBox(m, p.view.Orientation, p.view.Width, p.view.Height, p.fitLo, p.fitHi)
+			p.view.Zoom, p.view.Center = render.FitBox(m, p.view, p.fitLo, p.fitHi)
 		}
 		if i == panelProj {
 			continue

@@ -324,7 +324,8 @@ func (s *Session) volumeSceneLocked() *volumeScene {
 	if s.v3.clipOblique {
 		v := s.view
 		if !(v.Zoom > 0) {
-			v.Zoom, v.Center = render.Fit(m, v.Orientation, max(1, v.Width), max(1, v.Height))
+			v.Width, v.Height = max(1, v.Width), max(1, v.Height)
+			v.Zoom, v.Center = render.Fit(m, v)
 		}
 		pl := ObliquePlane(m, v)
 		vs.opts.ClipPlane = &raycast.ClipPlane{Point: pl.Center, Normal: pl.U.Cross(pl.V)}

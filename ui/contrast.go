@@ -39,7 +39,8 @@ const (
 
 // contrastPanel shows a histogram of the values on screen, log-scaled,
 // under the display window [lo, hi]: a handle at each end and the window
-// shaded between them, with "lo … hi" written below. Dragging a handle
+// shaded between them, with "lo … hi" written below (in the file's
+// units, named: "-160 … 240 HU"). Dragging a handle
 // moves that end, dragging the shaded window moves both, and a double
 // tap asks for auto-contrast. It runs on the UI goroutine only.
 type contrastPanel struct {
@@ -50,6 +51,7 @@ type contrastPanel struct {
 
 	hist   render.Histogram
 	scale  *loader.ValueScale // the read-out in the file's units (HU); nil: as stored
+	unit   string             // those units' name, written after the read-out ("HU"); "" for none
 	linear bool               // bars in proportion to the counts, not their logarithm
 	lo, hi float64
 
@@ -302,6 +304,9 @@ func (r *contrastRenderer) update() {
 	r.text.Text = contrastReadout(min(lo, hi), max(lo, hi), math.Abs(c.scale.Value(c.hist.Max)-c.scale.Value(c.hist.Min)))
 	if !c.valid() {
 		r.text.Text = contrastReadout(c.lo, c.hi, c.hi-c.lo)
+	}
+	if c.unit != "" {
+		r.text.Text += " " + c.unit
 	}
 	if r.objects == nil {
 		r.objects = []fyne.CanvasObject{r.bg, r.bars, r.shade, r.loLine, r.hiLine, r.loGrip, r.hiGrip, r.text}

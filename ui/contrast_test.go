@@ -3,6 +3,7 @@ package ui
 import (
 	"math"
 	"testing"
+	"vastview/loader"
 	"vastview/render"
 
 	"fyne.io/fyne/v2"
@@ -276,5 +277,20 @@ func TestContrastReadoutCompact(t *testing.T) {
 		if got := contrastReadout(c.lo, c.hi, c.span); got != c.want {
 			t.Errorf("contrastReadout(%g, %g, %g) = %q, want %q", c.lo, c.hi, c.span, got, c.want)
 		}
+	}
+}
+
+// TestContrastReadoutInFileUnits: data with a value scale (CT's rescale
+// slope and intercept) and a unit has the window read out in those
+// units, named ("HU"), the bars and handles staying where they are.
+func TestContrastReadoutInFileUnits(t *testing.T) {
+	f := newContrastFixture(t)
+	f.c.scale, f.c.unit = &loader.ValueScale{Slope: 2, Intercept: -100}, "HU"
+	f.c.setWindow(20, 80)
+	if got, want := f.r.text.Text, "-60 … 60 HU"; got != want {
+		t.Errorf("read-out %q, want %q", got, want)
+	}
+	if got, want := centre(f.r.loLine), f.x(20); math.Abs(float64(got-want)) > 0.01 {
+		t.Errorf("low handle at x %g, want %g", got, want)
 	}
 }

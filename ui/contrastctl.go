@@ -135,7 +135,10 @@ func (c *contrastControls) showWindow(lo, hi float64) {
 // setHistogram shows the session's histogram, or none.
 func (c *contrastControls) setHistogram() {
 	h, _ := c.v.s.Histogram()
-	c.panel.scale = c.valueScale()
+	c.panel.scale, c.panel.unit = c.valueScale(), ""
+	if m := c.v.s.Meta(); m != nil {
+		c.panel.unit = m.ValueUnit
+	}
 	c.panel.setHistogram(h)
 	view := c.v.s.View()
 	c.panel.setWindow(view.Lo, view.Hi)

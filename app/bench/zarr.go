@@ -79,7 +79,7 @@ func firstImage(ctx context.Context, path string) (first, complete float64, err 
 	defer stop()
 	m := pyr.Meta()
 	v := render.View{Orientation: render.XY, Z: m.Size('Z') / 2, Width: 1016, Height: 543, Lo: 0, Hi: 65535}
-	v.Zoom, v.Center = render.Fit(m, v.Orientation, v.Width, v.Height)
+	v.Zoom, v.Center = render.Fit(m, v)
 	var r render.Renderer
 	ms := func() float64 { return float64(time.Since(t0).Microseconds()) / 1000 }
 	deadline := time.After(time.Minute)

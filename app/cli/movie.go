@@ -164,6 +164,9 @@ func (o *planeOpts) pictureView(cmd string, m *loader.Meta, orient render.Orient
 	v := render.View{Orientation: orient, Width: l[ci], Height: int(math.Round(float64(l[ri]) * render.Aspect(m, orient)))}
 	conv, _ := session.ParseConvention(o.display) // checked by check
 	v.Flips = session.Flips(m, conv)
+	if v.Flip().Swap { // the plane's rows across the picture
+		v.Width, v.Height = v.Height, v.Width
+	}
 	for a, i := range sel.At {
 		v.SetAt(a, i)
 	}

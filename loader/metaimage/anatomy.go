@@ -11,10 +11,13 @@ import (
 // anatomyOf returns where the samples lie in LPS patient coordinates, as
 // ITK reads a MetaImage: axis k of the nd dimensions points along the k-th
 // group of nd numbers of TransformMatrix (or Orientation, Rotation), scaled
-// by its spacing, from Offset. Without a matrix, AnatomicalOrientation's
-// letters (ITK's: "RAI" is the identity, each letter the side an axis runs
-// from) give the directions. Nil when the header gives neither (nothing
-// says the image lies in a patient) or they are malformed. Only the first
+// by its spacing, from Offset; the matrix wins over AnatomicalOrientation
+// (ITK ignores the letters) and an identity matrix is LPS itself. Without
+// a matrix, AnatomicalOrientation's letters (ITK's: "RAI" is the
+// identity, each letter the side an axis runs from) give the directions
+// (where ITK would take the identity). Nil when the header gives neither
+// (nothing says the image lies in a patient; ITK would take the identity)
+// or they are malformed or unknown ("???"). Only the first
 // three dimensions are spatial; a 2-D image's Z is the normal of X and Y.
 func anatomyOf(h *header, nd int, sp, or []float64) *loader.Anatomy {
 	n := min(nd, 3)

@@ -16,7 +16,11 @@ import (
 // TestAnatomy reads the anatomy of hand-written MetaImage headers (ITK's
 // LPS frame; TransformMatrix lists each axis' direction in turn) stored
 // LPS, RAS, LAS, permuted and oblique, and compares it with nibabel's
-// reading of the same affine.
+// reading of the same affine. As ITK's MetaImageIO, the direction is the
+// TransformMatrix's whatever AnatomicalOrientation says (the identity:
+// LPS, as ITK reads every MetaImage); AnatomicalOrientation's letters
+// count only without a matrix, and a header with neither (or unknown
+// letters, MetaIO's "???") has no orientation.
 func TestAnatomy(t *testing.T) {
 	c, s := math.Cos(0.3), math.Sin(0.3)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -35,6 +39,11 @@ func TestAnatomy(t *testing.T) {
 		{"oblique", "NDims = 3\nDimSize = 4 3 2\nElementSpacing = 1 1 1\nTransformMatrix = " +
 			g(c) + " " + g(s) + " 0 " + g(-s) + " " + g(c) + " 0 0 0 1\n",
 			[3][4]float64{{c, -s, 0, 0}, {s, c, 0, 0}, {0, 0, 1, 0}}},
+		{"itk-written", "NDims = 3\nDimSize = 4 3 2\nBinaryData = True\nCompressedData = False\nTransformMatrix = 1 0 0 0 1 0 0 0 1\n" +
+			"Offset = -1.5 2 3\nCenterOfRotation = 0 0 0\nAnatomicalOrientation = RAI\nElementSpacing = 0.5 0.5 1.25\n",
+			[3][4]float64{{0.5, 0, 0, -1.5}, {0, 0.5, 0, 2}, {0, 0, 1.25, 3}}},
+		{"matrix-over-letters", "NDims = 3\nDimSize = 4 3 2\nElementSpacing = 1 1 1\nTransformMatrix = -1 0 0 0 -1 0 0 0 1\nAnatomicalOrientation = RAI\n",
+			[3][4]float64{{-1, 0, 0, 0}, {0, -1, 0, 0}, {0, 0, 1, 0}}},
 		{"letters-only", "NDims = 3\nDimSize = 4 3 2\nElementSpacing = 1 2 3\nAnatomicalOrientation = LPI\n",
 			[3][4]float64{{-1, 0, 0, 0}, {0, -2, 0, 0}, {0, 0, 3, 0}}},
 		{"2d", "NDims = 2\nDimSize = 4 3\nElementSpacing = 0.5 0.5\nOffset = 1 2\nTransformMatrix = 1 0 0 -1\n",
@@ -45,8 +54,10 @@ func TestAnatomy(t *testing.T) {
 		checks = append(checks, loadertest.AnatomyCase{Name: k.name, Got: anatomyOfHeader(t, k.header), Want: k.want, Space: loader.SpaceLPS})
 	}
 	loadertest.CheckAnatomies(t, checks)
-	if a := anatomyOfHeader(t, "NDims = 3\nDimSize = 4 3 2\nElementSpacing = 1 1 1\n"); a != nil {
-		t.Errorf("no TransformMatrix nor AnatomicalOrientation: anatomy %+v", a)
+	for _, h := range []string{"", "AnatomicalOrientation = ???\n"} {
+		if a := anatomyOfHeader(t, "NDims = 3\nDimSize = 4 3 2\nElementSpacing = 1 1 1\n"+h); a != nil {
+			t.Errorf("no TransformMatrix, AnatomicalOrientation %q: anatomy %+v", strings.TrimSpace(h), a)
+		}
 	}
 }
 

@@ -11,7 +11,12 @@
 // ElementSize) and the translation from Offset (or Position, Origin);
 // MetaImage records no units. TransformMatrix (or AnatomicalOrientation)
 // with Offset and the spacing gives Meta.Anatomy in LPS patient
-// coordinates, as ITK reads them.
+// coordinates, as ITK reads them: ITK takes every MetaImage to lie in LPS
+// along its TransformMatrix (the identity when the header has none), so
+// any TransformMatrix, the identity included, gives an orientation (ITK
+// writes one, with AnatomicalOrientation, in every file it saves); a
+// header with neither has none, since writers outside the medical world
+// leave both out.
 //
 // Raw data is mapped and read one plane per chunk; compressed data in one
 // file is decoded once in the background (see loader/internal/stream).
