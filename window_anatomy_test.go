@@ -88,40 +88,7 @@ for name, diag in (("ras", (1, 1, 1)), ("lps", (-1, -1, 1))):
 			}
 			// Hover over the marker's middle.
 			mx, my := int(pr[0].(float64))+sx/n[0][0], int(pr[1].(float64))+sy/n[0][0]
-			testtool.Run(t, "xdotool", "mousemove", "--window", v.win, strconv.Itoa(mx), strconv.Itoa(my))
-			var text string
-			waitFor(t, "the hover read-out over the marker", 10*time.Second, func() bool {
-				for _, e := range v.events("hover") {
-					if s, _ := e["text"].(string); regexp.MustCompile(`value 1000\b`).MatchString(s) {
-						text = s
-					}
-				}
-				return text != ""
-			})
-			idx, world, err := parseHover(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := testtool.RunPython(t, `
-import sys, json, numpy as np, nibabel as nib
-from nibabel.affines import apply_affine
-print(json.dumps(apply_affine(nib.load(sys.argv[1]).affine, json.loads(sys.argv[2])).tolist()))
-`, path, fmt.Sprintf("[[%d, %d, %d], [59.5, 49.5, 19.5]]", idx[0], idx[1], idx[2]))
-			var refs [2][3]float64 // the voxel's, the volume's centre's
-			if err := json.Unmarshal(out, &refs); err != nil {
-				t.Fatal(err)
-			}
-			ref, centre := refs[0], refs[1]
-			for k := range 3 {
-				if math.Abs(world[k]-ref[k]) > 1e-4 {
-					t.Errorf("hover %q: world %v, nibabel's apply_affine of voxel %v: %v", text, world, idx, ref)
-					break
-				}
-			}
-			// The marker lies in the patient's right, anterior half.
-			if !(ref[0] > centre[0] && ref[1] > centre[1]) {
-				t.Errorf("the voxel under the marker on screen, %v, is at RAS %v, the volume's centre at %v", idx, ref, centre)
-			}
+			hoverIsNibabels(t, v, path, mx, my, "[59.5, 49.5, 19.5]")
 		})
 	}
 }
@@ -285,6 +252,16 @@ nib.save(img, sys.argv[1])
 		t.Fatalf("bright pixels in the axial panel's top left and top right quarters: %v; want the marker at the top left (screenshot %s)", n, shot)
 	}
 	mx, my := int(pr[0].(float64))+sx/n[0], int(pr[1].(float64))+sy/n[0]
+	hoverIsNibabels(t, v, path, mx, my, "[49.5, 19.5, 59.5]")
+}
+
+// hoverIsNibabels moves the pointer to (mx, my) in the window, over the
+// marker (value 1000), and checks hover's world position against
+// nibabel's apply_affine of the voxel it names, to 1e-4 mm; the marker
+// lies in the patient's right, anterior half (the volume's centre is the
+// voxel centre, as JSON).
+func hoverIsNibabels(t *testing.T, v *viewer, path string, mx, my int, centre string) {
+	t.Helper()
 	testtool.Run(t, "xdotool", "mousemove", "--window", v.win, strconv.Itoa(mx), strconv.Itoa(my))
 	var text string
 	waitFor(t, "the hover read-out over the marker", 10*time.Second, func() bool {
@@ -303,19 +280,19 @@ nib.save(img, sys.argv[1])
 import sys, json, numpy as np, nibabel as nib
 from nibabel.affines import apply_affine
 print(json.dumps(apply_affine(nib.load(sys.argv[1]).affine, json.loads(sys.argv[2])).tolist()))
-`, path, fmt.Sprintf("[[%d, %d, %d], [49.5, 19.5, 59.5]]", idx[0], idx[1], idx[2]))
+`, path, fmt.Sprintf("[[%d, %d, %d], %s]", idx[0], idx[1], idx[2], centre))
 	var refs [2][3]float64 // the voxel's, the volume's centre's
 	if err := json.Unmarshal(out, &refs); err != nil {
 		t.Fatal(err)
 	}
-	ref, centre := refs[0], refs[1]
+	ref, mid := refs[0], refs[1]
 	for k := range 3 {
 		if math.Abs(world[k]-ref[k]) > 1e-4 {
 			t.Errorf("hover %q: world %v, nibabel's apply_affine of voxel %v: %v", text, world, idx, ref)
 			break
 		}
 	}
-	if !(ref[0] > centre[0] && ref[1] > centre[1]) {
-		t.Errorf("the voxel under the marker on screen, %v, is at RAS %v, the volume's centre at %v", idx, ref, centre)
+	if !(ref[0] > mid[0] && ref[1] > mid[1]) {
+		t.Errorf("the voxel under the marker on screen, %v, is at RAS %v, the volume's centre at %v", idx, ref, mid)
 	}
 }
