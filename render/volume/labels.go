@@ -143,14 +143,7 @@ func (r *Renderer) castLabels(p oblique.Plane, geo *loader.Meta, o Options) Info
 		r.gather(f, &info)
 		info = r.order(f, info, &r.lml[i])
 		r.lml[i].src = l.Src
-		all.Complete = all.Complete && info.Complete
-		all.Missing += info.Missing
-		all.Failed += info.Failed
-		all.Samples += info.Samples
-		all.Skipped += info.Skipped
-		if all.Err == nil {
-			all.Err = info.Err
-		}
+		all.add(info)
 	}
 	return all
 }

@@ -135,6 +135,19 @@ type Info struct {
 	Samples, Skipped int64
 }
 
+// add counts o's chunks and samples in i: complete when both are, the
+// first error kept.
+func (i *Info) add(o Info) {
+	i.Complete = i.Complete && o.Complete
+	i.Missing += o.Missing
+	i.Failed += o.Failed
+	i.Samples += o.Samples
+	i.Skipped += o.Skipped
+	if i.Err == nil {
+		i.Err = o.Err
+	}
+}
+
 // Caster is what a view needs of a 3-D renderer, so that another
 // implementation (a GPU path) can stand in for Renderer.
 type Caster interface {

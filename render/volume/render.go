@@ -327,14 +327,7 @@ func (r *Renderer) RenderRGBA(dst *image.RGBA, p oblique.Plane, src oblique.Sour
 	}
 	if len(o.Labels) > 0 {
 		r.drawLabels(dst.Pix, dst.Stride, p, o.Mode)
-		info.Complete = info.Complete && lab.Complete
-		info.Missing += lab.Missing
-		info.Failed += lab.Failed
-		info.Samples += lab.Samples
-		info.Skipped += lab.Skipped
-		if info.Err == nil {
-			info.Err = lab.Err
-		}
+		info.add(lab)
 	}
 	return info
 }
