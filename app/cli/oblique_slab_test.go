@@ -32,22 +32,7 @@ a = np.load(arrp)
 vec = lambda s: np.array([float(f) for f in s.split(',')])
 sp0 = vec(sp0)
 n0 = np.array(a.shape, dtype=float)
-def tidy(c):
-    for t in (0.0, 1.0, -1.0):
-        if abs(c - t) < 1e-12:
-            return t
-    return c
-u, v = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])  # x, y, z
-for part in filter(None, rot.split(',')):
-    ax, deg = part.split(':')
-    th = np.radians(float(deg))
-    c, s = tidy(np.cos(th)), tidy(np.sin(th))
-    R = {'x': [[1, 0, 0], [0, c, -s], [0, s, c]], 'y': [[c, 0, s], [0, 1, 0], [-s, 0, c]],
-         'z': [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[ax]
-    u, v = np.array(R) @ u, np.array(R) @ v
-w = np.cross(u, v)
-u, v, w = u[::-1], v[::-1], w[::-1]  # z, y, x
-S = float(pixel)
+` + pyTurnedBasis + `S = float(pixel)
 D = sp0.min()
 cidx = vec(center)
 C = cidx * sp0

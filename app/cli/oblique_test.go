@@ -51,21 +51,7 @@ a = np.load(arrp)
 vec = lambda s: np.array([float(f) for f in s.split(',')])
 sp0, scale, shift = vec(sp0), vec(scale), vec(shift)
 n0 = vec(shape0)  # level 0's shape
-def tidy(c):
-    for t in (0.0, 1.0, -1.0):
-        if abs(c - t) < 1e-12:
-            return t
-    return c
-u, v = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])  # x, y, z
-for part in filter(None, rot.split(',')):
-    ax, deg = part.split(':')
-    th = np.radians(float(deg))
-    c, s = tidy(np.cos(th)), tidy(np.sin(th))
-    R = {'x': [[1, 0, 0], [0, c, -s], [0, s, c]], 'y': [[c, 0, s], [0, 1, 0], [-s, 0, c]],
-         'z': [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[ax]
-    u, v = np.array(R) @ u, np.array(R) @ v
-u, v = u[::-1], v[::-1]  # z, y, x
-S = float(pixel) if pixel else sp0.min()
+` + pyTurnedBasis + `S = float(pixel) if pixel else sp0.min()
 cidx = vec(center) if center else (n0 - 1) / 2
 if size:
     H, W = [int(f) for f in size.split(',')]
@@ -263,3 +249,24 @@ func TestObliquePlaneErrors(t *testing.T) {
 		}
 	}
 }
+
+// pyTurnedBasis is the Python that turns the plane's directions by the
+// --rotate string rot (turns about x, y, z in order, each a rotation of
+// u = x and v = y): u, v and the normal w = u × v, each in Z, Y, X order
+// afterwards, cosines and sines of right angles exact.
+const pyTurnedBasis = `def tidy(c):
+    for t in (0.0, 1.0, -1.0):
+        if abs(c - t) < 1e-12:
+            return t
+    return c
+u, v = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])  # x, y, z
+for part in filter(None, rot.split(',')):
+    ax, deg = part.split(':')
+    th = np.radians(float(deg))
+    c, s = tidy(np.cos(th)), tidy(np.sin(th))
+    R = {'x': [[1, 0, 0], [0, c, -s], [0, s, c]], 'y': [[c, 0, s], [0, 1, 0], [-s, 0, c]],
+         'z': [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[ax]
+    u, v = np.array(R) @ u, np.array(R) @ v
+w = np.cross(u, v)
+u, v, w = u[::-1], v[::-1], w[::-1]  # z, y, x
+`

@@ -42,22 +42,7 @@ labp, outp, rot, size, S, D = sys.argv[1:7]
 a = np.load(labp)
 S, D = float(S), float(D)
 sp = np.array([3.0, 1.0, 1.5])
-def tidy(c):
-    for t in (0.0, 1.0, -1.0):
-        if abs(c - t) < 1e-12:
-            return t
-    return c
-u, v = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
-for part in filter(None, rot.split(',')):
-    ax, deg = part.split(':')
-    th = np.radians(float(deg))
-    c, s = tidy(np.cos(th)), tidy(np.sin(th))
-    R = {'x': [[1, 0, 0], [0, c, -s], [0, s, c]], 'y': [[c, 0, s], [0, 1, 0], [-s, 0, c]],
-         'z': [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[ax]
-    u, v = np.array(R) @ u, np.array(R) @ v
-w = np.cross(u, v)
-u, v, w = u[::-1], v[::-1], w[::-1]
-n = np.array(a.shape, float)
+` + pyTurnedBasis + `n = np.array(a.shape, float)
 C = (n - 1) / 2 * sp
 H, W = [int(f) for f in size.split(',')]
 i, j = np.mgrid[0:H, 0:W].astype(float)

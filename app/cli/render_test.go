@@ -57,22 +57,7 @@ arrp, outp, interp, rot, center, size, pixel, step, sp0, scale, shift, shape0 = 
 a = np.load(arrp).astype(np.float64)
 vec = lambda s: np.array([float(f) for f in s.split(',')])
 sp0, scale, shift, n0 = vec(sp0), vec(scale), vec(shift), vec(shape0)
-def tidy(c):
-    for t in (0.0, 1.0, -1.0):
-        if abs(c - t) < 1e-12:
-            return t
-    return c
-u, v = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])  # x, y, z
-for part in filter(None, rot.split(',')):
-    ax, deg = part.split(':')
-    th = np.radians(float(deg))
-    c, s = tidy(np.cos(th)), tidy(np.sin(th))
-    R = {'x': [[1, 0, 0], [0, c, -s], [0, s, c]], 'y': [[c, 0, s], [0, 1, 0], [-s, 0, c]],
-         'z': [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[ax]
-    u, v = np.array(R) @ u, np.array(R) @ v
-w = np.cross(u, v)
-u, v, w = u[::-1], v[::-1], w[::-1]  # z, y, x
-S = float(pixel) if pixel else sp0.min()
+` + pyTurnedBasis + `S = float(pixel) if pixel else sp0.min()
 D = float(step) if step else sp0.min()
 cidx = vec(center) if center else (n0 - 1) / 2
 if size:
