@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"vastview/base/testtool"
 	"vastview/loader"
@@ -44,52 +43,25 @@ var panelRotate = map[string]string{"xy": "", "xz": "x:90,", "yz": "x:90,z:90,"}
 // complete frame whose active panel is the one named, with a plane.
 func fourFrames(t *testing.T, path string, w, h int) (*session.Session, func(panel string) *session.Frame) {
 	t.Helper()
-	ready := make(chan struct{}, 1)
-	s := session.New(session.Options{DiskRoot: t.TempDir(), OnFrame: func() {
-		select {
-		case ready <- struct{}{}:
-		default:
-		}
-	}})
-	t.Cleanup(s.Close)
-	s.SetScaleBar(false)
-	s.Resize(2*w+2, 2*h+2)
-	src, err := openSource(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.OpenSource(src, path); err != nil {
-		t.Fatal(err)
-	}
+	s := openView(t, path, 2*w+2, 2*h+2)
 	s.Rune('4')
 	next := func(panel string) *session.Frame {
 		t.Helper()
-		deadline := time.After(time.Minute)
-		for {
-			select {
-			case <-ready:
-				f := s.TakeFrame()
-				// The view as it is now, not one on the way to it (a frame
-				// asked for before a turn or a click may still come).
-				cur := s.View()
-				if f == nil || !f.Info.Complete || f.Panel != panel || f.View.Lo == f.View.Hi || f.View.Turn != cur.Turn ||
-					f.View.Z != cur.Z || f.View.Y != cur.Y || f.View.X != cur.X {
-					continue
-				}
-				if _, ok := f.Plane(); ok {
-					// The picture, kept: the session draws into it again
-					// two frames later.
-					img := *f.Img
-					img.Pix = append([]uint8(nil), f.Img.Pix...)
-					f.Img = &img
-					return f
-				}
-			case <-deadline:
-				t.Fatalf("no complete frame of the turned %s panel", panel)
-			}
-		}
+		f := s.frame("the turned "+panel+" panel", func(f *session.Frame) bool {
+			// The view as it is now, not one on the way to it (a frame
+			// asked for before a turn or a click may still come).
+			cur := s.View()
+			_, ok := f.Plane()
+			return ok && f.Panel == panel && f.View.Turn == cur.Turn && f.View.Z == cur.Z && f.View.Y == cur.Y && f.View.X == cur.X
+		})
+		// The picture, kept: the session draws into it again two frames
+		// later.
+		img := *f.Img
+		img.Pix = append([]uint8(nil), f.Img.Pix...)
+		f.Img = &img
+		return f
 	}
-	return s, next
+	return s.Session, next
 }
 
 // panelOrigin is where panel i of the four (xy, xz, yz, max) of w×h

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"vastview/base/testtool"
 	"vastview/loader"
@@ -71,40 +70,15 @@ func TestTurnedViewLabels(t *testing.T) {
 	path, labels := filepath.Join(dir, "vol.tif"), filepath.Join(dir, "lab.tif")
 	const w, h = 160, 120
 	for _, keys := range []string{"wdq", "wdqi"} {
-		ready := make(chan struct{}, 1)
-		s := session.New(session.Options{DiskRoot: t.TempDir(), OnFrame: func() {
-			select {
-			case ready <- struct{}{}:
-			default:
-			}
-		}})
-		s.SetScaleBar(false)
-		s.Resize(w, h)
-		src, err := openSource(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.OpenSource(src, path); err != nil {
-			t.Fatal(err)
-		}
+		s := openView(t, path, w, h)
 		s.Zoom(1.6)
 		for _, r := range keys {
 			s.Rune(r)
 		}
 		s.AddLayer(labels, session.LayerLabels)
-		var f *session.Frame
-		deadline := time.After(time.Minute)
-		for f == nil {
-			select {
-			case <-ready:
-				g := s.TakeFrame()
-				if g != nil && g.Info.Complete && g.Layers == 1 && g.View.Lo != g.View.Hi && session.Oblique(g.View) {
-					f = g
-				}
-			case <-deadline:
-				t.Fatalf("keys %q: no complete frame of the turned view with its labels", keys)
-			}
-		}
+		f := s.frame(fmt.Sprintf("the turned view (keys %q) with its labels", keys), func(g *session.Frame) bool {
+			return g.Layers == 1 && session.Oblique(g.View)
+		})
 		pl, _ := f.Plane()
 		interp := "nearest"
 		if f.View.Linear {
@@ -244,40 +218,14 @@ func TestTurnedViewImageLayer(t *testing.T) {
 	testtool.RunPython(t, obliqueImageLayer, dir)
 	path, layer := filepath.Join(dir, "vol.tif"), filepath.Join(dir, "img.ome.zarr")
 	const w, h = 160, 120
-	ready := make(chan struct{}, 1)
-	s := session.New(session.Options{DiskRoot: t.TempDir(), OnFrame: func() {
-		select {
-		case ready <- struct{}{}:
-		default:
-		}
-	}})
-	defer s.Close()
-	s.SetScaleBar(false)
-	s.Resize(w, h)
-	src, err := openSource(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.OpenSource(src, path); err != nil {
-		t.Fatal(err)
-	}
+	s := openView(t, path, w, h)
 	for _, r := range "wdqi" {
 		s.Rune(r)
 	}
 	s.AddLayer(layer, session.LayerImage)
-	var f *session.Frame
-	deadline := time.After(time.Minute)
-	for f == nil {
-		select {
-		case <-ready:
-			g := s.TakeFrame()
-			if g != nil && g.Info.Complete && g.Layers == 1 && g.View.Lo != g.View.Hi && g.View.Linear {
-				f = g
-			}
-		case <-deadline:
-			t.Fatal("no complete frame of the turned view with its image layer")
-		}
-	}
+	f := s.frame("the turned view with its image layer", func(g *session.Frame) bool {
+		return g.Layers == 1 && g.View.Linear
+	})
 	pl, _ := f.Plane()
 	sp := []float64{2.5, 1, 0.75}
 	args := []string{"plane", path, "--rotate", rotateOfTurn(f.View.Turn), "--interp", "linear",

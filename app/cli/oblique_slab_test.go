@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"vastview/base/testtool"
 	"vastview/loader"
@@ -149,42 +148,16 @@ func TestTurnedViewProjects(t *testing.T) {
 	testtool.RunPython(t, obliqueVolumes, dir)
 	path := filepath.Join(dir, "vol.tif")
 	const w, h = 160, 120
-	ready := make(chan struct{}, 1)
-	s := session.New(session.Options{DiskRoot: t.TempDir(), OnFrame: func() {
-		select {
-		case ready <- struct{}{}:
-		default:
-		}
-	}})
-	defer s.Close()
-	s.SetScaleBar(false)
-	s.Resize(w, h)
-	src, err := openSource(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.OpenSource(src, path); err != nil {
-		t.Fatal(err)
-	}
+	s := openView(t, path, w, h)
 	s.Zoom(1.6)
 	for _, r := range "wdq" {
 		s.Rune(r)
 	}
 	for _, op := range []string{"max", "min"} {
 		s.Rune('p')
-		var f *session.Frame
-		deadline := time.After(time.Minute)
-		for f == nil {
-			select {
-			case <-ready:
-				g := s.TakeFrame()
-				if g != nil && g.Info.Complete && g.Projection.String() == op && g.View.Lo != g.View.Hi {
-					f = g
-				}
-			case <-deadline:
-				t.Fatalf("no complete frame of the %s projection of the turned plane", op)
-			}
-		}
+		f := s.frame("the "+op+" projection of the turned plane", func(g *session.Frame) bool {
+			return g.Projection.String() == op
+		})
 		pl, ok := f.Plane()
 		if !ok || f.Info.Level != 0 {
 			t.Fatalf("the projection's frame has no plane, or is of level %d, not 0", f.Info.Level)

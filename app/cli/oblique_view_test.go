@@ -19,23 +19,7 @@ import (
 // down) and waits for the complete frame of the turned view they make.
 func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Session, *session.Frame) {
 	t.Helper()
-	ready := make(chan struct{}, 1)
-	s := session.New(session.Options{DiskRoot: t.TempDir(), OnFrame: func() {
-		select {
-		case ready <- struct{}{}:
-		default:
-		}
-	}})
-	t.Cleanup(s.Close)
-	s.SetScaleBar(false)
-	s.Resize(w, h)
-	src, err := openSource(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.OpenSource(src, path); err != nil {
-		t.Fatal(err)
-	}
+	s := openView(t, path, w, h)
 	s.Zoom(1.6)
 	if keys == "drag" {
 		s.KeyDown(session.KeyControlLeft)
@@ -53,20 +37,61 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Ses
 		}
 	}
 	want := len(keys) > 0
+	f := s.frame("the turned view", func(f *session.Frame) bool {
+		// A frame of the view as it is now: one asked for before the
+		// last key or drag may still come.
+		now := s.View()
+		return session.Oblique(f.View) == want && f.View.Turn == now.Turn && f.View.Linear == now.Linear &&
+			f.View.Center == now.Center && f.View.Zoom == now.Zoom && f.View.Lo == now.Lo && f.View.Hi == now.Hi
+	})
+	return s.Session, f
+}
+
+// viewSession is a session on a file in a view of a given size, without
+// the scale bar, told of each frame.
+type viewSession struct {
+	*session.Session
+	t     *testing.T
+	ready chan struct{}
+}
+
+// openView opens path in a session with a w×h view (closed when the test
+// ends).
+func openView(t *testing.T, path string, w, h int) *viewSession {
+	t.Helper()
+	vs := &viewSession{t: t, ready: make(chan struct{}, 1)}
+	vs.Session = session.New(session.Options{DiskRoot: t.TempDir(), OnFrame: func() {
+		select {
+		case vs.ready <- struct{}{}:
+		default:
+		}
+	}})
+	t.Cleanup(vs.Close)
+	vs.SetScaleBar(false)
+	vs.Resize(w, h)
+	src, err := openSource(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vs.OpenSource(src, path); err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+// frame waits, a minute at most, for a complete frame with a window
+// that ok accepts, and fails the test naming what it waited for.
+func (vs *viewSession) frame(what string, ok func(f *session.Frame) bool) *session.Frame {
+	vs.t.Helper()
 	deadline := time.After(time.Minute)
 	for {
 		select {
-		case <-ready:
-			// A frame of the view as it is now: one asked for before
-			// the last key or drag may still come.
-			f, now := s.TakeFrame(), s.View()
-			if f != nil && f.Info.Complete && session.Oblique(f.View) == want && f.View.Lo != f.View.Hi &&
-				f.View.Turn == now.Turn && f.View.Linear == now.Linear && f.View.Center == now.Center &&
-				f.View.Zoom == now.Zoom && f.View.Lo == now.Lo && f.View.Hi == now.Hi {
-				return s, f
+		case <-vs.ready:
+			if f := vs.TakeFrame(); f != nil && f.Info.Complete && f.View.Lo != f.View.Hi && ok(f) {
+				return f
 			}
 		case <-deadline:
-			t.Fatal("no complete frame of the turned view")
+			vs.t.Fatalf("no complete frame of %s", what)
 		}
 	}
 }
