@@ -35,17 +35,11 @@ func (p *Painter) Paint(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Co
 			palette(&p.pal, cm)
 			p.key, p.ok = key, true
 		}
-		lut, pal := p.lut, &p.pal
-		le := binary.LittleEndian
 		if dt.Size() == 1 {
-			for i, b := range buf {
-				le.PutUint32(pix[4*i:], pal[lut[b]])
-			}
+			paint8(pix, buf[:n], (*[256]uint8)(p.lut[:256]), &p.pal)
 			return
 		}
-		for i := 0; i < n; i++ {
-			le.PutUint32(pix[4*i:], pal[lut[le.Uint16(buf[2*i:])]])
-		}
+		paint16(pix, buf[:2*n], p.lut, &p.pal)
 		return
 	case loader.Float32:
 		if cm.Label {
@@ -53,12 +47,7 @@ func (p *Painter) Paint(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Co
 		}
 		palette(&p.pal, cm)
 		p.ok = false // the table of 8/16-bit values no longer matches p.pal
-		span := hi - lo
-		le := binary.LittleEndian
-		for i := 0; i < n; i++ {
-			v := float64(math.Float32frombits(le.Uint32(buf[4*i:])))
-			le.PutUint32(pix[4*i:], p.pal[index(v, lo, span)])
-		}
+		paintFloat32(pix, buf[:4*n], lo, hi-lo, &p.pal)
 		return
 	}
 	span := hi - lo
@@ -72,5 +61,60 @@ func (p *Painter) Paint(pix, buf []byte, dt loader.DType, lo, hi float64, cm *Co
 		c := cm.LUT[e]
 		q := pix[4*i : 4*i+4 : 4*i+4]
 		q[0], q[1], q[2], q[3] = c[0], c[1], c[2], 255
+	}
+}
+
+// The loops below colour two samples an iteration, through slices whose
+// bounds are checked once for the pair: twice as fast as a sample at a
+// time (see docs/PERFORMANCE.md). pix holds 4 bytes for each sample.
+
+// paint8 colours 8-bit samples through lut and pal.
+func paint8(pix, buf []byte, lut *[256]uint8, pal *[256]uint32) {
+	le := binary.LittleEndian
+	n := len(buf)
+	pix = pix[:4*n]
+	for i := 0; i+1 < n; i += 2 {
+		d := pix[4*i : 4*i+8 : 4*i+8]
+		le.PutUint32(d, pal[lut[buf[i]]])
+		le.PutUint32(d[4:], pal[lut[buf[i+1]]])
+	}
+	if n%2 == 1 {
+		le.PutUint32(pix[4*n-4:], pal[lut[buf[n-1]]])
+	}
+}
+
+// paint16 colours 16-bit little-endian samples through lut and pal.
+func paint16(pix, buf []byte, lut *[65536]uint8, pal *[256]uint32) {
+	le := binary.LittleEndian
+	n := len(buf) / 2
+	pix = pix[:4*n]
+	for i := 0; i+1 < n; i += 2 {
+		s := buf[2*i : 2*i+4 : 2*i+4]
+		d := pix[4*i : 4*i+8 : 4*i+8]
+		le.PutUint32(d, pal[lut[le.Uint16(s)]])
+		le.PutUint32(d[4:], pal[lut[le.Uint16(s[2:])]])
+	}
+	if n%2 == 1 {
+		le.PutUint32(pix[4*n-4:], pal[lut[le.Uint16(buf[2*n-2:])]])
+	}
+}
+
+// paintFloat32 colours float32 little-endian samples through the window
+// [lo, lo+span] and pal.
+func paintFloat32(pix, buf []byte, lo, span float64, pal *[256]uint32) {
+	le := binary.LittleEndian
+	n := len(buf) / 4
+	pix = pix[:4*n]
+	for i := 0; i+1 < n; i += 2 {
+		s := buf[4*i : 4*i+8 : 4*i+8]
+		d := pix[4*i : 4*i+8 : 4*i+8]
+		v0 := float64(math.Float32frombits(le.Uint32(s)))
+		v1 := float64(math.Float32frombits(le.Uint32(s[4:])))
+		le.PutUint32(d, pal[index(v0, lo, span)])
+		le.PutUint32(d[4:], pal[index(v1, lo, span)])
+	}
+	if n%2 == 1 {
+		v := float64(math.Float32frombits(le.Uint32(buf[4*n-4:])))
+		le.PutUint32(pix[4*n-4:], pal[index(v, lo, span)])
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"vastview/loader"
@@ -54,6 +55,43 @@ func TestPlaneSignedAndWideTypes(t *testing.T) {
 		for i, w := range want {
 			if got := img.Pix[4*i]; got != w {
 				t.Errorf("%s sample %d: %d, want %d", c.dt, i, got, w)
+			}
+		}
+	}
+}
+
+// TestPaintEverySample: 8-bit, 16-bit and float32 buffers of odd and even
+// lengths are coloured sample by sample as the window and colormap say
+// (the loops colour two samples at a time), the pixels after them left
+// alone.
+func TestPaintEverySample(t *testing.T) {
+	cm, _ := ColormapNamed("viridis")
+	for _, dt := range []loader.DType{loader.Uint8, loader.Int16, loader.Uint16, loader.Float32} {
+		for _, n := range []int{0, 1, 2, 3, 7, 64, 65} {
+			buf := make([]byte, n*dt.Size())
+			for i := range n {
+				v := uint64(i*37+5) % 300
+				switch dt {
+				case loader.Uint8:
+					buf[i] = byte(v)
+				case loader.Int16, loader.Uint16:
+					binary.LittleEndian.PutUint16(buf[2*i:], uint16(v*211))
+				case loader.Float32:
+					binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(float32(v)*0.75-20))
+				}
+			}
+			pix := make([]byte, 4*n+4)
+			pix[4*n] = 7
+			var p Painter
+			p.Paint(pix, buf, dt, 10, 200, cm)
+			for i := range n {
+				c := cm.LUT[index(Sample(buf, dt, i), 10, 190)]
+				if want := []byte{c[0], c[1], c[2], 255}; string(pix[4*i:4*i+4]) != string(want) {
+					t.Fatalf("%v, %d samples: pixel %d = %v, want %v", dt, n, i, pix[4*i:4*i+4], want)
+				}
+			}
+			if pix[4*n] != 7 {
+				t.Fatalf("%v, %d samples: the pixel after them was painted", dt, n)
 			}
 		}
 	}
