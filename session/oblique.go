@@ -282,8 +282,8 @@ func (o *obliqueDraw) window(buf []byte, dt loader.DType) (lo, hi float64) {
 // sampleBuf samples plane pl of pyr at level k (coarser levels where its
 // chunks are not in memory) into o's buffers, noting in o's mask where it
 // has data, and asks for the missing chunks at prio for view generation
-// gen. It returns the samples (float32 with linear, else the data's
-// type).
+// gen. It returns the samples: float32 with linear on data of more than
+// 16 bits, else the data's type.
 func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane, k int, linear bool,
 	prio levels.Priority) ([]byte, loader.DType, oblique.Info) {
 	m := pyr.Meta()
@@ -296,7 +296,7 @@ func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane
 	var buf []byte
 	dt := m.DType
 	var info oblique.Info
-	if linear {
+	if linear && dt.Size() > 2 {
 		if cap(o.flt) < n {
 			o.flt = make([]float32, n)
 		}
@@ -308,7 +308,13 @@ func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane
 			o.nat = make([]byte, n*dt.Size())
 		}
 		o.nat = o.nat[:n*dt.Size()]
-		info = o.s.Native(o.nat, pl, pyr, k)
+		if linear {
+			// 8- and 16-bit values rounded to the type, as BigDataViewer
+			// shows them: coloured through the type's table.
+			info = o.s.Rounded(o.nat, pl, pyr, k)
+		} else {
+			info = o.s.Native(o.nat, pl, pyr, k)
+		}
 		buf = o.nat
 	}
 	o.s.Request(pyr, prio, gen)

@@ -89,8 +89,10 @@ func loopCPU(b *testing.B, frame func()) {
 // BenchmarkView1024 draws a 1024×1024 view of a uint16 volume from chunks
 // in memory, one sample per pixel: an XY plane through the axis-aligned
 // renderer, and a plane turned 20° about Z and 3° about X (crossing 53
-// planes) sampled with nearest and trilinear interpolation and coloured
-// the same way.
+// planes) sampled and coloured as the window draws it: nearest, and
+// trilinear rounded to the data's type (Rounded), both through the
+// type's colour table; and trilinear in float32 coloured value by value
+// (linear-float32: what data of more than 16 bits takes).
 func BenchmarkView1024(b *testing.B) {
 	p := benchVolume(b)
 	cm, _ := render.ColormapNamed("viridis")
@@ -109,12 +111,16 @@ func BenchmarkView1024(b *testing.B) {
 	})
 	u, v, _ := Basis([]Turn{{'z', 20}, {'x', 3}})
 	pl := Plane{Center: Vec{32, 640, 640}, U: u, V: v, Pixel: 1, W: 1024, H: 1024}
-	for _, in := range []Interp{Nearest, Linear} {
-		b.Run("oblique-"+in.String(), func(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		in   Interp
+		flt  bool
+	}{{"nearest", Nearest, false}, {"linear", Linear, false}, {"linear-float32", Linear, true}} {
+		b.Run("oblique-"+c.name, func(b *testing.B) {
 			var sm Sampler
 			out := make([]float32, pl.W*pl.H)
 			untilComplete(b, p, func() bool {
-				info := sm.Float(out, pl, p, 0, in)
+				info := sm.Float(out, pl, p, 0, c.in)
 				sm.Request(p, levels.Visible, 1)
 				return info.Complete
 			})
@@ -127,12 +133,16 @@ func BenchmarkView1024(b *testing.B) {
 			b.ReportAllocs()
 			loopCPU(b, func() {
 				var info Info
-				if in == Nearest {
+				switch {
+				case c.flt:
+					info = sm.Float(flt, pl, p, 0, c.in)
+					pt.Paint(img.Pix, fb, loader.Float32, 10, 900, cm)
+				case c.in == Linear:
+					info = sm.Rounded(nat, pl, p, 0)
+					pt.Paint(img.Pix, nat, loader.Uint16, 10, 900, cm)
+				default:
 					info = sm.Native(nat, pl, p, 0)
 					pt.Paint(img.Pix, nat, loader.Uint16, 10, 900, cm)
-				} else {
-					info = sm.Float(flt, pl, p, 0, in)
-					pt.Paint(img.Pix, fb, loader.Float32, 10, 900, cm)
 				}
 				if !info.Complete {
 					b.Fatal("incomplete")

@@ -162,12 +162,22 @@ func tilted(pixel float64) Plane {
 	return Plane{Center: Vec{14, 17, 10.3}, U: u, V: v, Pixel: pixel, W: 41, H: 35}
 }
 
+// steep is a plane along which every axis moves by more than an eighth
+// of a sample at level 0 (no axis is held, see linearRun).
+func steep(pixel float64) Plane {
+	u, v, _ := Basis([]Turn{{'x', 50}, {'y', 45}, {'z', 30}})
+	return Plane{Center: Vec{14, 17, 10.3}, U: u, V: v, Pixel: pixel, W: 41, H: 35}
+}
+
 func TestSampleMatchesDefinition(t *testing.T) {
 	for _, dt := range []loader.DType{loader.Uint16, loader.Float32, loader.Int8} {
 		for _, k := range []int{0, 1} {
-			for _, in := range []Interp{Nearest, Linear} {
+			for c, in := range []Interp{Nearest, Linear, Nearest, Linear} {
 				s := volume(dt)
 				p := tilted(0.6)
+				if c >= 2 {
+					p = steep(0.6)
+				}
 				ref := reference(s, p, k, in)
 				var sm Sampler
 				got := make([]float32, p.W*p.H)
@@ -398,6 +408,47 @@ func TestNearlyAligned(t *testing.T) {
 			}
 			if inside < len(ref)/2 {
 				t.Fatalf("%v: only %d of %d samples inside the data", turns, inside, len(ref))
+			}
+		}
+	}
+}
+
+// TestRoundedIsTheNearestValue: trilinear samples in the data's own type
+// are the definition's values rounded to the nearest (halves up), for
+// unsigned and signed types, on planes with and without a held axis.
+func TestRoundedIsTheNearestValue(t *testing.T) {
+	for _, dt := range []loader.DType{loader.Uint8, loader.Int8, loader.Uint16, loader.Int16} {
+		s := volume(dt)
+		if dt.Signed() {
+			// Values on both sides of 0 (int8's are 127 at most).
+			shift := map[loader.DType]float64{loader.Int8: 60, loader.Int16: 500}[dt]
+			for _, a := range s.arrays {
+				for i := 0; i < len(a)/dt.Size(); i++ {
+					dt.Put(a, i, dt.At(a, i)-shift)
+				}
+			}
+		}
+		for _, p := range []Plane{tilted(0.6), steep(0.6)} {
+			ref := reference(s, p, 0, Linear)
+			var sm Sampler
+			got := make([]byte, p.W*p.H*dt.Size())
+			if info := sm.Rounded(got, p, s, 0); !info.Complete {
+				t.Fatalf("%v: %+v", dt, info)
+			}
+			negative := 0
+			for i, r := range ref {
+				if math.Abs(r-math.Floor(r)-0.5) < 1e-6 {
+					continue // a half, up to rounding
+				}
+				if want := math.Floor(r + 0.5); dt.At(got, i) != want {
+					t.Fatalf("%v: sample %d = %v, want %v (%v rounded)", dt, i, dt.At(got, i), want, r)
+				}
+				if r < -0.5 {
+					negative++
+				}
+			}
+			if dt.Signed() && negative == 0 {
+				t.Fatalf("%v: no negative values tried", dt)
 			}
 		}
 	}
