@@ -132,21 +132,43 @@ func (r *Renderer) drawRow(dst, row []byte, cols []int) {
 	dst = dst[:4*len(cols)]
 	dt := r.f.m.DType
 	switch {
+	// Two samples an iteration, as render.Painter's loops (see paint8):
+	// about a third of the axis-aligned frame faster.
 	case dt.Size() == 1:
 		lut, pal := (*[256]uint8)(r.lut[:256]), &r.pal
-		for i, o := range cols {
-			le.PutUint32(dst[4*i:], pal[lut[row[o]]])
+		n := len(cols)
+		for i := 0; i+1 < n; i += 2 {
+			d := dst[4*i : 4*i+8 : 4*i+8]
+			le.PutUint32(d, pal[lut[row[cols[i]]]])
+			le.PutUint32(d[4:], pal[lut[row[cols[i+1]]]])
+		}
+		if n%2 == 1 {
+			le.PutUint32(dst[4*n-4:], pal[lut[row[cols[n-1]]]])
 		}
 	case dt.Size() == 2:
 		lut, pal := r.lut, &r.pal
-		for i, o := range cols {
-			le.PutUint32(dst[4*i:], pal[lut[le.Uint16(row[o:])]])
+		n := len(cols)
+		for i := 0; i+1 < n; i += 2 {
+			d := dst[4*i : 4*i+8 : 4*i+8]
+			le.PutUint32(d, pal[lut[le.Uint16(row[cols[i]:])]])
+			le.PutUint32(d[4:], pal[lut[le.Uint16(row[cols[i+1]:])]])
+		}
+		if n%2 == 1 {
+			le.PutUint32(dst[4*n-4:], pal[lut[le.Uint16(row[cols[n-1]:])]])
 		}
 	case dt == loader.Float32 && !r.cm.Label:
 		lo, span, pal := r.lo, r.span, &r.pal
-		for i, o := range cols {
-			v := float64(math.Float32frombits(le.Uint32(row[o:])))
-			le.PutUint32(dst[4*i:], pal[index(v, lo, span)])
+		n := len(cols)
+		for i := 0; i+1 < n; i += 2 {
+			d := dst[4*i : 4*i+8 : 4*i+8]
+			v0 := float64(math.Float32frombits(le.Uint32(row[cols[i]:])))
+			v1 := float64(math.Float32frombits(le.Uint32(row[cols[i+1]:])))
+			le.PutUint32(d, pal[index(v0, lo, span)])
+			le.PutUint32(d[4:], pal[index(v1, lo, span)])
+		}
+		if n%2 == 1 {
+			v := float64(math.Float32frombits(le.Uint32(row[cols[n-1]:])))
+			le.PutUint32(dst[4*n-4:], pal[index(v, lo, span)])
 		}
 	case dt.Is64BitInt() && r.cm.Label: // exact ids: a float64 rounds those beyond 2^53
 		pal, signed := &r.pal, dt.Signed()
