@@ -98,6 +98,12 @@ const (
 
 type chunkKey struct{ level, z, y, x int32 }
 
+// slot is a chunk in memory, for Sampler.slots.
+type slot struct {
+	key chunkKey
+	d   unsafe.Pointer
+}
+
 type missing struct {
 	dist float64
 	key  chunkKey
@@ -142,12 +148,15 @@ type Sampler struct {
 
 	// The window: the 2×2×2 chunks from (wz, wy, wx) on, with sample ranges
 	// starting at lo; each entry's data, or nil if not in memory.
-	win    [8]unsafe.Pointer
-	winOK  [8]uint8 // 0: not looked up, 1: looked up
-	wc     [3]int
-	lo     [3]int
-	hi     [3]int // lo + 2·chunk
-	first  bool   // sampling the level asked for: note missing chunks
+	win   [8]unsafe.Pointer
+	winOK [8]uint8 // 0: not looked up, 1: looked up
+	wc    [3]int
+	lo    [3]int
+	hi    [3]int // lo + 2·chunk
+	first bool   // sampling the level asked for: note missing chunks
+	// slots hold chunks of s.cur met in this call, at a hash of their
+	// position: most look-ups as the window moves need no map.
+	slots  [64]slot
 	todo   []int32
 	next   []int32
 	missed map[chunkKey]float64
@@ -217,6 +226,7 @@ func (s *Sampler) begin(p Plane, src Source) {
 	}
 	s.prev, s.cur = s.cur, s.prev
 	clear(s.cur)
+	s.slots = [len(s.slots)]slot{}
 	clear(s.missed)
 	s.miss, s.reqs, s.reqBuf = s.miss[:0], s.reqs[:0], s.reqBuf[:0]
 	s.failed, s.err = 0, nil
@@ -308,6 +318,11 @@ func (s *Sampler) entry(e int) unsafe.Pointer {
 	}
 	s.winOK[e] = 1
 	key := chunkKey{s.k, int32(s.wc[0] + e>>2), int32(s.wc[1] + e>>1&1), int32(s.wc[2] + e&1)}
+	sl := &s.slots[(key.z*7+key.y*3+key.x)&int32(len(s.slots)-1)]
+	if sl.d != nil && sl.key == key {
+		s.win[e] = sl.d
+		return sl.d
+	}
 	d, ok := s.cur[key]
 	if !ok {
 		if d, ok = s.prev[key]; ok {
@@ -343,6 +358,7 @@ func (s *Sampler) entry(e int) unsafe.Pointer {
 		return nil
 	}
 	s.win[e] = unsafe.Pointer(unsafe.SliceData(d))
+	*sl = slot{key, s.win[e]}
 	return s.win[e]
 }
 
@@ -625,7 +641,11 @@ func nearestRun[T, O number](dst []O, d unsafe.Pointer, qz, qy, qx int64, step [
 		case step[h] < 0:
 			n = int(min(int64(n), (q[h]-f<<fixBits)/-step[h]+1))
 		}
-		nearest2[T](dst[:n], unsafe.Add(d, int(q[h]>>fixBits)*strides[h]), q[a], q[b], step[a], step[b], strides[a], strides[b])
+		if dh := unsafe.Add(d, int(q[h]>>fixBits)*strides[h]); strides[b] == int(unsafe.Sizeof(T(0))) {
+			nearest2X[T](dst[:n], dh, q[a], q[b], step[a], step[b], strides[a])
+		} else {
+			nearest2[T](dst[:n], dh, q[a], q[b], step[a], step[b], strides[a], strides[b])
+		}
 		for c := range q {
 			q[c] += int64(n) * step[c]
 		}
@@ -648,6 +668,21 @@ func nearest2[T, O number](dst []O, d unsafe.Pointer, qa, qb, da, db int64, sa, 
 		oa := int(qa>>fixBits) * sa
 		qa += da
 		ob := int(qb>>fixBits) * sb
+		qb += db
+		dst[j] = O(*(*T)(unsafe.Add(d, oa+ob)))
+	}
+}
+
+// nearest2X is nearest2 where the samples along b follow each other in
+// memory (b is X, in the usual order of a chunk's samples): a
+// multiplication less a sample.
+//
+//go:noinline
+func nearest2X[T, O number](dst []O, d unsafe.Pointer, qa, qb, da, db int64, sa int) {
+	for j := range dst {
+		oa := int(qa>>fixBits) * sa
+		qa += da
+		ob := int(qb>>fixBits) * int(unsafe.Sizeof(T(0)))
 		qb += db
 		dst[j] = O(*(*T)(unsafe.Add(d, oa+ob)))
 	}
