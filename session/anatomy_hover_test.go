@@ -78,10 +78,15 @@ func hoverWorldCoordinates(t *testing.T, path string) {
 		if err := h.s.OpenSource(src, path); err != nil {
 			t.Fatal(err)
 		}
-		h.waitFrame(func(*Frame) bool { return true })
+		// A complete frame first: the window takes only the newest frame,
+		// so on a busy machine the first one it sees may be complete
+		// already, and setting the orientation it shows makes no other.
+		f := h.waitFrame(func(f *Frame) bool { return f.Info.Complete })
 		for _, o := range []render.Orientation{render.XY, render.XZ, render.YZ} {
-			h.s.SetOrientation(o)
-			h.waitFrame(func(f *Frame) bool { return f.View.Orientation == o && f.Info.Complete })
+			if f.View.Orientation != o {
+				h.s.SetOrientation(o)
+				f = h.waitFrame(func(f *Frame) bool { return f.View.Orientation == o && f.Info.Complete })
+			}
 			at := func(x, y float64) hover {
 				t.Helper()
 				h.s.Hover(x, y, true)
