@@ -641,9 +641,12 @@ func nearestRun[T, O number](dst []O, d unsafe.Pointer, qz, qy, qx int64, step [
 		case step[h] < 0:
 			n = int(min(int64(n), (q[h]-f<<fixBits)/-step[h]+1))
 		}
-		if dh := unsafe.Add(d, int(q[h]>>fixBits)*strides[h]); strides[b] == int(unsafe.Sizeof(T(0))) {
+		switch dh, size := unsafe.Add(d, int(q[h]>>fixBits)*strides[h]), int(unsafe.Sizeof(T(0))); {
+		case strides[b] == size:
 			nearest2X[T](dst[:n], dh, q[a], q[b], step[a], step[b], strides[a])
-		} else {
+		case strides[a] == size:
+			nearest2X[T](dst[:n], dh, q[b], q[a], step[b], step[a], strides[b])
+		default:
 			nearest2[T](dst[:n], dh, q[a], q[b], step[a], step[b], strides[a], strides[b])
 		}
 		for c := range q {

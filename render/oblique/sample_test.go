@@ -389,7 +389,8 @@ func TestTurnAbout(t *testing.T) {
 // definition of both interpolations.
 func TestNearlyAligned(t *testing.T) {
 	s := volume(loader.Uint16)
-	for _, turns := range [][]Turn{{{'y', 4}}, {{'y', 30}, {'z', 4}}, {{'y', -35}, {'z', -3}}, {{'x', 3}, {'z', 2}}, {{'z', -5}, {'x', -2}}} {
+	for _, turns := range [][]Turn{{{'y', 4}}, {{'y', 30}, {'z', 4}}, {{'y', -35}, {'z', -3}}, {{'x', 3}, {'z', 2}}, {{'z', -5}, {'x', -2}},
+		{{'z', 87}, {'x', 25}}} { // the last holds X
 		u, v, _ := Basis(turns)
 		p := Plane{Center: Vec{15, 18, 10.5}, U: u, V: v, Pixel: 0.5, W: 45, H: 70}
 		for _, in := range []Interp{Nearest, Linear} {
