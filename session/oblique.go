@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"strings"
+	"time"
 	"unsafe"
 
 	"vastview/levels"
@@ -104,6 +105,13 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	return p
 }
 
+// dragFrameBudget is the time a frame of a turned plane being dragged
+// may take to sample before the rest of the drag is drawn one level
+// coarser: a steeply turned plane's samples each fall on a cache line of
+// their own, and at the level matching the screen a frame can take
+// several times the 33 ms of 30 frames a second (docs/PERFORMANCE.md).
+var dragFrameBudget = 20 * time.Millisecond
+
 // paintOblique draws the oblique plane of scene r (in the four panels,
 // the active panel's): sampled from the level whose samples best match a
 // screen pixel, what is not in memory yet from coarser levels (and asked
@@ -140,7 +148,14 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	}
 	if k < 0 {
 		k = oblique.ChooseLevel(m, pl)
+		if r.dragged && p.slowDrag {
+			k = min(k+1, len(m.Levels)-1)
+		}
 	}
+	if !r.dragged {
+		p.slowDrag = false
+	}
+	started := time.Now()
 	auto := v.Lo == v.Hi
 	var img *image.RGBA
 	var info oblique.Info
@@ -177,6 +192,9 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 	drawn := v
 	if drawn.Lo == drawn.Hi {
 		drawn.Lo, drawn.Hi = 0, 1
+	}
+	if r.dragged && time.Since(started) > dragFrameBudget {
+		p.slowDrag = true
 	}
 	ri := render.Info{Level: k, Complete: info.Complete, Missing: info.Missing, Unfilled: info.Unfilled,
 		Failed: info.Failed, Err: info.Err}

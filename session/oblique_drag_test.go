@@ -163,3 +163,34 @@ func TestDragOfATurnedPlanePausesTheBuild(t *testing.T) {
 		t.Error("the build stays paused after the drag")
 	}
 }
+
+// TestSlowDragIsDrawnCoarser: once a frame of a turned plane being
+// dragged takes longer than the budget (here every frame does), the rest
+// of the drag is drawn one level coarser than the screen's, and the end
+// of the drag draws the plane again at the screen's level, complete.
+func TestSlowDragIsDrawnCoarser(t *testing.T) {
+	saved := dragFrameBudget
+	dragFrameBudget = -1
+	t.Cleanup(func() { dragFrameBudget = saved }) // after the harness's, which stops its painters
+	src := volume([3]int{24, 300, 600}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	h := newHarness(t, Options{})
+	h.open(src, "/data/vol.tif")
+	h.s.Resize(700, 400)
+	h.s.Turn(0, 5)
+	turn := h.s.View().Turn
+	f := h.waitFrame(func(f *Frame) bool { return f.View.Turn == turn && f.Info.Complete })
+	fine := f.Info.Level
+	if levels := len(h.s.Meta().Levels); fine+1 >= levels {
+		t.Fatalf("the plane is drawn from level %d of %d: none coarser", fine, levels)
+	}
+	for i := range 3 {
+		h.s.Drag(300+8*float64(i), 200, 8, 0)
+		turn = h.s.View().Turn
+		f = h.waitFrame(func(f *Frame) bool { return f.View.Turn == turn })
+		if want := min(i, 1) + fine; f.Info.Level != want {
+			t.Errorf("frame %d of the drag drawn from level %d, want %d", i, f.Info.Level, want)
+		}
+	}
+	h.s.DragEnd()
+	h.waitFrame(func(f *Frame) bool { return f.View.Turn == turn && f.Info.Level == fine && f.Info.Complete })
+}

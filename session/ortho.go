@@ -338,8 +338,9 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 }
 
 // DragEnd ends a drag: the levels being built, paused while an oblique
-// plane was dragged, go on; a 3-D view drawn coarse while its camera
-// moved is refined.
+// plane was dragged, go on, and the plane is drawn again (at the level
+// matching the screen, if the drag drew it coarser); a 3-D view drawn
+// coarse while its camera moved is refined.
 func (s *Session) DragEnd() {
 	s.mu.Lock()
 	end := s.dragEnd
@@ -347,6 +348,7 @@ func (s *Session) DragEnd() {
 	s.mu.Unlock()
 	if end != nil {
 		end()
+		s.update(func(*loader.Meta) bool { return true })
 	}
 	s.end3DDrag()
 }

@@ -47,6 +47,11 @@ type Scene struct {
 	// slab, when set, has an oblique plane (turned, or sampled as given)
 	// drawn as the projection along its normal.
 	slab *obliqueSlab
+	// dragged is set while a turned plane is dragged: once a frame of it
+	// has taken longer than dragFrameBudget, the rest of the drag is
+	// drawn one level coarser (as BigDataViewer draws coarser while the
+	// view moves), and the view is drawn again when the drag ends.
+	dragged bool
 	// cast, when set, is drawn instead of the view's plane: a 3-D
 	// rendering (see Picture.Cast).
 	cast *castScene
@@ -95,6 +100,9 @@ type planePainter struct {
 	lob       []*layerDrawing // layers' over oblique planes (see drawObliqueLayers)
 	vol       volumeDraw      // 3-D renderings' (see paintVolume)
 	v3d       view3dDraw      // the 3-D view's (see view3dDraw.paint)
+	// slowDrag is set when a frame of the turned plane dragged now took
+	// longer than dragFrameBudget (see Scene.dragged).
+	slowDrag bool
 }
 
 func newPlanePainter() *planePainter { return &planePainter{} }

@@ -25,7 +25,7 @@ func (s *Session) askLocked(at time.Time, dir int) {
 // input at time at (dir as askLocked's), of generation s.gen.
 func (s *Session) requestLocked(at time.Time, dir int) request {
 	r := request{Scene: Scene{d: s.data, view: s.drawnViewLocked(), gen: s.gen, dir: dir,
-		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked()},
+		layers: s.layers.draws(), scaleBar: !s.noBar, stampAxis: s.stampAxisLocked(), dragged: s.dragging},
 		asked: at, play: s.play.on}
 	if op, thick := s.proj.get(); Oblique(s.view) && op != loader.NoProjection {
 		s.proj.drop() // a turned plane is projected along its normal
