@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"vastview/render"
 )
@@ -164,13 +165,13 @@ func TestDragOfATurnedPlanePausesTheBuild(t *testing.T) {
 	}
 }
 
-// TestSlowDragIsDrawnCoarser: once a frame of a turned plane being
-// dragged takes longer than the budget (here every frame does), the rest
-// of the drag is drawn one level coarser than the screen's, and the end
-// of the drag draws the plane again at the screen's level, complete.
+// TestSlowDragIsDrawnCoarser: a drag of a turned plane whose frames are
+// drawn within the budget keeps the screen's level; once one has taken
+// longer (here, with a budget below 0, the first), the rest of the drag is
+// drawn one level coarser; the end of the drag draws the plane again at
+// the screen's level, complete.
 func TestSlowDragIsDrawnCoarser(t *testing.T) {
 	saved := dragFrameBudget
-	dragFrameBudget = -1
 	t.Cleanup(func() { dragFrameBudget = saved }) // after the harness's, which stops its painters
 	src := volume([3]int{24, 300, 600}, [3]float64{1, 1, 1}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
 	h := newHarness(t, Options{})
@@ -183,14 +184,22 @@ func TestSlowDragIsDrawnCoarser(t *testing.T) {
 	if levels := len(h.s.Meta().Levels); fine+1 >= levels {
 		t.Fatalf("the plane is drawn from level %d of %d: none coarser", fine, levels)
 	}
-	for i := range 3 {
-		h.s.Drag(300+8*float64(i), 200, 8, 0)
-		turn = h.s.View().Turn
-		f = h.waitFrame(func(f *Frame) bool { return f.View.Turn == turn })
-		if want := min(i, 1) + fine; f.Info.Level != want {
-			t.Errorf("frame %d of the drag drawn from level %d, want %d", i, f.Info.Level, want)
+	// Each frame of a drag (the refinements of one included) comes from
+	// level want.
+	drag := func(budget time.Duration, want int) {
+		t.Helper()
+		dragFrameBudget = budget
+		for i := range 3 {
+			h.s.Drag(300+8*float64(i), 200, 8, 0)
+			turn = h.s.View().Turn
+			f = h.waitFrame(func(f *Frame) bool { return f.View.Turn == turn })
+			if i > 0 && f.Info.Level != want {
+				t.Errorf("budget %v: frame %d of the drag drawn from level %d, want %d", budget, i, f.Info.Level, want)
+			}
 		}
+		h.s.DragEnd()
+		h.waitFrame(func(f *Frame) bool { return f.View.Turn == turn && f.Info.Level == fine && f.Info.Complete })
 	}
-	h.s.DragEnd()
-	h.waitFrame(func(f *Frame) bool { return f.View.Turn == turn && f.Info.Level == fine && f.Info.Complete })
+	drag(time.Hour, fine)
+	drag(-1, fine+1)
 }
