@@ -246,11 +246,21 @@ func (cs *channelSet) composite(v render.View) render.View {
 }
 
 // adopt takes the windows the drawer chose by auto-contrast in frame f
-// for the channels still without one, v's (the view's) among them; it
-// reports whether it took any.
+// for the channels still without one, v's (the view's) among them, and
+// for those whose window auto-contrast chose from an earlier frame of
+// the same view: a redraw as the rest of the view arrives chooses again,
+// and the window the view keeps is the one on screen. It reports whether
+// it took any.
 func (cs *channelSet) adopt(v *render.View, f *Frame) bool {
+	if len(cs.list) == 0 {
+		return false
+	}
 	took := false
-	if v.Lo == v.Hi && f.View.Lo != f.View.Hi {
+	again := func(st *channelState, lo, hi float64) bool {
+		return f.auto && st.auto && (st.lo != lo || st.hi != hi)
+	}
+	if st := &cs.list[cs.index(v.C)]; f.View.Lo != f.View.Hi && (v.Lo == v.Hi ||
+		st.lo == v.Lo && st.hi == v.Hi && again(st, f.View.Lo, f.View.Hi)) {
 		v.Lo, v.Hi = f.View.Lo, f.View.Hi
 		cs.keep(*v)
 		cs.list[cs.index(v.C)].auto = true
@@ -260,7 +270,7 @@ func (cs *channelSet) adopt(v *render.View, f *Frame) bool {
 		if ch.C < 0 || ch.C >= len(cs.list) || ch.C == cs.index(v.C) {
 			continue
 		}
-		if st := &cs.list[ch.C]; st.lo == st.hi && ch.Lo != ch.Hi {
+		if st := &cs.list[ch.C]; ch.Lo != ch.Hi && (st.lo == st.hi || again(st, ch.Lo, ch.Hi)) {
 			st.lo, st.hi, st.auto = ch.Lo, ch.Hi, true
 			took = true
 		}

@@ -16,7 +16,7 @@ import (
 
 // turnedFrame opens path in a session with a w×h view, types keys (or,
 // for "drag", Ctrl+drags 40 pixels to the right and Shift+Ctrl+drags 50
-// down) and waits for the complete frame of the turned view they make.
+// down, and lets go) and waits for the complete frame of the turned view they make.
 func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Session, *session.Frame) {
 	t.Helper()
 	s := openView(t, path, w, h)
@@ -31,6 +31,9 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Ses
 		s.Drag(80, 60, 0, 20)
 		s.KeyUp(session.KeyShiftLeft)
 		s.KeyUp(session.KeyControlLeft)
+		// The button released: a drag whose frames took long is drawn
+		// coarser, and the levels wait, until it ends.
+		s.DragEnd()
 	} else {
 		for _, r := range keys {
 			s.Rune(r)
