@@ -75,11 +75,14 @@ func (s *memSrc) Failed(int, []int) error { return nil }
 
 // volume is a ZYX uint16 volume with anisotropic spacing and a computed
 // level 1 (halved on every axis), with values from a hash of the position.
-func volume(dt loader.DType) *memSrc {
+func volume(dt loader.DType) *memSrc { return volumeIn(dt, []int{4, 8, 6}) }
+
+// volumeIn is volume in chunks of the given shape.
+func volumeIn(dt loader.DType, chunk []int) *memSrc {
 	shape := []int{13, 37, 29}
-	m := loader.NewMeta("mem", "ZYX", shape, dt, []int{4, 8, 6}, []float64{2.5, 1, 0.75}, nil)
+	m := loader.NewMeta("mem", "ZYX", shape, dt, chunk, []float64{2.5, 1, 0.75}, nil)
 	l0 := m.Levels[0]
-	l1 := loader.Level{Shape: []int{7, 19, 15}, Chunk: []int{4, 8, 6}, Scale: make([]float64, 3), Translation: make([]float64, 3)}
+	l1 := loader.Level{Shape: []int{7, 19, 15}, Chunk: chunk, Scale: make([]float64, 3), Translation: make([]float64, 3)}
 	for i := range l1.Scale {
 		l1.Scale[i] = 2 * l0.Scale[i]
 		l1.Translation[i] = l0.Translation[i] + l0.Scale[i]/2
@@ -416,10 +419,14 @@ func TestNearlyAligned(t *testing.T) {
 
 // TestRoundedIsTheNearestValue: trilinear samples in the data's own type
 // are the definition's values rounded to the nearest (halves up), for
-// unsigned and signed types, on planes with and without a held axis.
+// unsigned and signed types, on planes with and without a held axis, in
+// small chunks and in one chunk (runs along a row as long as the plane).
 func TestRoundedIsTheNearestValue(t *testing.T) {
-	for _, dt := range []loader.DType{loader.Uint8, loader.Int8, loader.Uint16, loader.Int16} {
+	for c, dt := range []loader.DType{loader.Uint8, loader.Int8, loader.Uint16, loader.Int16, loader.Uint16, loader.Int16} {
 		s := volume(dt)
+		if c >= 4 {
+			s = volumeIn(dt, []int{13, 37, 29}) // one chunk: long runs
+		}
 		if dt.Signed() {
 			// Values on both sides of 0 (int8's are 127 at most).
 			shift := map[loader.DType]float64{loader.Int8: 60, loader.Int16: 500}[dt]
