@@ -274,7 +274,7 @@ func newToolbar(v *Viewer) *toolbar {
 		t.play,
 		t.rate,
 		t.roi.box,
-	), nil, v.status)
+	), nil)
 	t.dataChanged()
 	return t
 }

@@ -57,6 +57,9 @@ type Viewer struct {
 	pv         *planeView
 	status     *statusLabel  // level, pending, cache
 	hoverLbl   *widget.Label // position and value under the pointer
+	readout    *readoutRow   // lays out the read-out and the status
+	readoutBox *fyne.Container
+	buildBox   *fyne.Container // the build's bar, labelled
 	buildBar   *widget.ProgressBar
 	buildLbl   *widget.Label
 	opening    *fyne.Container // "Opening …" and Cancel
@@ -187,12 +190,14 @@ func buildViewer(a fyne.App, opts Options, held bool, store prefs.Store) *Viewer
 	v.measure = newMeasurePanel(v)
 	v.strip = newFileStrip(v)
 	build := container.NewBorder(nil, nil, v.buildLbl, nil, v.buildBar)
-	// The read-out under the pointer has the row to itself (the status is
-	// in the toolbar's row), so that every value fits.
-	statusRow := container.NewBorder(nil, nil, nil, container.NewHBox(v.opening, v.exportsBox, container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)),
-		v.hoverLbl)
+	// The read-out under the pointer and the status share the bottom row,
+	// the read-out first (see readoutRow).
+	v.buildBox = container.NewGridWrap(fyne.NewSize(180, v.buildBar.MinSize().Height), build)
+	work := container.NewHBox(v.opening, v.exportsBox, v.buildBox)
+	v.readout = &readoutRow{hover: v.hoverLbl, status: v.status, work: work}
+	v.readoutBox = container.New(v.readout, v.hoverLbl, v.status, work)
 	v.showBuild(session.Status{})
-	bottom := container.NewVBox(v.strip.scroll, v.panels, statusRow)
+	bottom := container.NewVBox(v.strip.scroll, v.panels, v.readoutBox)
 	// Sized before its content is set, so that the first layout is the
 	// real one and the first view is drawn at its real size.
 	v.win.Resize(fyne.NewSize(1024, 800))
@@ -385,7 +390,7 @@ func (v *Viewer) takeUpdate() {
 // that every value stays in sight.
 func (v *Viewer) showHover(text string) {
 	l := v.hoverLbl
-	room := l.Size().Width - 2*theme.InnerPadding()
+	room := v.readout.HoverRoom() - 2*theme.InnerPadding()
 	width := func(s string) float32 { return fyne.MeasureText(s, theme.TextSize(), l.TextStyle).Width }
 	shown := text
 	for _, abbreviate := range []func(string) string{dropPhysical, tighten} {
@@ -398,6 +403,7 @@ func (v *Viewer) showHover(text string) {
 		return
 	}
 	l.SetText(shown)
+	v.readoutBox.Refresh()
 	if v.trace != nil && shown != "" {
 		scale := v.win.Canvas().Scale()
 		v.trace.Event("hover", map[string]any{"text": shown, "width": int(width(shown) * scale), "room": int(room * scale)})
@@ -420,7 +426,10 @@ func tighten(s string) string { return strings.Join(strings.Fields(s), " ") }
 // updateStatus shows the session's status.
 func (v *Viewer) updateStatus() {
 	st := v.s.Status()
-	v.status.SetText(st.Text)
+	if st.Text != v.status.Text {
+		v.status.SetText(st.Text)
+		v.readoutBox.Refresh()
+	}
 	v.showBuild(st)
 	if st.Opening != "" {
 		v.openLbl.SetText("Opening " + displayName(st.Opening) + " …")
@@ -432,20 +441,23 @@ func (v *Viewer) updateStatus() {
 
 // showBuild shows the progress of the background build, labelled.
 func (v *Viewer) showBuild(st session.Status) {
-	if !st.Building {
-		v.buildBar.Hide()
-		v.buildLbl.Hide()
-		return
+	if st.Building != v.buildBox.Visible() {
+		// The status has the bar's room when it is hidden.
+		if st.Building {
+			v.buildBox.Show()
+		} else {
+			v.buildBox.Hide()
+		}
+		v.readoutBox.Refresh()
 	}
-	v.buildBar.Max = float64(st.Total)
-	v.buildBar.SetValue(float64(st.Done))
-	v.buildLbl.SetText("levels")
-	v.buildBar.Show()
-	v.buildLbl.Show()
+	if st.Building {
+		v.buildBar.Max = float64(st.Total)
+		v.buildBar.SetValue(float64(st.Done))
+	}
 }
 
-// statusLabel is the status line: cut to the window's width with an
-// ellipsis, the whole text in a dialog when clicked.
+// statusLabel is the status line: cut to its room with an ellipsis, the
+// whole text in a dialog when clicked.
 type statusLabel struct {
 	widget.Label
 	v *Viewer
@@ -454,6 +466,7 @@ type statusLabel struct {
 func newStatusLabel(v *Viewer) *statusLabel {
 	l := &statusLabel{v: v}
 	l.Truncation = fyne.TextTruncateEllipsis
+	l.Alignment = fyne.TextAlignTrailing
 	l.ExtendBaseWidget(l)
 	return l
 }
