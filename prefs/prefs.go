@@ -59,6 +59,9 @@ type View struct {
 	// Turn is the rotation of a turned plane (render.Turn: the matrix
 	// minus the identity, Z, Y, X order), empty for an aligned one.
 	Turn []float64 `json:"turn,omitempty"`
+	// Depth is where a turned plane's centre lies between the samples
+	// of the axis normal to it, added to that axis's index Z, Y or X.
+	Depth float64 `json:"depth,omitempty"`
 	// Linear is true when the plane was sampled by trilinear
 	// interpolation.
 	Linear bool `json:"linear,omitempty"`

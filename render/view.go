@@ -56,6 +56,11 @@ type View struct {
 	// Linear samples an oblique plane by trilinear interpolation rather
 	// than the nearest sample.
 	Linear bool
+	// Depth, for a turned plane, is where its centre lies between the
+	// samples of the axis normal to the plane (in samples, added to that
+	// axis's index): stepping along a turned plane's own normal moves
+	// the centre off the samples. Setting that axis's index clears it.
+	Depth float64
 	// Flips is the display transform of each plane (indexed by
 	// Orientation): whether its axes are swapped on the screen and which
 	// run against the screen's (the radiological convention for volumes
@@ -131,6 +136,9 @@ func (v *View) At(a byte) int {
 
 // SetAt sets the view's index on axis a.
 func (v *View) SetAt(a byte, i int) {
+	if _, _, normal := v.Orientation.Axes(); a == normal {
+		v.Depth = 0
+	}
 	switch a {
 	case 'T':
 		v.T = i

@@ -363,6 +363,9 @@ func (s *Session) navigateLocked(key string, mods Mods) (navigation, int, bool) 
 	if b.Action != ActPrevTime && b.Action != ActNextTime && s.ortho.on && Oblique(v) && s.ortho.active != panelProj {
 		return s.navigateTurnedLocked(b.Action, step)
 	}
+	if b.Action != ActPrevTime && b.Action != ActNextTime && !s.ortho.on && v.Turn != (render.Turn{}) && a != 'T' {
+		return s.navigateTurnedViewLocked(b.Action, step)
+	}
 	switch b.Action {
 	case ActPrevStep:
 		pos, dir = pos-step, -1
@@ -390,13 +393,46 @@ func (s *Session) navigateLocked(key string, mods Mods) (navigation, int, bool) 
 // times SlabStep, or to the data's edge along it (first, last), staying
 // within the data's samples.
 func (s *Session) navigateTurnedLocked(act Action, step int) (navigation, int, bool) {
-	m := s.data.Pyr.Meta()
 	nv := navigation{View: s.view, turned: true}
-	at := s.ortho.position(s.view)
-	_, _, normal := s.view.Orientation.Axes()
+	var dir int
+	nv.at, dir = alongNormal(s.data.Pyr.Meta(), s.view, s.ortho.position(s.view), act, step)
+	return nv, dir, true
+}
+
+// navigateTurnedViewLocked is navigateLocked for act (step planes a
+// press) in one turned plane shown alone: its centre moves along the
+// plane's normal as in a turned panel (BigDataViewer's habit), the view
+// keeping that point at its centre, between samples if so (View.Depth).
+func (s *Session) navigateTurnedViewLocked(act Action, step int) (navigation, int, bool) {
+	m := s.data.Pyr.Meta()
+	v := s.view
+	if !(v.Zoom > 0) {
+		v.Zoom, v.Center = render.Fit(m, v)
+	}
+	pl, sp := ObliquePlane(m, v), oblique.Spacing(m)
+	var at oblique.Vec
+	for a := range at {
+		at[a] = pl.Center[a] / sp[a]
+	}
+	at, dir := alongNormal(m, v, at, act, step)
+	row, col, normal := v.Orientation.Axes()
+	k := math.Floor(at[axisSlot(normal)] + 0.5)
+	v.SetAt(normal, int(k))
+	v.Depth = at[axisSlot(normal)] - k
+	v.Center = render.Point{Col: at[axisSlot(col)] + 0.5, Row: at[axisSlot(row)] + 0.5}
+	return navigation{View: v}, dir, true
+}
+
+// alongNormal moves position at (level-0 indices Z, Y, X) of data m along
+// the normal of the plane of view v (its unturned normal axis turned) by
+// step times SlabStep for act ActPrevStep or ActNextStep, or to the
+// data's edge along it for ActFirst and ActLast, staying within the
+// data's samples; it returns the new position and the direction moved.
+func alongNormal(m *loader.Meta, v render.View, at oblique.Vec, act Action, step int) (oblique.Vec, int) {
+	_, _, normal := v.Orientation.Axes()
 	var e oblique.Vec
 	e[axisSlot(normal)] = 1
-	w := oblique.Vec(s.view.Turn.Apply(e))
+	w := oblique.Vec(v.Turn.Apply(e))
 	sp, n := oblique.Spacing(m), oblique.Extent(m)
 	// The move of at (indices) per unit of physical distance along w, and
 	// how far along w at can go either way within the data.
@@ -423,6 +459,5 @@ func (s *Session) navigateTurnedLocked(act Action, step int) (navigation, int, b
 	case ActLast:
 		t, dir = hi, -1
 	}
-	nv.at = at.Add(d.Scale(t))
-	return nv, dir, true
+	return at.Add(d.Scale(t)), dir
 }

@@ -99,7 +99,7 @@ type Binding struct {
 }
 
 // stepHelp is the list's description of the step keys.
-const stepHelp = "previous / next plane or frame (Shift ×10, Ctrl ×100)"
+const stepHelp = "previous / next plane or frame (Shift ×10, Ctrl ×100); a turned plane: along its normal"
 
 // turnHelp describes the keys that turn the plane.
 var turnHelp = [3]string{

@@ -81,7 +81,7 @@ func Oblique(v render.View) bool { return v.Turn != (render.Turn{}) || v.Linear 
 
 // ObliquePlane is the plane oblique view v of data m samples: through the
 // view's position (Center on the plane's axes, the index of the axis
-// normal to it), the plane's column and row axes turned by v.Turn, one
+// normal to it, plus Depth when turned), the plane's column and row axes turned by v.Turn, one
 // screen pixel of the column axis's spacing / Zoom a side, one sample a
 // screen pixel. `vastview plane --rotate` of the same plane draws the same
 // samples.
@@ -97,6 +97,9 @@ func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	idx[slot[col]] = v.Center.Col - 0.5
 	idx[slot[row]] = v.Center.Row - 0.5
 	idx[slot[normal]] = float64(v.At(normal))
+	if v.Turn != (render.Turn{}) {
+		idx[slot[normal]] += v.Depth
+	}
 	p := oblique.Plane{U: v.Turn.Apply(u0), V: v.Turn.Apply(v0), Pixel: sp[slot[col]] / v.Zoom,
 		W: v.Width, H: v.Height, T: v.T, C: v.C}
 	for a := range idx {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"vastview/prefs"
 	"vastview/render"
 	"vastview/render/oblique"
 )
@@ -78,5 +79,64 @@ func TestTurnedPanelStepsAlongItsNormal(t *testing.T) {
 				t.Errorf("%v %q: the position moved from %v to %v, not along the normal to the data's edge", o, c.key, at, after)
 			}
 		}
+	}
+}
+
+// TestTurnedViewStepsAlongItsNormal: one turned plane shown alone, the
+// plane keys move it along its own normal (BigDataViewer's habit), the
+// smallest spacing a step, the point at the view's centre moving with it
+// (between samples if so: the picture does not slide); the drawn frame
+// is the plane moved, ',' takes it back, and the place between samples
+// is remembered with the view. Aligning the plane again drops it.
+func TestTurnedViewStepsAlongItsNormal(t *testing.T) {
+	src := volume([3]int{20, 64, 96}, [3]float64{2, 1, 0.5}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	pr := prefs.New(&prefs.MapStore{})
+	h := newHarness(t, Options{Prefs: pr})
+	h.open(src, "/data/vol.tif")
+	h.s.Resize(300, 200)
+	h.s.Turn(0, 35)
+	h.s.Turn(1, -50)
+	m := h.s.Meta()
+	const D = 0.5 // the smallest spacing
+	plane := func() oblique.Plane { return ObliquePlane(m, h.s.View()) }
+	start := plane()
+	w := start.U.Cross(start.V)
+	for i, c := range []struct {
+		key   string
+		mods  Mods
+		steps float64
+	}{{KeyPeriod, Mods{}, 1}, {KeyPeriod, Mods{}, 1}, {KeyComma, Mods{}, -1}, {KeyPeriod, Mods{Shift: true}, 10}, {KeyComma, Mods{Shift: true}, -10}} {
+		before := plane()
+		h.s.PressWith(c.key, c.mods)
+		after := plane()
+		move := after.Center.Add(before.Center.Scale(-1))
+		if after.U != before.U || after.V != before.V || math.Abs(move.Dot(before.U)) > 1e-9 || math.Abs(move.Dot(before.V)) > 1e-9 ||
+			math.Abs(move.Dot(w)-c.steps*D) > 1e-9 {
+			t.Errorf("press %d, %q %+v: the plane's centre moved by %v (along U %g, V %g, the normal %g), want %g along its normal",
+				i, c.key, c.mods, move, move.Dot(before.U), move.Dot(before.V), move.Dot(w), c.steps*D)
+		}
+	}
+	h.s.Press(KeyPeriod)
+	v := h.s.View()
+	if v.Depth == 0 {
+		t.Fatalf("the plane's centre is on a sample along the normal axis after a turned step: %+v", v)
+	}
+	want := plane()
+	f := h.waitFrame(func(f *Frame) bool { return f.Info.Complete && f.View.Depth == v.Depth && f.View.Center == v.Center })
+	if f.plane == nil || f.plane.Center != want.Center {
+		t.Errorf("the frame drawn samples the plane through %v, want %v", f.plane, want.Center)
+	}
+
+	// Opened again: the same plane.
+	h.s.SaveView()
+	h2 := newHarness(t, Options{Prefs: pr})
+	h2.open(src, "/data/vol.tif")
+	h2.s.Resize(300, 200)
+	if got := ObliquePlane(m, h2.s.View()); got.Center != want.Center || got.U != want.U {
+		t.Errorf("opened again, the plane is through %v along %v, want %v along %v", got.Center, got.U, want.Center, want.U)
+	}
+	h.s.SetOrientation(render.XY)
+	if v := h.s.View(); v.Turn != (render.Turn{}) || v.Depth != 0 {
+		t.Errorf("aligned to XY again: turn %v, depth %v", v.Turn, v.Depth)
 	}
 }

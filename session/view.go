@@ -115,13 +115,13 @@ func (s *Session) setOrientationLocked(m *loader.Meta, o render.Orientation) boo
 	row, col, _ := o.Axes()
 	aligned := alignedTurn(m, s.view.Turn) // World Space stays on
 	if o == s.view.Orientation && s.view.Turn != aligned {
-		s.view.Turn = aligned // aligned again
+		s.view.Turn, s.view.Depth = aligned, 0 // aligned again
 		return true
 	}
 	if m.Size(row) == 1 || m.Size(col) == 1 || o == s.view.Orientation {
 		return false
 	}
-	s.view.Orientation, s.view.Turn = o, aligned
+	s.view.Orientation, s.view.Turn, s.view.Depth = o, aligned, 0
 	s.view.Zoom, s.fitted = 0, true
 	if s.view.Y == 0 && s.view.X == 0 {
 		s.view.Y, s.view.X = m.Size('Y')/2, m.Size('X')/2
@@ -269,7 +269,7 @@ func (s *Session) saveViewLocked() {
 		Fitted: s.fitted, Linear: w.Linear,
 	}
 	if w.Turn != (render.Turn{}) {
-		v.Turn = w.Turn[:]
+		v.Turn, v.Depth = w.Turn[:], w.Depth
 	}
 	if s.ortho.on {
 		v.Layout = "four"
@@ -304,6 +304,9 @@ func (s *Session) restoreViewLocked(p prefs.View) {
 	w := &s.view
 	w.Orientation, w.Zoom, w.Center = o, p.Zoom, render.Point{Col: p.CenterX, Row: p.CenterY}
 	w.Turn, w.Linear = rememberedTurn(p.Turn), p.Linear
+	if w.Turn != (render.Turn{}) && math.Abs(p.Depth) <= 1 {
+		w.Depth = p.Depth
+	}
 	s.fitted = p.Fitted || !(p.Zoom > 0)
 	w.T, w.C = clampInt(p.T, 0, m.Size('T')-1), clampInt(p.C, 0, m.Size('C')-1)
 	w.Z, w.Y, w.X = clampInt(p.Z, 0, m.Size('Z')-1), clampInt(p.Y, 0, m.Size('Y')-1), clampInt(p.X, 0, m.Size('X')-1)

@@ -11,6 +11,7 @@ import (
 	"vastview/loader"
 	"vastview/prefs"
 	"vastview/render"
+	"vastview/render/oblique"
 	"vastview/session"
 )
 
@@ -36,7 +37,14 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Ses
 		s.DragEnd()
 	} else {
 		for _, r := range keys {
-			s.Rune(r)
+			switch r {
+			case '.':
+				s.Press(session.KeyPeriod)
+			case ',':
+				s.Press(session.KeyComma)
+			default:
+				s.Rune(r)
+			}
 		}
 	}
 	want := len(keys) > 0
@@ -45,7 +53,7 @@ func turnedFrame(t *testing.T, path string, w, h int, keys string) (*session.Ses
 		// last key or drag may still come.
 		now := s.View()
 		return session.Oblique(f.View) == want && f.View.Turn == now.Turn && f.View.Linear == now.Linear &&
-			f.View.Center == now.Center && f.View.Zoom == now.Zoom && f.View.Lo == now.Lo && f.View.Hi == now.Hi
+			f.View.Depth == now.Depth && f.View.Z == now.Z && f.View.Center == now.Center && f.View.Zoom == now.Zoom && f.View.Lo == now.Lo && f.View.Hi == now.Hi
 	})
 	return s.Session, f
 }
@@ -101,7 +109,8 @@ func (vs *viewSession) frame(what string, ok func(f *session.Frame) bool) *sessi
 
 // TestTurnedViewIsThePlaneRotateDraws: the plane the turn keys show (W
 // turns 5° about the screen's horizontal axis, D 5° about its vertical
-// axis, Shift 1°; I samples trilinearly) is, pixel for pixel, the picture
+// axis, Shift 1°; I samples trilinearly; '.' steps along its normal) is,
+// pixel for pixel, the picture
 // `plane --rotate` draws of the same plane (the turns in reverse order,
 // about the physical axes), with the background where the plane leaves
 // the data, in the window and in the PNG alike.
@@ -115,11 +124,16 @@ func TestTurnedViewIsThePlaneRotateDraws(t *testing.T) {
 		{"wd", "y:5,x:5", "nearest"},
 		{"wwdqi", "z:-5,y:5,x:10", "linear"},
 		{"drag", "x:2.5,y:-10", "nearest"}, // 0.25° a pixel, Shift 0.05°
+		{"wddi..", "y:10,x:5", "linear"},   // two steps along the turned normal: between samples
 	} {
 		s, f := turnedFrame(t, path, w, h, c.keys)
 		v := f.View
+		if strings.Contains(c.keys, ".") && v.Depth == 0 {
+			t.Fatalf("keys %q: the plane's centre is on a sample of Z: %+v", c.keys, v)
+		}
+		pl, sp := session.ObliquePlane(s.Meta(), v), oblique.Spacing(s.Meta())
 		args := []string{"plane", path, "--rotate", c.rotate, "--interp", c.interp,
-			"--center", fmt.Sprintf("%v,%v,%v", v.Z, v.Center.Row-0.5, v.Center.Col-0.5),
+			"--center", fmt.Sprintf("%.17g,%.17g,%.17g", pl.Center[0]/sp[0], pl.Center[1]/sp[1], pl.Center[2]/sp[2]),
 			"--pixel", fmt.Sprint(0.75 / v.Zoom), "--size", fmt.Sprintf("%d,%d", h, w),
 			"--level", fmt.Sprint(f.Info.Level), "--level-range", fmt.Sprintf("%v,%v", v.Lo, v.Hi)}
 		if v.Colormap != "" {
