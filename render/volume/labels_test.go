@@ -359,3 +359,31 @@ func TestRenderLabelsAllocatesNothingAgain(t *testing.T) {
 		}
 	}
 }
+
+// Drawn again, a view with labels whose chunks have the image's indices
+// works out no chunk's range of values again (the image's and the
+// labels' ranges are kept apart).
+func TestLabelsKeepTheImagesChunkRanges(t *testing.T) {
+	img, lab, _ := labelScene()
+	p := planeOf(img.meta, turns[3], 40, 40, 1)
+	dst := image.NewRGBA(image.Rect(0, 0, p.W, p.H))
+	var r Renderer
+	r.Workers = 1 // each worker keeps its own ranges
+	defer r.Close()
+	ranges := func() (n int) {
+		for _, w := range r.f.ws {
+			n += w.sk.ranges
+		}
+		return n
+	}
+	o := Options{Mode: MIP, Window: [2]float64{0, 255}, Labels: []Labels{{Src: lab}}}
+	r.RenderRGBA(dst, p, img, 0, o, nil)
+	first := ranges()
+	if first == 0 {
+		t.Fatal("no chunk's range worked out: skipping is off")
+	}
+	r.RenderRGBA(dst, p, img, 0, o, nil)
+	if n := ranges() - first; n != 0 {
+		t.Errorf("drawn again, %d chunk ranges worked out again (%d the first time)", n, first)
+	}
+}

@@ -24,9 +24,11 @@ type brick struct {
 	lo, hi float64
 }
 
-// statKey names a chunk; statVal is its range, valid while its data is
-// at ptr.
+// statKey names a chunk of the source whose description is meta (the
+// image's or a label layer's: their chunks may share indices); statVal
+// is its range, valid while its data is at ptr.
 type statKey struct {
+	meta  *loader.Meta
 	level int32
 	idx   [5]int32
 }
@@ -57,6 +59,7 @@ type skipper struct {
 	scale  oblique.Vec
 	offset oblique.Vec
 	on     bool
+	ranges int // chunk ranges worked out (not found in stats)
 }
 
 // prepare readies skipping for frame f.
@@ -163,7 +166,7 @@ func (sk *skipper) brick(f *frame, z, y, x int) *brick {
 	}
 	b.gen, b.ok = sk.gen, false
 	copy(sk.idx, sk.fixed)
-	key := statKey{level: int32(f.level)}
+	key := statKey{meta: f.meta, level: int32(f.level)}
 	for a, v := range [3]int{z, y, x} {
 		if i := sk.slot[a]; i >= 0 {
 			sk.idx[i] = v
@@ -185,6 +188,7 @@ func (sk *skipper) brick(f *frame, z, y, x int) *brick {
 		st.ptr = ptr
 		st.lo, st.hi = valueRange(d, f.meta.DType)
 		sk.stats[key] = st
+		sk.ranges++
 	}
 	b.ok, b.lo, b.hi = true, st.lo, st.hi
 	return b
