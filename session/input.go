@@ -335,12 +335,16 @@ type navigation struct {
 	render.View
 	turned bool
 	at     oblique.Vec
+	placed bool // the view's zoom and centre are set: it is fitted no more
 }
 
 // moveToLocked makes nv the view, and its position the turned panels'.
 func (s *Session) moveToLocked(nv navigation) {
 	if nv.turned {
 		s.ortho.setPosition(s.data.Pyr.Meta(), &nv.View, nv.at)
+	}
+	if nv.placed {
+		s.fitted = false
 	}
 	s.view = nv.View
 }
@@ -420,7 +424,7 @@ func (s *Session) navigateTurnedViewLocked(act Action, step int) (navigation, in
 	v.SetAt(normal, int(k))
 	v.Depth = at[axisSlot(normal)] - k
 	v.Center = render.Point{Col: at[axisSlot(col)] + 0.5, Row: at[axisSlot(row)] + 0.5}
-	return navigation{View: v}, dir, true
+	return navigation{View: v, placed: true}, dir, true
 }
 
 // alongNormal moves position at (level-0 indices Z, Y, X) of data m along

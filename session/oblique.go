@@ -81,9 +81,9 @@ func Oblique(v render.View) bool { return v.Turn != (render.Turn{}) || v.Linear 
 
 // ObliquePlane is the plane oblique view v of data m samples: through the
 // view's position (Center on the plane's axes, the index of the axis
-// normal to it, plus Depth when turned), the plane's column and row axes turned by v.Turn, one
-// screen pixel of the column axis's spacing / Zoom a side, one sample a
-// screen pixel. `vastview plane --rotate` of the same plane draws the same
+// normal to it, plus Depth when turned), the plane's column and row axes
+// turned by v.Turn, one screen pixel of the column axis's spacing / Zoom
+// a side, one sample a screen pixel. `vastview plane --rotate` of the same plane draws the same
 // samples.
 func ObliquePlane(m *loader.Meta, v render.View) oblique.Plane {
 	if !(v.Zoom > 0) {
