@@ -554,9 +554,9 @@ const (
 	fineDragDegrees = 0.05
 )
 
-// planeTurned reports whether view v's plane is turned out of the XY, XZ
+// PlaneTurned reports whether view v's plane is turned out of the XY, XZ
 // and YZ planes: its normal is not along an axis of the data.
-func planeTurned(v render.View) bool {
+func PlaneTurned(v render.View) bool {
 	_, _, normal := v.Orientation.Axes()
 	var n [3]float64
 	n[strings.IndexByte("ZYX", normal)] = 1

@@ -320,7 +320,7 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	}
 	move := s.ortho.on && !s.mods.Shift
 	// In the four panels a plain drag moves the position: Ctrl+drag turns.
-	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && planeTurned(s.view)
+	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && PlaneTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
 	if !s.dragging && !s.ortho.on && (turn || Oblique(s.view)) && s.data != nil {
 		s.dragging, s.dragEnd = true, s.data.Pyr.Playback()

@@ -233,6 +233,7 @@ type toolbar struct {
 
 	shown       bool // orientation and colormap are on show
 	orientation render.Orientation
+	turned      bool // one plane shown, turned out of XY, XZ and YZ
 	colormap    string
 }
 
@@ -311,12 +312,16 @@ func (t *toolbar) viewChanged() {
 	if mode, chans := t.v.s.Channels(); len(chans) > 1 && mode == session.OneGray {
 		view.Colormap = "gray"
 	}
-	if t.shown && view.Orientation == t.orientation && view.Colormap == t.colormap {
+	// A turned plane shown alone is none of the three: its button aligns
+	// it again. In the four panels the buttons pick the panel the keys
+	// move, turned or not.
+	turned := session.PlaneTurned(view) && t.v.s.Layout() != session.FourPanels
+	if t.shown && view.Orientation == t.orientation && turned == t.turned && view.Colormap == t.colormap {
 		return
 	}
-	t.shown, t.orientation, t.colormap = true, view.Orientation, view.Colormap
+	t.shown, t.orientation, t.turned, t.colormap = true, view.Orientation, turned, view.Colormap
 	for i, b := range t.planes {
-		if render.Orientation(i) == view.Orientation {
+		if render.Orientation(i) == view.Orientation && !turned {
 			b.Importance = widget.HighImportance
 		} else {
 			b.Importance = widget.MediumImportance

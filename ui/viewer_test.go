@@ -326,6 +326,33 @@ func TestPlaneButtonsShowTheActivePlane(t *testing.T) {
 			t.Errorf("sliders %v for the XZ plane", v.sliders)
 		}
 	})
+	// Turned out of XZ (about the screen's vertical axis), the plane is
+	// none of the three: no button is highlighted; XZ aligns it again. A
+	// turn about the axis into the screen leaves it the XZ plane. In the
+	// four panels the active panel's button stays highlighted, turned or
+	// not.
+	highlighted := func() (on []string) {
+		for _, b := range v.tools.planes {
+			if b.Importance == widget.HighImportance {
+				on = append(on, b.Text)
+			}
+		}
+		return on
+	}
+	for _, c := range []struct {
+		do   func()
+		want string
+	}{
+		{func() { v.s.Turn(1, 30) }, ""},
+		{func() { onUI(func() { test.Tap(v.tools.planes[render.XZ]) }) }, "XZ"},
+		{func() { v.s.Turn(2, 30) }, "XZ"},
+		{func() { v.s.Turn(1, 30); v.s.SetLayout(session.FourPanels) }, "XZ"}, // the panel the keys move
+	} {
+		c.do()
+		turn := v.s.View().Turn
+		waitShown(t, v, func(f *session.Frame) bool { return f.View.Turn == turn })
+		waitPanel(t, v, fmt.Sprintf("highlighted plane buttons %q", c.want), func() bool { return strings.Join(highlighted(), " ") == c.want })
+	}
 }
 
 func TestUnsupportedDropShowsTheErrorAndKeepsTheData(t *testing.T) {
