@@ -85,7 +85,7 @@ func (p *planePainter) drawObliqueLayers(img *image.RGBA, info *render.Info, r *
 		var in oblique.Info
 		if l.labels {
 			lp.C = 0
-			buf, dt, got := ld.ob.sampleBuf(src, r.gen, lp, k, false, prio)
+			buf, dt, got := ld.ob.sampleBuf(src, r, lp, k, false, prio)
 			in = got
 			labelIDs(ld.pic.Pix, buf, dt, ld.ob.mask)
 			render.OverlayLabels(img, ld.pic, l.style)
@@ -95,7 +95,7 @@ func (p *planePainter) drawObliqueLayers(img *image.RGBA, info *render.Info, r *
 			in = oblique.Info{Complete: true}
 			for j, ch := range chans {
 				lp.C = ch.C
-				buf, dt, got := ld.ob.sampleBuf(src, r.gen, lp, k, v.Linear, prio)
+				buf, dt, got := ld.ob.sampleBuf(src, r, lp, k, v.Linear, prio)
 				in.Level, in.Complete = got.Level, in.Complete && got.Complete
 				in.Missing += got.Missing
 				in.Failed += got.Failed

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 	"unsafe"
@@ -230,7 +231,7 @@ func (p *planePainter) paintOblique(r *Scene) *Frame {
 // the plane leaves the data, and asks for the missing chunks at prio.
 func (p *planePainter) samplePicture(o *obliqueDraw, r *Scene, pl oblique.Plane, k int, drawn render.View,
 	prio levels.Priority) (*image.RGBA, oblique.Info) {
-	buf, dt, info := o.sampleBuf(r.d.Pyr, r.gen, pl, k, drawn.Linear, prio)
+	buf, dt, info := o.sampleBuf(r.d.Pyr, r, pl, k, drawn.Linear, prio)
 	var keep *Data // whose last picture may stand where no level holds data yet
 	if r.sampled == nil && info.Failed == 0 {
 		keep = r.d
@@ -254,6 +255,7 @@ func (p *planePainter) projectBuf(o *obliqueDraw, r *Scene, pl oblique.Plane, sl
 	}
 	o.mask = o.mask[:n]
 	o.pj.Mask = o.mask
+	o.pj.S.Workers = workers(r)
 	op := r.slab.op
 	var info oblique.Info
 	var buf []byte
@@ -300,12 +302,24 @@ func (o *obliqueDraw) window(buf []byte, dt loader.DType) (lo, hi float64) {
 	return render.Quantiles(o.vals)
 }
 
+// workers is how many workers sample a frame of scene r: every core, but
+// one while a drag turns or moves the plane, whose frames come at the
+// pointer's rate and whose window then keeps the other cores busy (a
+// second worker made the drag's frames no sooner and its slowest later:
+// docs/PERFORMANCE.md).
+func workers(r *Scene) int {
+	if r.dragged {
+		return 1
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
 // sampleBuf samples plane pl of pyr at level k (coarser levels where its
 // chunks are not in memory) into o's buffers, noting in o's mask where it
-// has data, and asks for the missing chunks at prio for view generation
-// gen. It returns the samples: float32 with linear on data of more than
-// 16 bits, else the data's type.
-func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane, k int, linear bool,
+// has data, and asks for the missing chunks at prio for scene r's view
+// generation. It returns the samples: float32 with linear on data of more
+// than 16 bits, else the data's type.
+func (o *obliqueDraw) sampleBuf(pyr oblique.Source, r *Scene, pl oblique.Plane, k int, linear bool,
 	prio levels.Priority) ([]byte, loader.DType, oblique.Info) {
 	m := pyr.Meta()
 	n := pl.W * pl.H
@@ -314,6 +328,9 @@ func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane
 	}
 	o.mask = o.mask[:n]
 	o.s.Mask = o.mask
+	// Each worker samples a band of rows (the chunk look-ups of a pyramid
+	// and of its derived data are safe for concurrent use).
+	o.s.Workers = workers(r)
 	var buf []byte
 	dt := m.DType
 	var info oblique.Info
@@ -338,7 +355,7 @@ func (o *obliqueDraw) sampleBuf(pyr oblique.Source, gen uint64, pl oblique.Plane
 		}
 		buf = o.nat
 	}
-	o.s.Request(pyr, prio, gen)
+	o.s.Request(pyr, prio, r.gen)
 	return buf, dt, info
 }
 

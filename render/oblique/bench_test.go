@@ -70,12 +70,13 @@ func untilComplete(b testing.TB, p *levels.Pyramid, draw func() bool) {
 // loopCPU runs b's loop over frame on one thread and reports, besides
 // the time per frame, the CPU time that thread spent per frame
 // (cpu-ns/op): on a loaded machine the wall-clock time counts the time
-// the thread waited for a core, the CPU time does not. Both renderers
-// draw a frame on one goroutine.
+// the thread waited for a core, the CPU time does not. It also reports
+// the CPU time the whole process spent per frame (proc-cpu-ns/op): what
+// a frame drawn by several workers costs in all.
 func loopCPU(b *testing.B, frame func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	t0 := threadCPU()
+	t0, p0 := threadCPU(), processCPU()
 	n := 0
 	for b.Loop() {
 		frame()
@@ -83,6 +84,9 @@ func loopCPU(b *testing.B, frame func()) {
 	}
 	if t1 := threadCPU(); t0 > 0 && n > 0 {
 		b.ReportMetric(float64(t1-t0)/float64(n), "cpu-ns/op")
+	}
+	if p1 := processCPU(); p0 > 0 && n > 0 {
+		b.ReportMetric(float64(p1-p0)/float64(n), "proc-cpu-ns/op")
 	}
 }
 
@@ -92,7 +96,10 @@ func loopCPU(b *testing.B, frame func()) {
 // planes) sampled and coloured as the window draws it: nearest, and
 // trilinear rounded to the data's type (Rounded), both through the
 // type's colour table; and trilinear in float32 coloured value by value
-// (linear-float32: what data of more than 16 bits takes).
+// (linear-float32: what data of more than 16 bits takes). The axis-aligned
+// renderer draws a frame on one goroutine; the sampler on one, and with
+// -2workers in two bands of rows at once, as the window samples a turned
+// view on a machine of two cores or more.
 func BenchmarkView1024(b *testing.B) {
 	p := benchVolume(b)
 	cm, _ := render.ColormapNamed("viridis")
@@ -112,12 +119,14 @@ func BenchmarkView1024(b *testing.B) {
 	u, v, _ := Basis([]Turn{{'z', 20}, {'x', 3}})
 	pl := Plane{Center: Vec{32, 640, 640}, U: u, V: v, Pixel: 1, W: 1024, H: 1024}
 	for _, c := range []struct {
-		name string
-		in   Interp
-		flt  bool
-	}{{"nearest", Nearest, false}, {"linear", Linear, false}, {"linear-float32", Linear, true}} {
+		name    string
+		in      Interp
+		flt     bool
+		workers int
+	}{{"nearest", Nearest, false, 1}, {"linear", Linear, false, 1}, {"linear-float32", Linear, true, 1},
+		{"nearest-2workers", Nearest, false, 2}, {"linear-2workers", Linear, false, 2}} {
 		b.Run("oblique-"+c.name, func(b *testing.B) {
-			var sm Sampler
+			sm := Sampler{Workers: c.workers}
 			out := make([]float32, pl.W*pl.H)
 			untilComplete(b, p, func() bool {
 				info := sm.Float(out, pl, p, 0, c.in)

@@ -3,6 +3,7 @@ package oblique
 import (
 	"math"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"vastview/levels"
@@ -124,6 +125,21 @@ type Sampler struct {
 	// rows from FromRow up to ToRow; the other rows of the output are left
 	// as they are.
 	FromRow, ToRow int
+	// Workers, when more than 1, samples a plane of at least minBand rows
+	// a worker in as many bands of rows at once, on goroutines of their
+	// own (the Sampler's own one of them): the source's Get and Failed
+	// must then be safe for concurrent use, as a *levels.Pyramid's are.
+	Workers int
+
+	// bands are the samplers of the bands after the first, with what each
+	// is to sample (see part), and done waits for them.
+	bands []*band
+	done  *sync.WaitGroup
+	// from and to are the rows the first pass samples.
+	from, to int
+	// levelTC is fixedTC of the level asked for, for the chunks noted
+	// missing.
+	levelTC []int
 
 	src       Source
 	meta      *loader.Meta
@@ -212,6 +228,29 @@ func (s *Sampler) Request(src Source, prio levels.Priority, gen uint64) {
 func (s *Sampler) Forget() {
 	clear(s.cur)
 	clear(s.prev)
+	for _, b := range s.bands {
+		b.s.Forget()
+	}
+}
+
+// minBand is the fewest rows a band of a plane sampled by several
+// workers has: below, starting a worker costs about what it saves.
+const minBand = 64
+
+// band is a band of rows of a plane that a Sampler's worker samples: the
+// arguments of part, and the function that runs it and tells done (made
+// once, so that starting it allocates nothing).
+type band struct {
+	s        Sampler
+	nat      []byte
+	flt      []float32
+	p        Plane
+	src      Source
+	level    int
+	in       Interp
+	mask     []uint8
+	from, to int
+	run      func()
 }
 
 func (s *Sampler) begin(p Plane, src Source) {
@@ -231,9 +270,9 @@ func (s *Sampler) begin(p Plane, src Source) {
 	s.miss, s.reqs, s.reqBuf = s.miss[:0], s.reqs[:0], s.reqBuf[:0]
 	s.failed, s.err = 0, nil
 	if cap(s.idx) < len(m.Axes) {
-		s.idx, s.fixedTC = make([]int, len(m.Axes)), make([]int, len(m.Axes))
+		s.idx, s.fixedTC, s.levelTC = make([]int, len(m.Axes)), make([]int, len(m.Axes)), make([]int, len(m.Axes))
 	}
-	s.idx, s.fixedTC = s.idx[:len(m.Axes)], s.fixedTC[:len(m.Axes)]
+	s.idx, s.fixedTC, s.levelTC = s.idx[:len(m.Axes)], s.fixedTC[:len(m.Axes)], s.levelTC[:len(m.Axes)]
 	s.hh, s.hw = float64(p.H-1)/2, float64(p.W-1)/2
 }
 
@@ -363,9 +402,13 @@ func (s *Sampler) entry(e int) unsafe.Pointer {
 }
 
 // chunkIdx sets s.idx to the full chunk index of key.
-func (s *Sampler) chunkIdx(key chunkKey) {
+func (s *Sampler) chunkIdx(key chunkKey) { s.chunkIdxAt(key, s.fixedTC) }
+
+// chunkIdxAt sets s.idx to the full chunk index of key, with tc the
+// chunk indices on the T and C axes.
+func (s *Sampler) chunkIdxAt(key chunkKey, tc []int) {
 	m := s.meta
-	copy(s.idx, s.fixedTC)
+	copy(s.idx, tc)
 	for a, c := range []byte("ZYX") {
 		if i := m.AxisIndex(c); i >= 0 {
 			s.idx[i] = int([3]int32{key.z, key.y, key.x}[a])
@@ -388,19 +431,91 @@ func (s *Sampler) sample(nat []byte, flt []float32, p Plane, src Source, level i
 	} else {
 		mask = mask[:n]
 	}
+	from, to := 0, p.H
+	if s.ToRow > s.FromRow {
+		from, to = max(0, s.FromRow), min(to, s.ToRow)
+	}
+	// The bands after the first go to workers of their own.
+	k := max(1, min(s.Workers, (to-from)/minBand))
+	bs := s.workers(k - 1)
+	for b, bd := range bs {
+		bd.nat, bd.flt, bd.p, bd.src, bd.level, bd.in, bd.mask = nat, flt, p, src, level, in, mask
+		bd.from, bd.to = from+(to-from)*(b+1)/k, from+(to-from)*(b+2)/k
+		bd.s.NoFallback = s.NoFallback
+		s.done.Add(1)
+		go bd.run()
+	}
+	s.from, s.to = from, from+(to-from)/k
+	s.part(nat, flt, p, level, in, mask)
+	unfilled := len(s.todo)
+	if len(bs) > 0 {
+		s.done.Wait()
+		for _, bd := range bs {
+			unfilled += len(bd.s.todo)
+			s.merge(&bd.s)
+			bd.nat, bd.flt, bd.src, bd.mask = nil, nil, nil, nil
+		}
+	}
+	s.note()
+	return Info{Level: level, Complete: len(s.missed) == 0, Missing: len(s.reqs), Unfilled: unfilled,
+		Failed: s.failed, Err: s.err}
+}
+
+// workers returns n band workers, making those not made yet.
+func (s *Sampler) workers(n int) []*band {
+	if s.done == nil {
+		s.done = new(sync.WaitGroup)
+	}
+	for len(s.bands) < n {
+		bd := &band{}
+		done := s.done
+		bd.run = func() {
+			defer done.Done()
+			bd.s.begin(bd.p, bd.src)
+			bd.s.level = bd.level
+			bd.s.from, bd.s.to = bd.from, bd.to
+			bd.s.part(bd.nat, bd.flt, bd.p, bd.level, bd.in, bd.mask)
+		}
+		s.bands = append(s.bands, bd)
+	}
+	return s.bands[:n]
+}
+
+// part samples rows s.from up to s.to of plane p at level into nat or
+// flt (s.begin called), noting the chunks of level not in memory, then
+// what they miss from coarser levels.
+func (s *Sampler) part(nat []byte, flt []float32, p Plane, level int, in Interp, mask []uint8) {
 	s.first = true
 	s.prepare(&p, level)
+	copy(s.levelTC, s.fixedTC) // for the chunks noted missing
+
 	s.todo = s.todo[:0]
 	s.pass(nat, flt, mask, in, -1)
 	s.first = false
-	s.note()
-	for k := level + 1; k < len(m.Levels) && len(s.todo) > 0 && !s.NoFallback; k++ {
+	for k := level + 1; k < len(s.meta.Levels) && len(s.todo) > 0 && !s.NoFallback; k++ {
 		s.prepare(&p, k)
 		s.next, s.todo = s.todo, s.next[:0]
 		s.pass(nat, flt, mask, in, k)
 	}
-	return Info{Level: level, Complete: len(s.missed) == 0, Missing: len(s.reqs), Unfilled: len(s.todo),
-		Failed: s.failed, Err: s.err}
+}
+
+// merge adds the chunks t noted missing or failed to s's.
+func (s *Sampler) merge(t *Sampler) {
+	for key, d := range t.missed {
+		old, seen := s.missed[key]
+		switch {
+		case d < 0:
+			if !seen || old >= 0 {
+				s.failed++
+			}
+			s.missed[key] = -1
+		case !seen || (old >= 0 && d < old):
+			s.missed[key] = d
+		}
+	}
+	if t.err != nil { // the last met in the order of the rows, as one sampler keeps
+		s.err = t.err
+	}
 }
 
 // note lists the missing chunks noted, nearest the centre first.
@@ -424,7 +539,7 @@ func (s *Sampler) note() {
 		s.reqBuf = make([]int, 0, n*len(s.miss))
 	}
 	for _, ms := range s.miss {
-		s.chunkIdx(ms.key)
+		s.chunkIdxAt(ms.key, s.levelTC)
 		at := len(s.reqBuf)
 		s.reqBuf = append(s.reqBuf, s.idx...)
 		s.reqs = append(s.reqs, s.reqBuf[at:at+n:at+n])
@@ -475,12 +590,8 @@ func run[T number](s *Sampler, nat []byte, flt []float32, mask []uint8, in Inter
 
 func rows[T, O number](s *Sampler, out []O, mask []uint8, in Interp, level int) {
 	if level < 0 {
-		from, to := 0, len(s.row[0])
-		if s.ToRow > s.FromRow {
-			from, to = max(0, s.FromRow), min(to, s.ToRow)
-		}
 		w := len(s.col[0])
-		for i := from; i < to; i++ {
+		for i := s.from; i < s.to; i++ {
 			if in == Linear {
 				linearRow[T](s, out, mask, i, 0, w)
 			} else {

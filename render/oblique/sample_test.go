@@ -3,6 +3,7 @@ package oblique
 import (
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 
 	"vastview/levels"
@@ -458,6 +459,151 @@ func TestRoundedIsTheNearestValue(t *testing.T) {
 			if dt.Signed() && negative == 0 {
 				t.Fatalf("%v: no negative values tried", dt)
 			}
+		}
+	}
+}
+
+// lockedSrc is a memSrc safe for concurrent use, of whose chunks those in
+// failed failed to load.
+type lockedSrc struct {
+	mu     sync.Mutex
+	s      *memSrc
+	failed map[string]bool
+}
+
+func (l *lockedSrc) Meta() *loader.Meta { return l.s.meta }
+
+func (l *lockedSrc) Get(level int, idx []int) []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.s.Get(level, idx)
+}
+
+func (l *lockedSrc) Request(prio levels.Priority, gen uint64, level int, idxs ...[]int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.s.Request(prio, gen, level, idxs...)
+}
+
+func (l *lockedSrc) Failed(level int, idx []int) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed[key(level, idx)] {
+		return fmt.Errorf("chunk %v of level %d: unreadable", idx, level)
+	}
+	return nil
+}
+
+// TestWorkersSampleWhatOneDoes: a plane sampled in bands of rows by
+// several workers has the values, states and Info of the plane sampled by
+// one, and lists the same missing chunks in the same order (nearest the
+// centre first over the whole plane): with every chunk in memory, with
+// part of level 0 (the rest from level 1), with failed chunks, and within
+// FromRow and ToRow.
+func TestWorkersSampleWhatOneDoes(t *testing.T) {
+	u, v, _ := Basis([]Turn{{'x', 31}, {'y', -17}, {'z', 12}})
+	p := Plane{Center: Vec{14, 17, 10.3}, U: u, V: v, Pixel: 0.2, W: 57, H: 230}
+	partial := func(s *memSrc) map[string]bool {
+		c := map[string]bool{}
+		for k, l := range s.meta.Levels {
+			g := l.Grid()
+			for z := 0; z < g[0]; z++ {
+				for y := 0; y < g[1]; y++ {
+					for x := 0; x < g[2]; x++ {
+						c[key(k, []int{z, y, x})] = k == 1 || (z+y+x)%3 != 0
+					}
+				}
+			}
+		}
+		return c
+	}
+	for _, c := range []struct {
+		name     string
+		cached   bool
+		failed   bool
+		from, to int
+	}{{"all in memory", false, false, 0, 0}, {"part of level 0", true, false, 0, 0},
+		{"failed chunks", true, true, 0, 0}, {"rows 20 to 210", true, false, 20, 210}} {
+		for _, in := range []Interp{Nearest, Linear} {
+			var want, got struct {
+				nat   []byte
+				flt   []float32
+				mask  []uint8
+				info  [2]Info
+				reqs  [][]int
+				level int
+			}
+			for w, res := range []*struct {
+				nat   []byte
+				flt   []float32
+				mask  []uint8
+				info  [2]Info
+				reqs  [][]int
+				level int
+			}{&want, &got} {
+				ms := volume(loader.Uint16)
+				src := &lockedSrc{s: ms}
+				if c.cached {
+					ms.cached = partial(ms)
+				}
+				if c.failed {
+					src.failed = map[string]bool{key(0, []int{1, 1, 1}): true, key(0, []int{1, 2, 3}): true}
+				}
+				sm := Sampler{Workers: 1 + 2*w, FromRow: c.from, ToRow: c.to}
+				n := p.W * p.H
+				res.mask = make([]uint8, n)
+				sm.Mask = res.mask
+				res.nat = make([]byte, 2*n)
+				res.flt = make([]float32, n)
+				if in == Nearest {
+					res.info[0] = sm.Native(res.nat, p, src, 0)
+				} else {
+					res.info[0] = sm.Rounded(res.nat, p, src, 0)
+				}
+				res.info[1] = sm.Float(res.flt, p, src, 0, in)
+				var idxs [][]int
+				res.level, idxs = sm.Missing()
+				for _, idx := range idxs {
+					res.reqs = append(res.reqs, append([]int(nil), idx...))
+				}
+			}
+			name := fmt.Sprintf("%s, %v", c.name, in)
+			if fmt.Sprint(got.info) != fmt.Sprint(want.info) {
+				t.Fatalf("%s: Info %+v with 3 workers, %+v with one", name, got.info, want.info)
+			}
+			if c.cached && want.info[1].Missing == 0 || c.failed && want.info[1].Failed != 2 {
+				t.Fatalf("%s: the case misses no chunk: %+v", name, want.info[1])
+			}
+			if fmt.Sprint(got.reqs) != fmt.Sprint(want.reqs) || got.level != want.level {
+				t.Fatalf("%s: missing %v of level %d with 3 workers, %v of %d with one", name, got.reqs, got.level,
+					want.reqs, want.level)
+			}
+			for i := range want.mask {
+				if got.mask[i] != want.mask[i] || got.flt[i] != want.flt[i] || got.nat[2*i] != want.nat[2*i] ||
+					got.nat[2*i+1] != want.nat[2*i+1] {
+					t.Fatalf("%s: sample %d (row %d): %v %v %v with 3 workers, %v %v %v with one", name, i, i/p.W,
+						got.mask[i], got.flt[i], got.nat[2*i:2*i+2], want.mask[i], want.flt[i], want.nat[2*i:2*i+2])
+				}
+			}
+			if c.to > 0 && (want.mask[0] != 0 || want.mask[len(want.mask)-1] != 0) {
+				t.Fatalf("%s: rows outside FromRow and ToRow were sampled", name)
+			}
+		}
+	}
+}
+
+// TestWorkersAllocateNothing: sampling the same plane again in bands
+// allocates nothing either.
+func TestWorkersAllocateNothing(t *testing.T) {
+	u, v, _ := Basis([]Turn{{'x', 31}, {'y', -17}, {'z', 12}})
+	p := Plane{Center: Vec{14, 17, 10.3}, U: u, V: v, Pixel: 0.2, W: 57, H: 230}
+	src := &lockedSrc{s: volume(loader.Uint16)}
+	sm := Sampler{Workers: 2}
+	got := make([]float32, p.W*p.H)
+	for _, in := range []Interp{Nearest, Linear} {
+		sm.Float(got, p, src, 0, in)
+		if n := testing.AllocsPerRun(5, func() { sm.Float(got, p, src, 0, in) }); n != 0 {
+			t.Fatalf("%v: %v allocations per plane", in, n)
 		}
 	}
 }
