@@ -419,12 +419,21 @@ func (s *Session) navigateTurnedViewLocked(act Action, step int) (navigation, in
 		at[a] = pl.Center[a] / sp[a]
 	}
 	at, dir := alongNormal(m, v, at, act, step)
+	placeTurned(m, &v, at)
+	return navigation{View: v, placed: true}, dir, true
+}
+
+// placeTurned places turned view v of data m so that its plane's centre
+// is at (level-0 indices Z, Y, X): the sample nearest it along the
+// unturned normal axis (the data's nearest when outside), the rest in
+// Depth, the centre on the other two.
+func placeTurned(m *loader.Meta, v *render.View, at oblique.Vec) {
 	row, col, normal := v.Orientation.Axes()
 	k := math.Floor(at[axisSlot(normal)] + 0.5)
+	k = max(0, min(float64(oblique.Extent(m)[axisSlot(normal)]-1), k))
 	v.SetAt(normal, int(k))
 	v.Depth = at[axisSlot(normal)] - k
 	v.Center = render.Point{Col: at[axisSlot(col)] + 0.5, Row: at[axisSlot(row)] + 0.5}
-	return navigation{View: v, placed: true}, dir, true
 }
 
 // alongNormal moves position at (level-0 indices Z, Y, X) of data m along

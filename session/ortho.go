@@ -215,6 +215,20 @@ func (s *Session) setLayoutLocked(m *loader.Meta, l Layout) bool {
 		}
 	} else {
 		s.ortho.on = false
+		if s.view.Turn != (render.Turn{}) {
+			// One turned plane again: the active panel's, through the
+			// point at its centre (between samples if so), at its zoom.
+			// A turned panel's centre does not mean what a plane's does
+			// (see turnedPanelPlane), so a fitted panel's fit is not kept.
+			v := s.view
+			if !(v.Zoom > 0) {
+				lo, hi := s.fitBoxLocked(v.Orientation)
+				v.Zoom, v.Center = render.FitBox(m, v, lo, hi)
+			}
+			pl, sp := turnedPanelPlane(m, v, s.ortho.position(s.view)), oblique.Spacing(m)
+			s.view.Zoom, s.fitted = v.Zoom, false
+			placeTurned(m, &s.view, oblique.Vec{pl.Center[0] / sp[0], pl.Center[1] / sp[1], pl.Center[2] / sp[2]})
+		}
 		s.view.Width, s.view.Height = s.ortho.w, s.ortho.h
 		if s.fitted {
 			s.view.Zoom = 0

@@ -140,3 +140,56 @@ func TestTurnedViewStepsAlongItsNormal(t *testing.T) {
 		t.Errorf("aligned to XY again: turn %v, depth %v", v.Turn, v.Depth)
 	}
 }
+
+// TestLeavingTurnedPanelsKeepsThePlane: leaving the four panels of a
+// turned frame shows the active panel's plane alone, centred on the
+// point the panel's centre showed (between samples when the position
+// is), at the panel's zoom: the plane does not jump along its normal or
+// within itself.
+func TestLeavingTurnedPanelsKeepsThePlane(t *testing.T) {
+	src := volume([3]int{20, 64, 96}, [3]float64{2, 1, 0.5}, func(z, y, x int) uint16 { return uint16(100*z + 7*y + 3*x) })
+	h := newHarness(t, Options{})
+	h.open(src, "/data/vol.tif")
+	h.s.Resize(402, 302)
+	h.s.Turn(0, 20)
+	h.s.Turn(1, -15)
+	for _, c := range []struct {
+		o     render.Orientation
+		panel string
+		zoom  bool
+	}{{render.XY, "xy", false}, {render.XZ, "xz", true}, {render.YZ, "yz", false}} {
+		h.s.SetLayout(FourPanels)
+		h.s.SetOrientation(c.o) // that panel takes the keys
+		h.s.Press(KeyPeriod)    // the position between samples
+		h.s.Press(KeyPeriod)
+		if c.zoom {
+			h.s.Rune('+') // a panel zoomed, not fitted
+		}
+		// The plane the active panel shows now, and the frame that shows it.
+		m := h.s.Meta()
+		h.s.mu.Lock()
+		v := h.s.view
+		at := h.s.ortho.position(v)
+		if !(v.Zoom > 0) {
+			lo, hi := h.s.fitBoxLocked(v.Orientation)
+			v.Zoom, v.Center = render.FitBox(m, v, lo, hi)
+		}
+		want := turnedPanelPlane(m, v, at)
+		h.s.mu.Unlock()
+		h.waitFrame(func(f *Frame) bool {
+			p, ok := f.Plane()
+			return f.Panel == c.panel && f.Info.Complete && ok && p == want
+		})
+		h.s.SetLayout(SingleView)
+		f := h.waitFrame(func(f *Frame) bool { return f.Panel == "" && f.Info.Complete })
+		got, ok := f.Plane()
+		if !ok || f.Img.Rect.Dx() != 402 || f.Img.Rect.Dy() != 302 {
+			t.Fatalf("%v: one plane again: %v, turned %v", c.o, f.Img.Rect, ok)
+		}
+		d := got.Center.Add(want.Center.Scale(-1))
+		if got.U != want.U || got.V != want.V || math.Abs(got.Pixel-want.Pixel) > 1e-12 || math.Sqrt(d.Dot(d)) > 1e-9 {
+			t.Errorf("%v: the panel showed the plane through %v (U %v, V %v, pixel %g), alone it is through %v (U %v, V %v, pixel %g)",
+				c.o, want.Center, want.U, want.V, want.Pixel, got.Center, got.U, got.V, got.Pixel)
+		}
+	}
+}
