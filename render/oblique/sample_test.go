@@ -525,7 +525,7 @@ func TestWorkersSampleWhatOneDoes(t *testing.T) {
 	}{{"all in memory", false, false, 0, 0}, {"part of level 0", true, false, 0, 0},
 		{"failed chunks", true, true, 0, 0}, {"rows 20 to 210", true, false, 20, 210}} {
 		for _, in := range []Interp{Nearest, Linear} {
-			var want, got struct {
+			type result struct {
 				nat   []byte
 				flt   []float32
 				mask  []uint8
@@ -533,14 +533,8 @@ func TestWorkersSampleWhatOneDoes(t *testing.T) {
 				reqs  [][]int
 				level int
 			}
-			for w, res := range []*struct {
-				nat   []byte
-				flt   []float32
-				mask  []uint8
-				info  [2]Info
-				reqs  [][]int
-				level int
-			}{&want, &got} {
+			var want, got result
+			for w, res := range []*result{&want, &got} {
 				ms := volume(loader.Uint16)
 				src := &lockedSrc{s: ms}
 				if c.cached {
