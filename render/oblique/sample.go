@@ -488,7 +488,6 @@ func (s *Sampler) part(nat []byte, flt []float32, p Plane, level int, in Interp,
 	s.first = true
 	s.prepare(&p, level)
 	copy(s.levelTC, s.fixedTC) // for the chunks noted missing
-
 	s.todo = s.todo[:0]
 	s.pass(nat, flt, mask, in, -1)
 	s.first = false
