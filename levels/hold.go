@@ -52,15 +52,15 @@ func (h *hold) wait(ctx context.Context) error {
 	}
 }
 
-// Playback marks the pyramid as played through until the returned
-// function is called: Build pauses before its next chunk (chunks already
-// started finish), so that the frames due get the machine rather than
-// levels computed for later, and loads running for an older view finish
-// rather than being stopped when the view moves on (the next frame of a
-// video continues the decoder the last one used: stopping it would start
-// the next one again from a keyframe). Calls nest; it is safe for
-// concurrent use.
-func (p *Pyramid) Playback() (end func()) { return p.held.take() }
+// Hold marks the pyramid as drawn frame after frame at a steady rate (a
+// movie played, a plane dragged) until the returned function is called:
+// Build pauses before its next chunk (chunks already started finish), so
+// that the frames due get the machine rather than levels computed for
+// later, and loads running for an older view finish rather than being
+// stopped when the view moves on (the next frame of a video continues
+// the decoder the last one used: stopping it would start the next one
+// again from a keyframe). Calls nest; it is safe for concurrent use.
+func (p *Pyramid) Hold() (end func()) { return p.held.take() }
 
 // held reports whether anyone holds h.
 func (h *hold) held() bool {

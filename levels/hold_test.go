@@ -21,7 +21,7 @@ func TestPlaybackLetsRunningReadsFinishAndHoldsTheBuild(t *testing.T) {
 		defer p.Close()
 		events, cancel := p.Subscribe()
 		defer cancel()
-		end := p.Playback()
+		end := p.Hold()
 		p.Request(Visible, 1, 0, []int{0, 0, 0})
 		synctest.Wait() // plane 0's read waits at the gate
 		p.Request(Visible, 2, 0, []int{1, 0, 0})

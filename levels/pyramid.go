@@ -68,7 +68,7 @@ type Pyramid struct {
 	compute   atomic.Int64 // chunks computed
 	refreshes atomic.Uint64
 	buildDone atomic.Bool // Build finished
-	held      hold        // pauses Build (HoldBuild)
+	held      hold        // pauses Build (Hold)
 	failMu    sync.Mutex
 	failures  map[Key]failure // chunks whose last load failed
 	closed    atomic.Bool

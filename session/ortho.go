@@ -337,7 +337,7 @@ func (s *Session) Drag(x, y, dx, dy float64) {
 	turn := s.mods.Ctrl || !s.ortho.on && !s.mods.Shift && PlaneTurned(s.view)
 	fine := s.mods.Ctrl && s.mods.Shift
 	if !s.dragging && !s.ortho.on && (turn || Oblique(s.view)) && s.data != nil {
-		s.dragging, s.dragEnd = true, s.data.Pyr.Playback()
+		s.dragging, s.dragEnd = true, s.data.Pyr.Hold()
 	}
 	s.mu.Unlock()
 	if turn {

@@ -35,7 +35,7 @@ type player struct {
 	// drawn counts the positions shown since start: fewer than are due
 	// when the data cannot be read or drawn at the rate.
 	drawn int64
-	// release ends the data's playback mode (see levels.Pyramid.Playback;
+	// release ends the hold on the data (see levels.Pyramid.Hold;
 	// nil while not playing).
 	release func()
 	// chosen is set when the rate was chosen for the data shown; until
@@ -199,7 +199,7 @@ func (s *Session) startPlayLocked() {
 		rate = s.defaultRateLocked()
 	}
 	s.play.begin(s.clock.Now(), s.view.At(a), m.Size(a), rate)
-	s.play.release = s.data.Pyr.Playback()
+	s.play.release = s.data.Pyr.Hold()
 	s.trace.Event("play", map[string]any{"rate": s.play.rate, "from": s.play.from})
 	s.scheduleFrameLocked(s.play.serial, 1)
 }
